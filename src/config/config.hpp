@@ -1,0 +1,39 @@
+#pragma once
+// User configuration (TOML): the node model and per-backend overrides.
+#include "core/duration.hpp"
+#include "core/error.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace jp {
+
+// What we know of the node that no sensor tells.
+struct NodeModel {
+    std::optional<double> rated_watts;        // nameplate / PSU rating of the whole node
+    std::optional<double> rest_watts;         // constant power of the parts no sensor sees
+    std::optional<std::string> cpu_model;     // overrides /proc/cpuinfo's model name
+    std::optional<double> cpu_tdp_watts;      // per socket, overrides the model table
+    std::optional<double> cpu_idle_fraction;  // idle power as a fraction of TDP
+    std::optional<int> cpu_threads_per_socket; // threads of a full socket, to scale VMs
+    std::optional<double> dram_watts_per_gib; // DRAM power per GiB of memory
+};
+
+struct Config {
+    NodeModel node;
+    std::map<std::string, Nanos, std::less<>> intervals; // backend name -> sampling interval
+    std::set<std::string, std::less<>> disabled;         // backend names not to use
+    std::optional<std::string> nvml_library;
+    std::optional<std::string> rocm_library;
+    std::optional<std::filesystem::path> sysfs_root;
+    std::filesystem::path source; // file it came from, for messages
+};
+
+// Parses a TOML config file; config errors name the file, key and problem.
+[[nodiscard]] Result<Config> load_config(const std::filesystem::path& path);
+[[nodiscard]] Result<Config> parse_config(std::string_view toml_text, std::string_view origin);
+
+} // namespace jp

@@ -1,0 +1,42 @@
+#pragma once
+// A channel is one measurable quantity exposed by a sensor: passive data, public fields.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jp {
+
+enum class Domain : std::uint8_t { node, cpu_package, cpu_core, cpu_uncore, dram, gpu, psys, other };
+
+// energy: a cumulative counter in joules (raw, may wrap); power: watts;
+// utilization: percent busy (0..100), used to name idle accelerators.
+enum class Quantity : std::uint8_t { energy, power, utilization };
+
+enum class Provenance : std::uint8_t { measured, derived, estimated };
+
+struct Channel {
+    std::string name;    // stable: "cpu0.package", "cpu0.dram", "gpu1", "node"
+    Domain domain = Domain::other;
+    Quantity quantity = Quantity::power;
+    Provenance provenance = Provenance::measured;
+    std::string backend; // "powercap", "nvml", ...
+    std::string source;  // path or device id the value comes from
+    std::string device;  // identity used for de-duplication across backends (PCI bus id), or ""
+    std::optional<double> wrap_joules; // counter range for energy counters that wrap
+    std::optional<double> limit_watts; // power limit / rating the sensor reports, if any
+    // False when the domain is already contained in another counted channel
+    // (core within package, package within psys, a duplicate die counter).
+    bool counted = true;
+    std::string parent; // name of the containing channel, if any
+};
+
+[[nodiscard]] std::string_view to_string(Domain d);
+[[nodiscard]] std::string_view to_string(Quantity q);
+[[nodiscard]] std::string_view to_string(Provenance p);
+[[nodiscard]] std::optional<Domain> domain_from_string(std::string_view s);
+[[nodiscard]] std::optional<Quantity> quantity_from_string(std::string_view s);
+[[nodiscard]] std::optional<Provenance> provenance_from_string(std::string_view s);
+[[nodiscard]] std::string_view unit_of(Quantity q); // "J", "W", "%"
+
+} // namespace jp

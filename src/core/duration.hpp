@@ -1,0 +1,20 @@
+#pragma once
+// Durations as users type them: "500ms", "2s", "1.5m", "1h", "250us", bare numbers are seconds.
+#include "core/error.hpp"
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace jp {
+
+using Nanos = std::chrono::nanoseconds;
+
+[[nodiscard]] Result<Nanos> parse_duration(std::string_view text);
+
+// "1.500 s", "500 ms", "01:02:03" style is format_hms.
+[[nodiscard]] std::string format_duration(Nanos d);
+// "hh:mm:ss" as in the study's tables.
+[[nodiscard]] std::string format_hms(double seconds);
+
+} // namespace jp

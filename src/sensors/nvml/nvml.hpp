@@ -1,0 +1,9 @@
+#pragma once
+#include "sensors/sensor.hpp"
+
+namespace jp::sensors::nvml {
+
+// Finds this backend's devices under host; never throws.
+[[nodiscard]] Discovery discover(const Host& host);
+
+} // namespace jp::sensors::nvml

@@ -1,0 +1,118 @@
+#include "sensors/registry.hpp"
+
+#include "config/config.hpp"
+#include "sensors/estimate/estimate.hpp"
+#include "sensors/hwmon/hwmon.hpp"
+#include "sensors/nvml/nvml.hpp"
+#include "sensors/perf_rapl/perf_rapl.hpp"
+#include "sensors/pm_counters/pm_counters.hpp"
+#include "sensors/powercap/powercap.hpp"
+#include "sensors/replay/replay.hpp"
+#include "sensors/rocm_smi/rocm_smi.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace jp::sensors {
+namespace {
+
+// Order is preference: an earlier backend wins when two see the same device.
+constexpr std::array k_backends{
+    Backend{"replay", "plays a recorded trace back as live channels", replay::discover, false},
+    Backend{"powercap", "Intel/AMD RAPL through /sys/class/powercap", powercap::discover, false},
+    Backend{"perf_rapl", "RAPL through the perf_event power PMU", perf_rapl::discover, false},
+    Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
+    Backend{"nvml", "NVIDIA GPUs through NVML (dlopen)", nvml::discover, false},
+    Backend{"rocm_smi", "AMD GPUs through ROCm SMI (dlopen)", rocm_smi::discover, false},
+    Backend{"hwmon", "hwmon power/energy (power meters, amdgpu)", hwmon::discover, false},
+    Backend{"estimate", "CPU/DRAM model from utilisation (no measurement)", estimate::discover,
+            true},
+};
+
+bool enabled(const Host& host, std::string_view name) {
+    if (host.config == nullptr) {
+        return true;
+    }
+    return !host.config->disabled.contains(name);
+}
+
+// Domains covered by measured channels: a fallback sensor adds nothing there.
+std::set<Domain> measured_domains(const Discovery& d) {
+    std::set<Domain> out;
+    for (const auto& s : d.sensors) {
+        for (const auto& c : s->channels()) {
+            if (c.provenance == Provenance::measured && c.quantity != Quantity::utilization) {
+                out.insert(c.domain);
+            }
+        }
+    }
+    return out;
+}
+
+void append(Discovery& into, Discovery&& from) {
+    for (auto& s : from.sensors) {
+        into.sensors.push_back(std::move(s));
+    }
+    for (auto& f : from.unreadable) {
+        into.unreadable.push_back(std::move(f));
+    }
+    for (auto& n : from.notes) {
+        into.notes.push_back(std::move(n));
+    }
+}
+
+} // namespace
+
+std::span<const Backend> backends() noexcept { return k_backends; }
+
+Discovery discover_all(const Host& host) {
+    Discovery all;
+    const bool replaying = !host.replay_trace.empty();
+    for (const auto& backend : k_backends) {
+        if (!enabled(host, backend.name) || (replaying != (backend.name == "replay"))) {
+            continue;
+        }
+        Discovery found = backend.discover(host);
+        if (backend.fallback) {
+            const auto covered = measured_domains(all);
+            std::erase_if(found.sensors, [&](const std::unique_ptr<Sensor>& s) {
+                return std::ranges::all_of(s->channels(), [&](const Channel& c) {
+                    return covered.contains(c.domain) || covered.contains(Domain::psys);
+                });
+            });
+        }
+        append(all, std::move(found));
+    }
+    return all;
+}
+
+std::vector<Channel> channel_table(std::span<const std::unique_ptr<Sensor>> sensors) {
+    std::vector<Channel> table;
+    for (const auto& s : sensors) {
+        for (const auto& c : s->channels()) {
+            Channel copy = c;
+            const auto same_device = [&](const Channel& earlier) {
+                return !copy.device.empty() && earlier.device == copy.device &&
+                       earlier.quantity == copy.quantity && earlier.backend != copy.backend;
+            };
+            if (auto it = std::ranges::find_if(table, same_device); it != table.end()) {
+                copy.counted = false;
+                copy.parent = it->name;
+            }
+            table.push_back(std::move(copy));
+        }
+    }
+    // Names must be unique in a trace.
+    std::set<std::string> seen;
+    for (auto& c : table) {
+        std::string name = c.name;
+        for (int i = 2; !seen.insert(name).second; ++i) {
+            name = c.name + "#" + std::to_string(i);
+        }
+        c.name = name;
+    }
+    return table;
+}
+
+} // namespace jp::sensors

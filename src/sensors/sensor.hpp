@@ -1,0 +1,70 @@
+#pragma once
+// The sensor interface: discovery (what exists) is separate from read (the hot loop).
+#include "core/channel.hpp"
+#include "core/duration.hpp"
+#include "sensors/host.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jp::sensors {
+
+// How a read went, per channel: retry (transient, e.g. EAGAIN, a torn
+// snapshot), gone (device or zone removed), fatal (stop this channel).
+enum class ReadStatus : std::uint8_t { ok, retry, gone, fatal };
+
+struct Value {
+    double value = 0;
+    ReadStatus status = ReadStatus::fatal;
+};
+
+class Sensor {
+public:
+    Sensor() = default;
+    Sensor(const Sensor&) = delete;
+    Sensor& operator=(const Sensor&) = delete;
+    Sensor(Sensor&&) = delete;
+    Sensor& operator=(Sensor&&) = delete;
+    virtual ~Sensor() = default;
+
+    [[nodiscard]] virtual std::string_view backend() const noexcept = 0;
+    // Fixed after discovery.
+    [[nodiscard]] virtual std::span<const Channel> channels() const noexcept = 0;
+    // Reads every channel into out[i] for channels()[i] (out.size() == channels().size()).
+    // Units: energy in joules as the raw counter (it may wrap; the sampler unwraps),
+    // power in watts, utilisation in percent. Never throws, never allocates.
+    virtual void read(std::span<Value> out) noexcept = 0;
+    // Slow sources (BMC, sacct) are polled on their own thread.
+    [[nodiscard]] virtual bool slow() const noexcept { return false; }
+    // Shortest useful interval (the source's own update period).
+    [[nodiscard]] virtual Nanos min_interval() const noexcept { return std::chrono::milliseconds{1}; }
+};
+
+// Something that exists but cannot be used, for `jouleprof sensors`.
+struct Finding {
+    std::string backend;
+    std::string what;   // "powercap zone intel-rapl:0 (package-0)"
+    std::string reason; // "energy_uj: Permission denied"
+    std::string hint;   // what fixes it
+};
+
+struct Discovery {
+    std::vector<std::unique_ptr<Sensor>> sensors;
+    std::vector<Finding> unreadable;
+    std::vector<std::string> notes; // why a backend found nothing ("libnvidia-ml.so.1 not found")
+};
+
+struct Backend {
+    std::string_view name;
+    std::string_view description;
+    Discovery (*discover)(const Host& host);
+    // A fallback (estimate) is used only for domains no measured channel covers.
+    bool fallback = false;
+};
+
+} // namespace jp::sensors

@@ -1,0 +1,74 @@
+#include "core/counter.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp {
+namespace {
+
+constexpr std::int64_t k_s = 1'000'000'000;
+
+TEST(CounterTracker, AccumulatesFromReset) {
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(100.0, 0);
+    EXPECT_DOUBLE_EQ(c.update(150.0, k_s).delta_joules, 50.0);
+    EXPECT_DOUBLE_EQ(c.update(250.0, 2 * k_s).delta_joules, 100.0);
+    EXPECT_DOUBLE_EQ(c.total(), 150.0);
+}
+
+TEST(CounterTracker, UnwrapsWithRange) {
+    // RAPL: range 262143.328850 J; counter passes the top between readings.
+    const double range = 262143.328850;
+    CounterTracker c{range, 5000};
+    c.reset(range - 10.0, 0);
+    const auto step = c.update(30.0, k_s);
+    EXPECT_TRUE(step.wrapped);
+    EXPECT_FALSE(step.jump);
+    EXPECT_NEAR(step.delta_joules, 40.0, 1e-6);
+}
+
+TEST(CounterTracker, BackwardsWithoutRangeIsAJumpHeldAtLastPower) {
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(1000.0, 0);
+    c.update(1200.0, k_s); // 200 W
+    const auto step = c.update(5.0, 2 * k_s);
+    EXPECT_TRUE(step.jump);
+    EXPECT_NEAR(step.delta_joules, 200.0, 1e-9);
+    EXPECT_NEAR(c.total(), 400.0, 1e-9);
+}
+
+TEST(CounterTracker, ImpossibleForwardJumpIsFlagged) {
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(0.0, 0);
+    c.update(100.0, k_s);                       // 100 W
+    const auto step = c.update(4.0e9, 2 * k_s); // 4 GJ in a second
+    EXPECT_TRUE(step.jump);
+    EXPECT_NEAR(step.delta_joules, 100.0, 1e-9);
+    // The next reading continues from the new raw value.
+    EXPECT_NEAR(c.update(4.0e9 + 100.0, 3 * k_s).delta_joules, 100.0, 1e-6);
+}
+
+TEST(CounterTracker, ShortWindowWithOneQuantumIsNotAJump) {
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(0.0, 0);
+    // 1 µs apart, but a 0.2 J quantum (200 W over 1 ms) landed in between.
+    EXPECT_FALSE(c.update(0.2, 1000).jump);
+}
+
+TEST(CounterTracker, StuckCounterFlaggedOnce) {
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(7.0, 0);
+    EXPECT_FALSE(c.update(7.0, 2 * k_s).stuck);
+    EXPECT_TRUE(c.update(7.0, 6 * k_s).stuck);
+    EXPECT_FALSE(c.update(7.0, 9 * k_s).stuck);
+    EXPECT_DOUBLE_EQ(c.total(), 0.0);
+}
+
+TEST(CounterTracker, OutOfOrderReadingIgnored) {
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(0.0, k_s);
+    EXPECT_DOUBLE_EQ(c.update(10.0, k_s).delta_joules, 0.0);
+    EXPECT_DOUBLE_EQ(c.total(), 0.0);
+}
+
+} // namespace
+} // namespace jp

@@ -1,0 +1,53 @@
+#include "core/duration.hpp"
+#include "core/integrate.hpp"
+
+#include <gtest/gtest.h>
+#include <vector>
+
+namespace jp {
+namespace {
+
+TEST(Duration, ParsesUnits) {
+    EXPECT_EQ(parse_duration("500ms")->count(), 500'000'000);
+    EXPECT_EQ(parse_duration("2s")->count(), 2'000'000'000);
+    EXPECT_EQ(parse_duration("1m")->count(), 60'000'000'000);
+    EXPECT_EQ(parse_duration("1.5")->count(), 1'500'000'000);
+    EXPECT_EQ(parse_duration("250us")->count(), 250'000);
+}
+
+TEST(Duration, RejectsBadInputWithOneLine) {
+    for (const char* bad : {"", "ms", "5 parsecs", "-1s", "1e30h", "nan"}) {
+        auto d = parse_duration(bad);
+        ASSERT_FALSE(d) << bad;
+        EXPECT_EQ(d.error().kind, ErrorKind::config);
+        EXPECT_EQ(d.error().message().find('\n'), std::string::npos);
+    }
+}
+
+TEST(Duration, Hms) {
+    EXPECT_EQ(format_hms(3723.4), "01:02:03");
+    EXPECT_EQ(format_hms(-1), "--:--:--");
+}
+
+TEST(Integrate, TrapezoidOverRamp) {
+    // P(t) = 100 + 10 t W sampled each second; exact for a linear profile.
+    std::vector<TimedValue> s;
+    for (int i = 0; i <= 10; ++i) {
+        s.push_back({i * 1'000'000'000LL, 100.0 + 10.0 * i});
+    }
+    // Over [0.5 s, 7.25 s]: ∫ = 100 Δt + 5 (t1² − t0²)
+    const double t0 = 0.5;
+    const double t1 = 7.25;
+    const double expect = 100 * (t1 - t0) + 5 * (t1 * t1 - t0 * t0);
+    EXPECT_NEAR(trapezoid_joules(s, 500'000'000, 7'250'000'000), expect, 1e-9);
+}
+
+TEST(Integrate, HoldsOutsideSamplesAndEmpty) {
+    std::vector<TimedValue> s{{1'000'000'000, 50.0}};
+    EXPECT_NEAR(trapezoid_joules(s, 0, 2'000'000'000), 100.0, 1e-9);
+    EXPECT_EQ(trapezoid_joules({}, 0, 10), 0.0);
+    EXPECT_DOUBLE_EQ(interpolate(s, 5), 50.0);
+}
+
+} // namespace
+} // namespace jp
