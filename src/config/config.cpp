@@ -9,8 +9,8 @@ namespace jp {
 namespace {
 
 Error config_error(std::string_view origin, std::string_view key, std::string detail) {
-    return Error{ErrorKind::config, std::string{origin} + ": " + std::string{key},
-                 std::move(detail), {}};
+    return Error{
+        ErrorKind::config, std::string{origin} + ": " + std::string{key}, std::move(detail), {}};
 }
 
 template <class T>

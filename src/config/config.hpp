@@ -13,13 +13,13 @@ namespace jp {
 
 // What we know of the node that no sensor tells.
 struct NodeModel {
-    std::optional<double> rated_watts;        // nameplate / PSU rating of the whole node
-    std::optional<double> rest_watts;         // constant power of the parts no sensor sees
-    std::optional<std::string> cpu_model;     // overrides /proc/cpuinfo's model name
-    std::optional<double> cpu_tdp_watts;      // per socket, overrides the model table
-    std::optional<double> cpu_idle_fraction;  // idle power as a fraction of TDP
+    std::optional<double> rated_watts;         // nameplate / PSU rating of the whole node
+    std::optional<double> rest_watts;          // constant power of the parts no sensor sees
+    std::optional<std::string> cpu_model;      // overrides /proc/cpuinfo's model name
+    std::optional<double> cpu_tdp_watts;       // per socket, overrides the model table
+    std::optional<double> cpu_idle_fraction;   // idle power as a fraction of TDP
     std::optional<int> cpu_threads_per_socket; // threads of a full socket, to scale VMs
-    std::optional<double> dram_watts_per_gib; // DRAM power per GiB of memory
+    std::optional<double> dram_watts_per_gib;  // DRAM power per GiB of memory
 };
 
 struct Config {

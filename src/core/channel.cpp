@@ -47,10 +47,18 @@ template <class E, class Table> std::optional<E> value_of(const Table& table, st
 
 } // namespace
 
-std::string_view to_string(Domain d) { return name_of(k_domains, d); }
-std::string_view to_string(Quantity q) { return name_of(k_quantities, q); }
-std::string_view to_string(Provenance p) { return name_of(k_provenances, p); }
-std::optional<Domain> domain_from_string(std::string_view s) { return value_of<Domain>(k_domains, s); }
+std::string_view to_string(Domain d) {
+    return name_of(k_domains, d);
+}
+std::string_view to_string(Quantity q) {
+    return name_of(k_quantities, q);
+}
+std::string_view to_string(Provenance p) {
+    return name_of(k_provenances, p);
+}
+std::optional<Domain> domain_from_string(std::string_view s) {
+    return value_of<Domain>(k_domains, s);
+}
 std::optional<Quantity> quantity_from_string(std::string_view s) {
     return value_of<Quantity>(k_quantities, s);
 }
@@ -60,9 +68,12 @@ std::optional<Provenance> provenance_from_string(std::string_view s) {
 
 std::string_view unit_of(Quantity q) {
     switch (q) {
-    case Quantity::energy: return "J";
-    case Quantity::power: return "W";
-    case Quantity::utilization: return "%";
+    case Quantity::energy:
+        return "J";
+    case Quantity::power:
+        return "W";
+    case Quantity::utilization:
+        return "%";
     }
     return "?";
 }

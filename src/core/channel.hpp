@@ -7,7 +7,16 @@
 
 namespace jp {
 
-enum class Domain : std::uint8_t { node, cpu_package, cpu_core, cpu_uncore, dram, gpu, psys, other };
+enum class Domain : std::uint8_t {
+    node,
+    cpu_package,
+    cpu_core,
+    cpu_uncore,
+    dram,
+    gpu,
+    psys,
+    other
+};
 
 // energy: a cumulative counter in joules (raw, may wrap); power: watts;
 // utilization: percent busy (0..100), used to name idle accelerators.
@@ -16,7 +25,7 @@ enum class Quantity : std::uint8_t { energy, power, utilization };
 enum class Provenance : std::uint8_t { measured, derived, estimated };
 
 struct Channel {
-    std::string name;    // stable: "cpu0.package", "cpu0.dram", "gpu1", "node"
+    std::string name; // stable: "cpu0.package", "cpu0.dram", "gpu1", "node"
     Domain domain = Domain::other;
     Quantity quantity = Quantity::power;
     Provenance provenance = Provenance::measured;

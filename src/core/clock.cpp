@@ -15,8 +15,12 @@ std::int64_t read_clock(clockid_t id) noexcept {
 }
 } // namespace
 
-std::int64_t mono_ns() noexcept { return read_clock(CLOCK_MONOTONIC); }
-std::int64_t wall_ns() noexcept { return read_clock(CLOCK_REALTIME); }
+std::int64_t mono_ns() noexcept {
+    return read_clock(CLOCK_MONOTONIC);
+}
+std::int64_t wall_ns() noexcept {
+    return read_clock(CLOCK_REALTIME);
+}
 
 ClockAnchor ClockAnchor::now() noexcept {
     // Bracket the wall reading with two monotonic ones and take the midpoint.
@@ -46,8 +50,8 @@ std::string_view format_utc(std::int64_t wall, char (&buf)[32]) noexcept {
     tm parts{};
     gmtime_r(&secs, &parts);
     const auto n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &parts);
-    const auto m = static_cast<std::size_t>(
-        std::snprintf(buf + n, sizeof buf - n, ".%03dZ", ms)); // NOLINT(cppcoreguidelines-pro-type-vararg)
+    const auto m = static_cast<std::size_t>(std::snprintf(
+        buf + n, sizeof buf - n, ".%03dZ", ms)); // NOLINT(cppcoreguidelines-pro-type-vararg)
     return {buf, n + m};
 }
 

@@ -10,9 +10,9 @@ namespace jp {
 namespace {
 
 constexpr std::array k_units{
-    std::pair{std::string_view{"ns"}, 1e-9}, std::pair{std::string_view{"us"}, 1e-6},
-    std::pair{std::string_view{"ms"}, 1e-3}, std::pair{std::string_view{"s"}, 1.0},
-    std::pair{std::string_view{"m"}, 60.0},  std::pair{std::string_view{"min"}, 60.0},
+    std::pair{std::string_view{"ns"}, 1e-9},  std::pair{std::string_view{"us"}, 1e-6},
+    std::pair{std::string_view{"ms"}, 1e-3},  std::pair{std::string_view{"s"}, 1.0},
+    std::pair{std::string_view{"m"}, 60.0},   std::pair{std::string_view{"min"}, 60.0},
     std::pair{std::string_view{"h"}, 3600.0},
 };
 

@@ -22,14 +22,22 @@ Error errno_error(int err, std::string where) {
 
 std::string_view to_string(ErrorKind kind) {
     switch (kind) {
-    case ErrorKind::io: return "io";
-    case ErrorKind::permission: return "permission";
-    case ErrorKind::not_found: return "not_found";
-    case ErrorKind::parse: return "parse";
-    case ErrorKind::unsupported: return "unsupported";
-    case ErrorKind::library: return "library";
-    case ErrorKind::config: return "config";
-    case ErrorKind::internal: return "internal";
+    case ErrorKind::io:
+        return "io";
+    case ErrorKind::permission:
+        return "permission";
+    case ErrorKind::not_found:
+        return "not_found";
+    case ErrorKind::parse:
+        return "parse";
+    case ErrorKind::unsupported:
+        return "unsupported";
+    case ErrorKind::library:
+        return "library";
+    case ErrorKind::config:
+        return "config";
+    case ErrorKind::internal:
+        return "internal";
     }
     return "internal";
 }

@@ -16,7 +16,7 @@ struct TimedValue {
 
 // Trapezoid integral of a power series (W) over [t0, t1] in joules, with the
 // series interpolated at both edges. 0 for an empty series or t1 <= t0.
-[[nodiscard]] double trapezoid_joules(std::span<const TimedValue> samples, std::int64_t t0,
-                                      std::int64_t t1) noexcept;
+[[nodiscard]] double
+trapezoid_joules(std::span<const TimedValue> samples, std::int64_t t0, std::int64_t t1) noexcept;
 
 } // namespace jp

@@ -11,18 +11,27 @@ std::mutex g_mutex;
 
 const char* prefix(Level level) {
     switch (level) {
-    case Level::debug: return "debug";
-    case Level::info: return "info";
-    case Level::warn: return "warning";
-    case Level::error: return "error";
-    case Level::off: return "";
+    case Level::debug:
+        return "debug";
+    case Level::info:
+        return "info";
+    case Level::warn:
+        return "warning";
+    case Level::error:
+        return "error";
+    case Level::off:
+        return "";
     }
     return "";
 }
 } // namespace
 
-void set_level(Level level) noexcept { g_level.store(level); }
-bool enabled(Level level) noexcept { return level >= g_level.load(std::memory_order_relaxed); }
+void set_level(Level level) noexcept {
+    g_level.store(level);
+}
+bool enabled(Level level) noexcept {
+    return level >= g_level.load(std::memory_order_relaxed);
+}
 
 void write(Level level, std::string_view message) noexcept {
     const std::lock_guard lock{g_mutex};

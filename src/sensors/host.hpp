@@ -28,10 +28,10 @@ struct Host {
     std::filesystem::path sysfs_root{"/"}; // /sys and /proc are joined under it
     std::string nvml_library;              // path or name; empty: the usual sonames
     std::string rocm_library;
-    std::filesystem::path replay_trace;    // a trace to play back as live channels
-    const Config* config = nullptr;        // node model and overrides; may be null
-    const PerfApi* perf = nullptr;         // null: the real syscalls
-    bool is_root = false;                  // effective uid 0 (for hints only)
+    std::filesystem::path replay_trace; // a trace to play back as live channels
+    const Config* config = nullptr;     // node model and overrides; may be null
+    const PerfApi* perf = nullptr;      // null: the real syscalls
+    bool is_root = false;               // effective uid 0 (for hints only)
 
     // A host whose sysfs/procfs live under root (tests use fake trees).
     [[nodiscard]] static Host with_root(std::filesystem::path root) {

@@ -64,7 +64,9 @@ void append(Discovery& into, Discovery&& from) {
 
 } // namespace
 
-std::span<const Backend> backends() noexcept { return k_backends; }
+std::span<const Backend> backends() noexcept {
+    return k_backends;
+}
 
 Discovery discover_all(const Host& host) {
     Discovery all;

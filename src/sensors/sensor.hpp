@@ -42,7 +42,9 @@ public:
     // Slow sources (BMC, sacct) are polled on their own thread.
     [[nodiscard]] virtual bool slow() const noexcept { return false; }
     // Shortest useful interval (the source's own update period).
-    [[nodiscard]] virtual Nanos min_interval() const noexcept { return std::chrono::milliseconds{1}; }
+    [[nodiscard]] virtual Nanos min_interval() const noexcept {
+        return std::chrono::milliseconds{1};
+    }
 };
 
 // Something that exists but cannot be used, for `jouleprof sensors`.

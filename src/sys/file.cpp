@@ -84,7 +84,8 @@ std::expected<std::int64_t, std::errc> parse_i64(std::string_view s) noexcept {
 }
 
 namespace {
-template <class T, class Parse> Result<T> read_number(const std::filesystem::path& path, Parse parse) {
+template <class T, class Parse>
+Result<T> read_number(const std::filesystem::path& path, Parse parse) {
     auto text = read_text(path);
     if (!text) {
         return std::unexpected(text.error());

@@ -84,8 +84,12 @@ void FakeSysfs::symlink(std::string_view target, std::string_view absolute) cons
     std::filesystem::create_symlink(target, p);
 }
 
-void add_rapl_zone(FakeSysfs& fs, std::string_view id, std::string_view name,
-                   std::uint64_t energy_uj, std::uint64_t max_range_uj, mode_t energy_mode) {
+void add_rapl_zone(FakeSysfs& fs,
+                   std::string_view id,
+                   std::string_view name,
+                   std::uint64_t energy_uj,
+                   std::uint64_t max_range_uj,
+                   mode_t energy_mode) {
     const auto dir = fmt::format("/sys/class/powercap/{}", id);
     fs.add({dir + "/name", fmt::format("{}\n", name)});
     fs.add({dir + "/energy_uj", fmt::format("{}\n", energy_uj), energy_mode});

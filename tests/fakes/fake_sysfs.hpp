@@ -38,8 +38,11 @@ private:
 };
 
 // Files of one powercap RAPL zone, as the kernel lays them out.
-void add_rapl_zone(FakeSysfs& fs, std::string_view id, std::string_view name,
-                   std::uint64_t energy_uj, std::uint64_t max_range_uj = 262143328850ULL,
+void add_rapl_zone(FakeSysfs& fs,
+                   std::string_view id,
+                   std::string_view name,
+                   std::uint64_t energy_uj,
+                   std::uint64_t max_range_uj = 262143328850ULL,
                    mode_t energy_mode = 0400);
 
 } // namespace jp::test

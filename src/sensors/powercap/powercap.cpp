@@ -45,10 +45,14 @@ private:
         switch (uj.error()) {
         case ENODEV:
         case ENOENT:
-        case ENXIO: m_gone[i] = true; return {0, ReadStatus::gone};
+        case ENXIO:
+            m_gone[i] = true;
+            return {0, ReadStatus::gone};
         case EACCES:
-        case EPERM: return {0, ReadStatus::fatal};
-        default: return {0, ReadStatus::retry}; // EAGAIN, EIO, malformed or torn content
+        case EPERM:
+            return {0, ReadStatus::fatal};
+        default:
+            return {0, ReadStatus::retry}; // EAGAIN, EIO, malformed or torn content
         }
     }
 
@@ -83,12 +87,9 @@ Discovery discover(const Host& host) {
     for (auto& zone : zones) {
         auto file = sys::PolledFile::open(zone.dir / "energy_uj");
         if (!file) {
-            out.unreadable.push_back(Finding{"powercap",
-                                             fmt::format("zone {} ({})", zone.id, zone.name),
-                                             file.error().message(),
-                                             file.error().kind == ErrorKind::permission
-                                                 ? access_hint(host)
-                                                 : std::string{}});
+            out.unreadable.push_back(Finding{
+                "powercap", fmt::format("zone {} ({})", zone.id, zone.name), file.error().message(),
+                file.error().kind == ErrorKind::permission ? access_hint(host) : std::string{}});
             continue;
         }
         channels.push_back(std::move(zone.channel));

@@ -84,7 +84,8 @@ std::optional<double> long_term_limit(const std::filesystem::path& dir) {
     return std::nullopt;
 }
 
-std::optional<Zone> read_zone(const std::filesystem::path& base, const std::string& id,
+std::optional<Zone> read_zone(const std::filesystem::path& base,
+                              const std::string& id,
                               std::vector<std::string>& notes) {
     Zone z{id, {}, base / id, {}};
     auto name = sys::read_trimmed(z.dir / "name");
@@ -136,8 +137,8 @@ std::vector<Zone> scan_zones(const std::filesystem::path& base, std::vector<std:
         if (z.channel.name.empty()) {
             continue; // subzone without its parent
         }
-        const bool platform_part = z.channel.domain == Domain::cpu_package ||
-                                   (z.channel.domain == Domain::dram);
+        const bool platform_part =
+            z.channel.domain == Domain::cpu_package || (z.channel.domain == Domain::dram);
         if (has_psys && platform_part && z.channel.counted) {
             z.channel.counted = false; // psys contains the packages and memory
             z.channel.parent = "psys";

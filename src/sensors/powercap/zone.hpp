@@ -13,7 +13,7 @@ struct Zone {
     std::string id;   // directory name, "intel-rapl:0:1"
     std::string name; // content of `name`, "dram"
     std::filesystem::path dir;
-    Channel channel;  // named and classified; counted/parent set by the hierarchy
+    Channel channel; // named and classified; counted/parent set by the hierarchy
 };
 
 // Zones of the `intel-rapl` control type under base (/sys/class/powercap),

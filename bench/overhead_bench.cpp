@@ -1,0 +1,76 @@
+// The monitor's own CPU cost at 2 Hz, 100 Hz and 1 kHz: the real sampler and
+// trace writer over a fake powercap tree (a two-socket server: package, core
+// and dram zones per socket), measured as process CPU time over wall time.
+//   jp_bench_overhead [SECONDS_PER_RATE]
+#include "cli/recorder.hpp"
+#include "core/clock.hpp"
+#include "sensors/registry.hpp"
+#include "trace/writer.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& content) {
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream{p} << content;
+}
+
+std::filesystem::path fake_server() {
+    auto root = std::filesystem::temp_directory_path() / fmt::format("jp-bench-{}", ::getpid());
+    const auto base = root / "sys/class/powercap";
+    const std::pair<const char*, const char*> zones[] = {
+        {"intel-rapl:0", "package-0"}, {"intel-rapl:0:0", "core"}, {"intel-rapl:0:1", "dram"},
+        {"intel-rapl:1", "package-1"}, {"intel-rapl:1:0", "core"}, {"intel-rapl:1:1", "dram"}};
+    for (const auto& [id, name] : zones) {
+        write(base / id / "name", std::string{name} + "\n");
+        write(base / id / "energy_uj", "124599532281\n");
+        write(base / id / "max_energy_range_uj", "262143328850\n");
+    }
+    return root;
+}
+
+void measure(const std::filesystem::path& root, jp::Nanos interval, double seconds) {
+    auto found = jp::sensors::discover_all(jp::sensors::Host::with_root(root));
+    auto table = jp::sensors::channel_table(found.sensors);
+    const auto trace = root / fmt::format("bench-{}.jptrace", interval.count());
+    auto writer = jp::trace::Writer::create(trace, {});
+    if (!writer || !writer->add_channels(table)) {
+        std::fprintf(stderr, "cannot create %s\n", trace.c_str());
+        std::exit(1);
+    }
+    const auto epoch = jp::mono_ns();
+    jp::Sampler sampler{std::move(found.sensors), table, jp::SamplerConfig{interval, {}}, epoch};
+    jp::cli::Recorder recorder{std::move(*writer), sampler};
+    jp::trace::RunInfo run;
+    recorder.begin_run(run);
+    const double cpu0 = jp::process_cpu_seconds();
+    const auto t0 = jp::mono_ns();
+    sampler.begin(run.id);
+    jp::sleep_until_mono(t0 + static_cast<std::int64_t>(seconds * 1e9));
+    sampler.end();
+    recorder.flush();
+    const double wall = static_cast<double>(jp::mono_ns() - t0) * 1e-9;
+    const double cpu = jp::process_cpu_seconds() - cpu0;
+    const double hz = 1e9 / static_cast<double>(interval.count());
+    std::printf("%8.0f Hz  %zu channels  %6.3f s CPU over %5.1f s wall  = %6.3f %% of one core"
+                "  (%.1f us per sampling tick; %llu missed deadlines)\n",
+                hz, table.size(), cpu, wall, 100 * cpu / wall, 1e6 * cpu / (hz * wall),
+                static_cast<unsigned long long>(sampler.missed_deadlines()));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
+    const auto root = fake_server();
+    std::printf("jouleprof monitor overhead: sampler + SQLite trace writer, %g s per rate\n",
+                seconds);
+    for (auto ms : {500'000'000LL, 10'000'000LL, 1'000'000LL}) {
+        measure(root, jp::Nanos{ms}, seconds);
+    }
+    std::filesystem::remove_all(root);
+}

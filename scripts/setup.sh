@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages jouleprof builds and tests with (Debian 12).
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config clang-format
+          libfmt-dev libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
+          libgtest-dev libgmock-dev googletest libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    SUDO=""
+    [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

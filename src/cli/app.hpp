@@ -1,0 +1,5 @@
+#pragma once
+namespace jp::cli {
+// The whole command line; returns the process exit status.
+int main_entry(int argc, char** argv);
+} // namespace jp::cli

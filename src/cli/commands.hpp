@@ -1,0 +1,17 @@
+#pragma once
+#include "config/config.hpp"
+#include "sensors/host.hpp"
+
+#include <filesystem>
+#include <vector>
+
+namespace jp::cli {
+
+// `jouleprof sensors [--json]`: every sensor found, its channels, whether it
+// can be read and why not. Returns 0.
+int list_sensors(const sensors::Host& host, bool json);
+
+// `jouleprof report TRACE... [--json]`. Returns 0, or 1 when a trace cannot be read.
+int report_traces(const std::vector<std::filesystem::path>& traces, bool json);
+
+} // namespace jp::cli

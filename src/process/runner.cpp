@@ -1,0 +1,213 @@
+#include "process/runner.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ; // NOLINT(readability-redundant-declaration)
+
+namespace jp::process {
+namespace {
+
+constexpr std::array k_forwarded{SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+
+sigset_t monitored_set() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : k_forwarded) {
+        sigaddset(&set, s);
+    }
+    sigaddset(&set, SIGCHLD);
+    return set;
+}
+
+bool executable(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+}
+
+// Child side, between fork and exec: async-signal-safe calls only.
+[[noreturn]] void child_main(int gate, int error, const char* path, char** argv, char** envp) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    char byte = 0;
+    ssize_t n = 0;
+    do {
+        n = ::read(gate, &byte, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1) {
+        ::_exit(125); // the monitor went away before releasing us: do not run
+    }
+    ::execve(path, argv, envp);
+    const int err = errno;
+    (void)!::write(error, &err, sizeof err);
+    ::_exit(err == ENOENT ? 127 : 126);
+}
+
+} // namespace
+
+void block_forwarded_signals() {
+    const sigset_t set = monitored_set();
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+Result<std::string> resolve_program(const std::string& name) {
+    if (name.empty()) {
+        return fail(ErrorKind::config, "command", "empty command");
+    }
+    if (name.find('/') != std::string::npos) {
+        if (executable(name)) {
+            return name;
+        }
+        return fail(ErrorKind::not_found, name,
+                    ::access(name.c_str(), F_OK) == 0 ? "is not an executable file"
+                                                      : "no such file");
+    }
+    const char* path_env = std::getenv("PATH");
+    const std::string path = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const auto end = std::min(path.find(':', start), path.size());
+        std::string dir = path.substr(start, end - start);
+        const auto candidate = (dir.empty() ? std::string{"."} : dir) + "/" + name;
+        if (executable(candidate)) {
+            return candidate;
+        }
+        start = end + 1;
+    }
+    return fail(ErrorKind::not_found, name, "command not found in PATH");
+}
+
+Result<Child> Child::spawn(const std::vector<std::string>& argv,
+                           const std::vector<std::pair<std::string, std::string>>& env) {
+    auto path = resolve_program(argv.at(0));
+    if (!path) {
+        return std::unexpected(path.error());
+    }
+    // Everything the child needs is built before fork.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string_view entry{*e};
+        const bool replaced = std::ranges::any_of(
+            env, [&](const auto& kv) { return entry.starts_with(kv.first + "="); });
+        if (!replaced) {
+            env_strings.emplace_back(entry);
+        }
+    }
+    for (const auto& [k, v] : env) {
+        env_strings.push_back(k + "=" + v);
+    }
+    std::vector<char*> envp;
+    for (auto& s : env_strings) {
+        envp.push_back(s.data());
+    }
+    envp.push_back(nullptr);
+    std::vector<std::string> args = argv;
+    std::vector<char*> c_argv;
+    for (auto& a : args) {
+        c_argv.push_back(a.data());
+    }
+    c_argv.push_back(nullptr);
+
+    int gate[2];
+    int error[2];
+    if (::pipe2(gate, O_CLOEXEC) != 0 || ::pipe2(error, O_CLOEXEC) != 0) {
+        return std::unexpected(errno_error(errno, "pipe2"));
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int err = errno;
+        for (int fd : {gate[0], gate[1], error[0], error[1]}) {
+            ::close(fd);
+        }
+        return std::unexpected(errno_error(err, "fork"));
+    }
+    if (pid == 0) {
+        child_main(gate[0], error[1], path->c_str(), c_argv.data(), envp.data());
+    }
+    ::close(gate[0]);
+    ::close(error[1]);
+    return Child{pid, gate[1], error[0]};
+}
+
+Child::Child(Child&& other) noexcept
+    : m_pid(std::exchange(other.m_pid, -1)), m_gate(std::exchange(other.m_gate, -1)),
+      m_error(std::exchange(other.m_error, -1)), m_reaped(other.m_reaped) {}
+
+Child::~Child() {
+    if (m_gate >= 0) {
+        ::close(m_gate); // an unreleased child sees EOF and exits 125
+    }
+    if (m_error >= 0) {
+        ::close(m_error);
+    }
+    if (m_pid > 0 && !m_reaped) {
+        int status = 0;
+        ::waitpid(m_pid, &status, 0);
+    }
+}
+
+Result<void> Child::release() {
+    const char go = 1;
+    if (::write(m_gate, &go, 1) != 1) {
+        return std::unexpected(errno_error(errno, "release child"));
+    }
+    ::close(m_gate);
+    m_gate = -1;
+    int err = 0;
+    ssize_t n = 0;
+    do {
+        n = ::read(m_error, &err, sizeof err); // EOF once exec closed the CLOEXEC pipe
+    } while (n < 0 && errno == EINTR);
+    ::close(m_error);
+    m_error = -1;
+    if (n == static_cast<ssize_t>(sizeof err)) {
+        return std::unexpected(errno_error(err, "exec"));
+    }
+    return {};
+}
+
+ExitStatus Child::wait(int tick_ms, const std::function<void()>& tick) {
+    const sigset_t set = monitored_set();
+    for (;;) {
+        int status = 0;
+        const pid_t r = ::waitpid(m_pid, &status, WNOHANG);
+        if (r == m_pid) {
+            m_reaped = true;
+            if (WIFSIGNALED(status)) {
+                return ExitStatus{0, WTERMSIG(status)};
+            }
+            return ExitStatus{WEXITSTATUS(status), std::nullopt};
+        }
+        if (r < 0 && errno == ECHILD) {
+            m_reaped = true;
+            return ExitStatus{255, std::nullopt};
+        }
+        siginfo_t info{};
+        timespec timeout{tick_ms / 1000, static_cast<long>(tick_ms % 1000) * 1'000'000L};
+        const int sig = ::sigtimedwait(&set, &info, &timeout);
+        if (sig < 0) {
+            if (errno == EAGAIN && tick) {
+                tick();
+            }
+            continue;
+        }
+        // A terminal's Ctrl-C reaches the child directly (same process group):
+        // forward only what another process sent to the monitor.
+        if (sig != SIGCHLD && (info.si_code == SI_USER || info.si_code == SI_QUEUE)) {
+            ::kill(m_pid, sig);
+        }
+    }
+}
+
+} // namespace jp::process

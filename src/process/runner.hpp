@@ -1,0 +1,58 @@
+#pragma once
+// Spawns the measured command so that its start can be timed exactly: the
+// child is forked and waits at a gate; the caller reads every counter and
+// then releases it into exec. Signals sent to the monitor by other processes
+// are forwarded; the command's exit status is returned as a shell would.
+#include "core/error.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace jp::process {
+
+struct ExitStatus {
+    int code = 0;              // exit code when it exited
+    std::optional<int> signal; // the signal that killed it
+    // 128+N when killed by signal N, as shells report it.
+    [[nodiscard]] int shell_code() const noexcept { return signal ? 128 + *signal : code; }
+};
+
+// Blocks the signals the monitor forwards (and SIGCHLD) in the calling thread;
+// call in main() before any other thread starts so every thread inherits it.
+void block_forwarded_signals();
+
+// Finds an executable on PATH (or checks a path with a slash); not_found/permission.
+[[nodiscard]] Result<std::string> resolve_program(const std::string& name);
+
+class Child {
+public:
+    // Forks; the child waits at the gate with the caller's signal mask restored.
+    static Result<Child> spawn(const std::vector<std::string>& argv,
+                               const std::vector<std::pair<std::string, std::string>>& env);
+    Child(Child&& other) noexcept;
+    Child& operator=(Child&&) = delete;
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+    ~Child();
+
+    // Lets the child exec. Fails if exec failed (the child then exits 126/127).
+    Result<void> release();
+    // Waits for the child, forwarding SIGINT/SIGTERM/SIGHUP/SIGUSR1/SIGUSR2 sent
+    // by other processes; calls tick every tick_ms while waiting. The status is
+    // returned right after the child is reaped.
+    ExitStatus wait(int tick_ms, const std::function<void()>& tick);
+    [[nodiscard]] pid_t pid() const noexcept { return m_pid; }
+
+private:
+    Child(pid_t pid, int gate_fd, int error_fd) : m_pid(pid), m_gate(gate_fd), m_error(error_fd) {}
+    pid_t m_pid = -1;
+    int m_gate = -1;  // write end: one byte releases the child
+    int m_error = -1; // read end: errno from a failed exec, EOF on success
+    bool m_reaped = false;
+};
+
+} // namespace jp::process

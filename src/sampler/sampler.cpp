@@ -1,0 +1,281 @@
+#include "sampler/sampler.hpp"
+
+#include "core/clock.hpp"
+#include "core/log.hpp"
+
+#include <algorithm>
+
+namespace jp {
+
+using sensors::ReadStatus;
+using trace::SampleRecord;
+
+struct Sampler::ChannelState {
+    explicit ChannelState(CounterTracker t) : tracker(t) {}
+    CounterTracker tracker;
+    std::atomic<double> live_joules{0};
+    std::atomic<double> live_watts{0};
+    std::int64_t last_t = 0;
+    double last_watts = 0;
+    bool have_last = false;
+    bool reported = false; // gone/fatal said once
+};
+
+struct Sampler::Slot {
+    sensors::Sensor* sensor = nullptr;
+    std::size_t first = 0; // index of its first channel in the table
+    std::int64_t interval = 0;
+    std::int64_t next = 0;
+    std::vector<sensors::Value> buf;
+    std::mutex mutex; // sensor reads and its channels' states
+};
+
+namespace {
+constexpr std::size_t k_queue_capacity = 1U << 18U;
+
+std::int64_t interval_for(const sensors::Sensor& s, const SamplerConfig& c) {
+    Nanos interval = c.default_interval;
+    if (auto it = c.backend_intervals.find(s.backend()); it != c.backend_intervals.end()) {
+        interval = it->second;
+    }
+    return std::max(interval, s.min_interval()).count();
+}
+} // namespace
+
+Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
+                 std::vector<Channel> table,
+                 const SamplerConfig& config,
+                 std::int64_t epoch_mono_ns)
+    : m_sensors(std::move(sensors)), m_table(std::move(table)), m_epoch(epoch_mono_ns),
+      m_queue(k_queue_capacity) {
+    std::size_t first = 0;
+    for (const auto& s : m_sensors) {
+        auto slot = std::make_unique<Slot>();
+        slot->sensor = s.get();
+        slot->first = first;
+        slot->interval = interval_for(*s, config);
+        slot->buf.resize(s->channels().size());
+        first += s->channels().size();
+        m_slots.push_back(std::move(slot));
+    }
+    for (std::size_t i = 0; i < m_table.size(); ++i) {
+        const auto& c = m_table[i];
+        const bool node = c.domain == Domain::node;
+        m_states.push_back(std::make_unique<ChannelState>(
+            CounterTracker{c.wrap_joules, plausible_max_watts(node)}));
+        if (node && c.counted && c.quantity != Quantity::utilization && !m_node_channel) {
+            m_node_channel = i;
+        }
+    }
+}
+
+Sampler::~Sampler() {
+    stop_threads();
+}
+
+std::int64_t Sampler::now() const noexcept {
+    return mono_ns() - m_epoch;
+}
+
+std::int64_t Sampler::begin(std::int64_t run_id) {
+    stop_threads();
+    m_run_id = run_id;
+    for (auto& st : m_states) {
+        st->have_last = false;
+        st->reported = false;
+        st->live_joules = 0;
+        st->live_watts = 0;
+    }
+    for (auto& slot : m_slots) {
+        const std::lock_guard lock{slot->mutex};
+        if (!slot->sensor->slow()) {
+            sample_slot(*slot, trace::k_flag_edge, true);
+        }
+    }
+    const std::int64_t edge = now(); // the job starts right after these reads
+    m_stop = false;
+    for (auto& slot : m_slots) {
+        slot->next = edge + slot->interval;
+        if (slot->sensor->slow()) {
+            slot->next = edge; // first reading at once
+            m_threads.emplace_back([this, s = slot.get()] { slow_loop(*s); });
+        }
+    }
+    m_threads.emplace_back([this] { fast_loop(); });
+    return edge;
+}
+
+std::int64_t Sampler::end() {
+    const std::int64_t edge = now();
+    for (auto& slot : m_slots) {
+        const std::lock_guard lock{slot->mutex};
+        if (!slot->sensor->slow()) {
+            sample_slot(*slot, trace::k_flag_edge, false);
+        }
+    }
+    stop_threads();
+    return edge;
+}
+
+void Sampler::stop_threads() {
+    {
+        const std::lock_guard lock{m_wake_mutex};
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    for (auto& t : m_threads) {
+        t.join();
+    }
+    m_threads.clear();
+}
+
+void Sampler::fast_loop() {
+    std::unique_lock lock{m_wake_mutex};
+    while (!m_stop) {
+        std::int64_t next = INT64_MAX;
+        for (const auto& s : m_slots) {
+            if (!s->sensor->slow()) {
+                next = std::min(next, s->next);
+            }
+        }
+        if (next == INT64_MAX) {
+            m_wake.wait(lock, [this] { return m_stop; });
+            break;
+        }
+        const auto deadline = std::chrono::steady_clock::time_point{Nanos{next + m_epoch}};
+        if (m_wake.wait_until(lock, deadline, [this] { return m_stop; })) {
+            break;
+        }
+        lock.unlock();
+        const std::int64_t t = now();
+        for (auto& s : m_slots) {
+            if (s->sensor->slow() || s->next > t) {
+                continue;
+            }
+            {
+                const std::lock_guard slot_lock{s->mutex};
+                sample_slot(*s, 0, false);
+            }
+            s->next += s->interval;
+            if (s->next <= t) { // fell behind: keep the phase, skip what was missed
+                const auto behind = (t - s->next) / s->interval + 1;
+                m_missed.fetch_add(static_cast<std::uint64_t>(behind));
+                s->next += behind * s->interval;
+            }
+        }
+        lock.lock();
+    }
+}
+
+void Sampler::slow_loop(Slot& slot) {
+    std::unique_lock lock{m_wake_mutex};
+    while (!m_stop) {
+        const auto deadline = std::chrono::steady_clock::time_point{Nanos{slot.next + m_epoch}};
+        if (m_wake.wait_until(lock, deadline, [this] { return m_stop; })) {
+            break;
+        }
+        lock.unlock();
+        {
+            const std::lock_guard slot_lock{slot.mutex};
+            sample_slot(slot, 0, false);
+        }
+        slot.next = std::max(slot.next + slot.interval, now());
+        lock.lock();
+    }
+}
+
+void Sampler::sample_slot(Slot& slot, std::uint8_t flags, bool reset) {
+    const std::int64_t before = now();
+    slot.sensor->read(slot.buf);
+    const std::int64_t t = before + (now() - before) / 2;
+    for (std::size_t i = 0; i < slot.buf.size(); ++i) {
+        record(slot.first + i, slot.buf[i], t, flags, reset);
+    }
+}
+
+void Sampler::record(
+    std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags, bool reset) {
+    auto& st = *m_states[index];
+    const auto& channel = m_table[index];
+    const auto ch = static_cast<std::int32_t>(index);
+    if (v.status != ReadStatus::ok) {
+        if (v.status != ReadStatus::retry && !st.reported) {
+            st.reported = true;
+            add_event(ch, t, v.status == ReadStatus::gone ? "gone" : "read_error",
+                      channel.name + (v.status == ReadStatus::gone ? " disappeared"
+                                                                   : " can no longer be read"));
+        }
+        return;
+    }
+    double value = v.value;
+    if (channel.quantity == Quantity::energy) {
+        if (reset || !st.tracker.started()) {
+            st.tracker.reset(v.value, t);
+            value = 0;
+        } else {
+            const auto step = st.tracker.update(v.value, t);
+            const double dt = static_cast<double>(t - st.last_t) * 1e-9;
+            if (dt > 0) {
+                st.live_watts = step.delta_joules / dt;
+            }
+            flags = static_cast<std::uint8_t>(flags | (step.jump ? trace::k_flag_jump : 0) |
+                                              (step.wrapped ? trace::k_flag_wrapped : 0));
+            if (step.jump) {
+                add_event(ch, t, "jump",
+                          channel.name + ": impossible counter change, held at " +
+                              std::to_string(st.live_watts.load()) + " W");
+            }
+            if (step.stuck) {
+                add_event(ch, t, "stuck", channel.name + ": counter unchanged for 5 s or more");
+            }
+            value = st.tracker.total();
+        }
+        st.live_joules = value;
+    } else if (channel.quantity == Quantity::power) {
+        if (st.have_last && !reset) {
+            const double dt = static_cast<double>(t - st.last_t) * 1e-9;
+            st.live_joules = st.live_joules + 0.5 * (st.last_watts + value) * dt;
+        }
+        st.live_watts = value;
+        st.last_watts = value;
+    }
+    st.last_t = t;
+    st.have_last = true;
+    m_queue.push(SampleRecord{ch, flags, t, value});
+}
+
+void Sampler::add_event(std::int32_t channel,
+                        std::int64_t t,
+                        std::string kind,
+                        std::string detail) {
+    JP_LOG_INFO("{}", detail);
+    const std::lock_guard lock{m_event_mutex};
+    m_events.push_back(trace::Event{m_run_id, channel, t, std::move(kind), std::move(detail)});
+}
+
+void Sampler::drain(std::vector<SampleRecord>& samples, std::vector<trace::Event>& events) {
+    m_queue.drain(samples);
+    const std::lock_guard lock{m_event_mutex};
+    for (auto& e : m_events) {
+        events.push_back(std::move(e));
+    }
+    m_events.clear();
+}
+
+LiveFigures Sampler::live() const noexcept {
+    if (m_node_channel) {
+        const auto& st = *m_states[*m_node_channel];
+        return {st.live_watts.load(), st.live_joules.load()};
+    }
+    LiveFigures f;
+    for (std::size_t i = 0; i < m_table.size(); ++i) {
+        const auto& c = m_table[i];
+        if (c.counted && c.quantity != Quantity::utilization) {
+            f.watts += m_states[i]->live_watts.load();
+            f.joules += m_states[i]->live_joules.load();
+        }
+    }
+    return f;
+}
+
+} // namespace jp

@@ -1,0 +1,88 @@
+#pragma once
+// One sampling thread for the fast sensors (per-sensor intervals, absolute
+// deadlines on the monotonic clock) and one thread per slow sensor, so a BMC
+// that takes a second to answer never delays RAPL. Every fast counter is also
+// read at the job's exact edges, whatever the interval.
+#include "core/counter.hpp"
+#include "sampler/sample_queue.hpp"
+#include "sensors/sensor.hpp"
+#include "trace/types.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace jp {
+
+struct SamplerConfig {
+    Nanos default_interval{std::chrono::milliseconds{500}};
+    std::map<std::string, Nanos, std::less<>> backend_intervals; // by backend name
+};
+
+struct LiveFigures {
+    double watts = 0;  // latest node power (measured node channel or sum of counted parts)
+    double joules = 0; // node energy since the run began
+};
+
+class Sampler {
+public:
+    Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
+            std::vector<Channel> table,
+            const SamplerConfig& config,
+            std::int64_t epoch_mono_ns);
+    Sampler(const Sampler&) = delete;
+    Sampler& operator=(const Sampler&) = delete;
+    Sampler(Sampler&&) = delete;
+    Sampler& operator=(Sampler&&) = delete;
+    ~Sampler();
+
+    [[nodiscard]] const std::vector<Channel>& channels() const noexcept { return m_table; }
+
+    // Reads every fast sensor now (the start edge: each counter's zero), then
+    // starts the sampling threads. Returns the edge time, ns since the epoch.
+    std::int64_t begin(std::int64_t run_id);
+    // Reads every fast sensor now (the end edge), then stops the threads.
+    // Returns the edge time, ns since the epoch.
+    std::int64_t end();
+
+    // Moves the samples and events gathered so far to the caller.
+    void drain(std::vector<trace::SampleRecord>& samples, std::vector<trace::Event>& events);
+    [[nodiscard]] LiveFigures live() const noexcept;
+    [[nodiscard]] std::uint64_t dropped_samples() const noexcept { return m_queue.dropped(); }
+    [[nodiscard]] std::uint64_t missed_deadlines() const noexcept { return m_missed.load(); }
+
+private:
+    struct ChannelState;
+    struct Slot;
+
+    void fast_loop();
+    void slow_loop(Slot& slot);
+    void sample_slot(Slot& slot, std::uint8_t flags, bool reset);
+    void record(
+        std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags, bool reset);
+    void add_event(std::int32_t channel, std::int64_t t, std::string kind, std::string detail);
+    [[nodiscard]] std::int64_t now() const noexcept;
+    void stop_threads();
+
+    std::vector<std::unique_ptr<sensors::Sensor>> m_sensors;
+    std::vector<Channel> m_table;
+    std::vector<std::unique_ptr<ChannelState>> m_states;
+    std::vector<std::unique_ptr<Slot>> m_slots;
+    std::int64_t m_epoch;
+    std::int64_t m_run_id = 0;
+    SampleQueue m_queue;
+    std::mutex m_event_mutex;
+    std::vector<trace::Event> m_events;
+    std::mutex m_wake_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::vector<std::thread> m_threads;
+    std::atomic<std::uint64_t> m_missed{0};
+    std::optional<std::size_t> m_node_channel; // a measured node channel, if any
+};
+
+} // namespace jp

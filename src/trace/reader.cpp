@@ -1,0 +1,168 @@
+#include "trace/reader.hpp"
+
+#include "trace/schema.hpp"
+
+namespace jp::trace {
+namespace {
+
+std::optional<double> opt_double(const Statement& s, int col) {
+    return s.column_is_null(col) ? std::nullopt : std::optional<double>{s.column_double(col)};
+}
+std::optional<int> opt_int(const Statement& s, int col) {
+    return s.column_is_null(col) ? std::nullopt
+                                 : std::optional<int>{static_cast<int>(s.column_int(col))};
+}
+
+Channel channel_from_row(const Statement& s) {
+    Channel c;
+    c.name = s.column_text(0);
+    c.domain = domain_from_string(s.column_text(1)).value_or(Domain::other);
+    c.quantity = quantity_from_string(s.column_text(2)).value_or(Quantity::power);
+    c.provenance = provenance_from_string(s.column_text(3)).value_or(Provenance::measured);
+    c.backend = s.column_text(4);
+    c.source = s.column_text(5);
+    c.device = s.column_text(6);
+    c.wrap_joules = opt_double(s, 7);
+    c.limit_watts = opt_double(s, 8);
+    c.counted = s.column_int(9) != 0;
+    c.parent = s.column_text(10);
+    return c;
+}
+
+RunInfo run_from_row(const Statement& s) {
+    RunInfo r;
+    r.id = s.column_int(0);
+    r.label = s.column_text(1);
+    r.kind = s.column_text(2);
+    r.repeat = static_cast<int>(s.column_int(3));
+    r.command = s.column_text(4);
+    r.start_ns = s.column_int(5);
+    if (!s.column_is_null(6)) {
+        r.end_ns = s.column_int(6);
+    }
+    r.start_utc = s.column_text(7);
+    r.exit_code = opt_int(s, 8);
+    r.signal = opt_int(s, 9);
+    r.monitor_cpu_s = s.column_double(10);
+    r.status = s.column_text(11);
+    return r;
+}
+
+} // namespace
+
+Result<Reader> Reader::open(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        return fail(ErrorKind::not_found, path.string(), "no such trace file");
+    }
+    // Read-write lets SQLite recover the WAL of a killed writer; fall back to read-only.
+    auto db = Database::open(path, Database::Mode::read_write);
+    if (!db) {
+        db = Database::open(path, Database::Mode::read_only);
+    }
+    if (!db) {
+        return std::unexpected(db.error());
+    }
+    Reader reader{std::move(*db)};
+    reader.m_path = path;
+    if (auto v = check_schema(reader.m_db); !v) {
+        return std::unexpected(v.error());
+    }
+    if (auto r = reader.load(); !r) {
+        return std::unexpected(r.error());
+    }
+    return reader;
+}
+
+Result<void> Reader::load() {
+    auto meta = m_db.prepare("SELECT key, value FROM meta");
+    if (!meta) {
+        return std::unexpected(meta.error());
+    }
+    while (meta->step().value_or(false)) {
+        m_meta[meta->column_text(0)] = meta->column_text(1);
+    }
+    auto ch = m_db.prepare("SELECT name, domain, quantity, provenance, backend, source, device, "
+                           "wrap_joules, limit_watts, counted, parent FROM channel ORDER BY id");
+    if (!ch) {
+        return std::unexpected(ch.error());
+    }
+    while (ch->step().value_or(false)) {
+        m_channels.push_back(channel_from_row(*ch));
+    }
+    auto runs = m_db.prepare("SELECT id, label, kind, repeat, command, start_ns, end_ns, "
+                             "start_utc, exit_code, signal, monitor_cpu_s, status FROM run "
+                             "ORDER BY id");
+    if (!runs) {
+        return std::unexpected(runs.error());
+    }
+    while (runs->step().value_or(false)) {
+        m_runs.push_back(run_from_row(*runs));
+    }
+    return {};
+}
+
+Result<ChannelSamples> Reader::samples(std::int64_t run_id, std::size_t channel) {
+    auto stmt = m_db.prepare("SELECT t_ns, value, flags FROM sample WHERE run_id = ? AND "
+                             "channel_id = ? ORDER BY t_ns");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id).bind(2, static_cast<std::int64_t>(channel) + 1);
+    ChannelSamples out;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row) {
+            return std::unexpected(row.error());
+        }
+        if (!*row) {
+            break;
+        }
+        out.points.push_back({stmt->column_int(0), stmt->column_double(1)});
+        out.flags.push_back(static_cast<std::uint8_t>(stmt->column_int(2)));
+    }
+    return out;
+}
+
+Result<std::vector<Marker>> Reader::markers(std::int64_t run_id) {
+    auto stmt = m_db.prepare("SELECT t_ns, kind, name FROM marker WHERE run_id = ? ORDER BY t_ns");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id);
+    std::vector<Marker> out;
+    while (stmt->step().value_or(false)) {
+        out.push_back({run_id, stmt->column_int(0), stmt->column_text(1), stmt->column_text(2)});
+    }
+    return out;
+}
+
+Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
+    auto stmt = m_db.prepare("SELECT channel_id, t_ns, kind, detail FROM event WHERE run_id = ? "
+                             "ORDER BY t_ns");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id);
+    std::vector<Event> out;
+    while (stmt->step().value_or(false)) {
+        const auto ch = stmt->column_is_null(0) ? -1 : static_cast<int>(stmt->column_int(0)) - 1;
+        out.push_back(
+            {run_id, ch, stmt->column_int(1), stmt->column_text(2), stmt->column_text(3)});
+    }
+    return out;
+}
+
+Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id) {
+    auto stmt = m_db.prepare("SELECT max(t_ns) FROM sample WHERE run_id = ?");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id);
+    if (!stmt->step().value_or(false) || stmt->column_is_null(0)) {
+        return std::optional<std::int64_t>{};
+    }
+    return std::optional<std::int64_t>{stmt->column_int(0)};
+}
+
+} // namespace jp::trace

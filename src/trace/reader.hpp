@@ -1,0 +1,44 @@
+#pragma once
+// Reads a trace, also one whose monitor was killed (runs left 'running').
+#include "core/channel.hpp"
+#include "core/integrate.hpp"
+#include "trace/sqlite.hpp"
+#include "trace/types.hpp"
+
+#include <map>
+#include <vector>
+
+namespace jp::trace {
+
+struct ChannelSamples {
+    std::vector<TimedValue> points;
+    std::vector<std::uint8_t> flags;
+};
+
+class Reader {
+public:
+    static Result<Reader> open(const std::filesystem::path& path);
+
+    [[nodiscard]] const std::map<std::string, std::string>& meta() const { return m_meta; }
+    [[nodiscard]] const std::vector<Channel>& channels() const { return m_channels; }
+    [[nodiscard]] const std::vector<RunInfo>& runs() const { return m_runs; }
+    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+    // Samples of one channel (index into channels()) in one run, by time.
+    Result<ChannelSamples> samples(std::int64_t run_id, std::size_t channel);
+    Result<std::vector<Marker>> markers(std::int64_t run_id);
+    Result<std::vector<Event>> events(std::int64_t run_id);
+    // Time of the last sample of a run (for runs whose end was never written).
+    Result<std::optional<std::int64_t>> last_sample_time(std::int64_t run_id);
+
+private:
+    explicit Reader(Database db) : m_db(std::move(db)) {}
+    Result<void> load();
+    Database m_db;
+    std::filesystem::path m_path;
+    std::map<std::string, std::string> m_meta;
+    std::vector<Channel> m_channels;
+    std::vector<RunInfo> m_runs;
+};
+
+} // namespace jp::trace

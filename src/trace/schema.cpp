@@ -1,0 +1,109 @@
+#include "trace/schema.hpp"
+
+#include "trace/types.hpp"
+
+#include <fmt/format.h>
+
+namespace jp::trace {
+namespace {
+
+// Keep in step with docs/trace-format.md.
+constexpr std::string_view k_schema = R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE channel (
+    id INTEGER PRIMARY KEY,          -- index in the channel table + 1
+    name TEXT NOT NULL UNIQUE,
+    domain TEXT NOT NULL,            -- node cpu_package cpu_core cpu_uncore dram gpu psys other
+    quantity TEXT NOT NULL,          -- energy | power | utilization
+    unit TEXT NOT NULL,              -- J (cumulative since run start) | W | %
+    provenance TEXT NOT NULL,        -- measured | derived | estimated
+    backend TEXT NOT NULL,
+    source TEXT NOT NULL,
+    device TEXT NOT NULL,
+    wrap_joules REAL,
+    limit_watts REAL,
+    counted INTEGER NOT NULL,        -- 1 if it adds to the node's parts
+    parent TEXT NOT NULL
+);
+CREATE TABLE run (
+    id INTEGER PRIMARY KEY,
+    label TEXT NOT NULL,
+    kind TEXT NOT NULL,              -- measure | warmup | baseline
+    repeat INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    start_ns INTEGER NOT NULL,       -- since the trace epoch (meta epoch_*)
+    end_ns INTEGER,                  -- NULL while running or if the monitor died
+    start_utc TEXT NOT NULL,
+    exit_code INTEGER,
+    signal INTEGER,
+    monitor_cpu_s REAL NOT NULL DEFAULT 0,
+    status TEXT NOT NULL             -- running | complete | failed
+);
+CREATE TABLE sample (
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    channel_id INTEGER NOT NULL REFERENCES channel(id),
+    t_ns INTEGER NOT NULL,
+    value REAL NOT NULL,
+    flags INTEGER NOT NULL DEFAULT 0 -- 1 edge, 2 jump, 4 wrapped, 8 interpolated
+);
+CREATE INDEX sample_by_channel ON sample(run_id, channel_id, t_ns);
+CREATE TABLE marker (
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    t_ns INTEGER NOT NULL,
+    kind TEXT NOT NULL,              -- begin | end | point
+    name TEXT NOT NULL
+);
+CREATE TABLE event (
+    run_id INTEGER NOT NULL,
+    channel_id INTEGER,
+    t_ns INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE summary (
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    item TEXT NOT NULL,              -- node | rest | a channel name
+    energy_j REAL,
+    avg_w REAL,
+    peak_w REAL,
+    provenance TEXT NOT NULL
+);
+CREATE VIEW samples AS
+    SELECT s.run_id, c.name AS channel, c.quantity, c.unit, s.t_ns * 1e-9 AS t_s, s.value, s.flags
+    FROM sample s JOIN channel c ON c.id = s.channel_id;
+)sql";
+
+} // namespace
+
+Result<void> create_schema(Database& db) {
+    if (auto r = db.exec(k_schema); !r) {
+        return r;
+    }
+    return db.exec(fmt::format("PRAGMA user_version = {};", k_schema_version));
+}
+
+Result<int> check_schema(Database& db) {
+    auto stmt = db.prepare("PRAGMA user_version;");
+    if (!stmt) {
+        return fail(ErrorKind::parse, db.path(),
+                    "not a jouleprof trace (" + stmt.error().detail + ")");
+    }
+    auto row = stmt->step();
+    if (!row || !*row) {
+        return fail(ErrorKind::parse, db.path(), "not a jouleprof trace");
+    }
+    const auto version = static_cast<int>(stmt->column_int(0));
+    auto has_meta = db.prepare("SELECT value FROM meta WHERE key = 'format'");
+    if (!has_meta || !has_meta->step().value_or(false) ||
+        has_meta->column_text(0) != "jouleprof-trace") {
+        return fail(ErrorKind::parse, db.path(), "not a jouleprof trace (no meta.format)");
+    }
+    if (version > k_schema_version || version < 1) {
+        return fail(ErrorKind::unsupported, db.path(),
+                    fmt::format("trace schema version {} (this build reads 1..{})", version,
+                                k_schema_version));
+    }
+    return version;
+}
+
+} // namespace jp::trace

@@ -1,0 +1,11 @@
+#pragma once
+#include "trace/sqlite.hpp"
+
+namespace jp::trace {
+
+// Creates every table of schema k_schema_version (documented in docs/trace-format.md).
+Result<void> create_schema(Database& db);
+// Checks the file is a jouleprof trace of a version this build reads.
+Result<int> check_schema(Database& db);
+
+} // namespace jp::trace

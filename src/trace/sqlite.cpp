@@ -1,0 +1,150 @@
+#include "trace/sqlite.hpp"
+
+#include <sqlite3.h>
+#include <utility>
+
+namespace jp::trace {
+
+Result<Database> Database::open(const std::filesystem::path& path, Mode mode) {
+    sqlite3* db = nullptr;
+    int flags = SQLITE_OPEN_NOMUTEX;
+    switch (mode) {
+    case Mode::create:
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        break;
+    case Mode::read_write:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
+    case Mode::read_only:
+        flags |= SQLITE_OPEN_READONLY;
+        break;
+    }
+    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string why = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        sqlite3_close(db);
+        return fail(ErrorKind::io, path.string(), "cannot open trace: " + why);
+    }
+    sqlite3_busy_timeout(db, 5000);
+    return Database{db, path.string()};
+}
+
+Database::Database(Database&& other) noexcept
+    : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)) {}
+
+Database& Database::operator=(Database&& other) noexcept {
+    if (this != &other) {
+        sqlite3_close(m_db);
+        m_db = std::exchange(other.m_db, nullptr);
+        m_path = std::move(other.m_path);
+    }
+    return *this;
+}
+
+Database::~Database() {
+    sqlite3_close(m_db);
+}
+
+Result<void> Database::exec(std::string_view sql) {
+    char* err = nullptr;
+    const std::string text{sql};
+    if (sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string why = err != nullptr ? err : "unknown error";
+        sqlite3_free(err);
+        return fail(ErrorKind::io, m_path, why);
+    }
+    return {};
+}
+
+Result<Statement> Database::prepare(std::string_view sql) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
+        SQLITE_OK) {
+        return fail(ErrorKind::io, m_path, last_error());
+    }
+    return Statement{stmt, m_db};
+}
+
+std::int64_t Database::last_insert_id() const noexcept {
+    return sqlite3_last_insert_rowid(m_db);
+}
+std::string Database::last_error() const {
+    return sqlite3_errmsg(m_db);
+}
+
+Statement::Statement(Statement&& other) noexcept
+    : m_stmt(std::exchange(other.m_stmt, nullptr)), m_db(other.m_db) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+    if (this != &other) {
+        sqlite3_finalize(m_stmt);
+        m_stmt = std::exchange(other.m_stmt, nullptr);
+        m_db = other.m_db;
+    }
+    return *this;
+}
+
+Statement::~Statement() {
+    sqlite3_finalize(m_stmt);
+}
+
+Statement& Statement::bind(int index, std::int64_t value) {
+    sqlite3_bind_int64(m_stmt, index, value);
+    return *this;
+}
+Statement& Statement::bind(int index, double value) {
+    sqlite3_bind_double(m_stmt, index, value);
+    return *this;
+}
+Statement& Statement::bind(int index, std::string_view value) {
+    sqlite3_bind_text(m_stmt, index, value.data(), static_cast<int>(value.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+}
+Statement& Statement::bind(int index, std::optional<double> value) {
+    return value ? bind(index, *value) : bind_null(index);
+}
+Statement& Statement::bind_null(int index) {
+    sqlite3_bind_null(m_stmt, index);
+    return *this;
+}
+
+Result<void> Statement::run() {
+    const int rc = sqlite3_step(m_stmt);
+    sqlite3_reset(m_stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        return fail(ErrorKind::io, "sqlite", sqlite3_errmsg(m_db));
+    }
+    return {};
+}
+
+Result<bool> Statement::step() {
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW) {
+        return true;
+    }
+    if (rc == SQLITE_DONE) {
+        return false;
+    }
+    return fail(ErrorKind::io, "sqlite", sqlite3_errmsg(m_db));
+}
+
+void Statement::reset() noexcept {
+    sqlite3_reset(m_stmt);
+}
+
+std::int64_t Statement::column_int(int col) const noexcept {
+    return sqlite3_column_int64(m_stmt, col);
+}
+double Statement::column_double(int col) const noexcept {
+    return sqlite3_column_double(m_stmt, col);
+}
+std::string Statement::column_text(int col) const {
+    const auto* text = sqlite3_column_text(m_stmt, col);
+    return text != nullptr ? std::string{reinterpret_cast<const char*>(text)} : std::string{};
+}
+bool Statement::column_is_null(int col) const noexcept {
+    return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
+}
+
+} // namespace jp::trace

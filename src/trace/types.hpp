@@ -1,0 +1,59 @@
+#pragma once
+// What a trace holds, as plain data shared by the writer, the reader and reports.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace jp::trace {
+
+inline constexpr int k_schema_version = 1;
+
+// Bits of sample.flags.
+enum SampleFlag : std::uint8_t {
+    k_flag_edge = 1,         // read at the job's exact start or end
+    k_flag_jump = 2,         // impossible counter change, replaced by the last plausible power
+    k_flag_wrapped = 4,      // the counter wrapped before this reading and was unwrapped
+    k_flag_interpolated = 8, // not read but interpolated (slow source at an edge)
+};
+
+// One stored value. channel is the index into the trace's channel table.
+// value: energy channels cumulative joules since the run began; power watts;
+// utilisation percent. t_ns: nanoseconds since the trace epoch (monotonic).
+struct SampleRecord {
+    std::int32_t channel = 0;
+    std::uint8_t flags = 0;
+    std::int64_t t_ns = 0;
+    double value = 0;
+};
+
+struct RunInfo {
+    std::int64_t id = 0;
+    std::string label;
+    std::string kind = "measure"; // measure | warmup | baseline
+    int repeat = 0;               // 1-based index among runs of its kind
+    std::string command;
+    std::int64_t start_ns = 0; // since the trace epoch
+    std::optional<std::int64_t> end_ns;
+    std::string start_utc;
+    std::optional<int> exit_code;
+    std::optional<int> signal;
+    double monitor_cpu_s = 0;
+    std::string status = "running"; // running | complete | failed
+};
+
+struct Marker {
+    std::int64_t run_id = 0;
+    std::int64_t t_ns = 0;
+    std::string kind; // begin | end | point
+    std::string name;
+};
+
+struct Event {
+    std::int64_t run_id = 0;
+    std::int32_t channel = -1; // -1: not tied to a channel
+    std::int64_t t_ns = 0;
+    std::string kind; // jump | wrap | gone | stuck | read_error | dropped
+    std::string detail;
+};
+
+} // namespace jp::trace

@@ -1,0 +1,177 @@
+#include "trace/writer.hpp"
+
+#include "trace/schema.hpp"
+
+#include <fmt/format.h>
+
+namespace jp::trace {
+
+Writer::Writer(Database db, Statement sample, Statement event)
+    : m_db(std::move(db)), m_insert_sample(std::move(sample)), m_insert_event(std::move(event)) {}
+
+Result<Writer> Writer::create(const std::filesystem::path& path,
+                              const std::map<std::string, std::string>& meta) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+        return fail(ErrorKind::config, path.string(), "already exists (choose another -o path)");
+    }
+    auto db = Database::open(path, Database::Mode::create);
+    if (!db) {
+        return std::unexpected(db.error());
+    }
+    for (const char* pragma :
+         {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"}) {
+        if (auto r = db->exec(pragma); !r) {
+            return std::unexpected(r.error());
+        }
+    }
+    if (auto r = create_schema(*db); !r) {
+        return std::unexpected(r.error());
+    }
+    auto sample = db->prepare(
+        "INSERT INTO sample(run_id, channel_id, t_ns, value, flags) VALUES (?,?,?,?,?)");
+    auto event =
+        db->prepare("INSERT INTO event(run_id, channel_id, t_ns, kind, detail) VALUES (?,?,?,?,?)");
+    if (!sample || !event) {
+        return std::unexpected(!sample ? sample.error() : event.error());
+    }
+    Writer w{std::move(*db), std::move(*sample), std::move(*event)};
+    if (auto r = w.m_db.exec("BEGIN;"); !r) {
+        return std::unexpected(r.error());
+    }
+    if (auto r = w.set_meta("format", "jouleprof-trace"); !r) {
+        return std::unexpected(r.error());
+    }
+    for (const auto& [key, value] : meta) {
+        if (auto r = w.set_meta(key, value); !r) {
+            return std::unexpected(r.error());
+        }
+    }
+    if (auto r = w.commit(); !r) {
+        return std::unexpected(r.error());
+    }
+    return w;
+}
+
+Result<void> Writer::set_meta(std::string_view key, std::string_view value) {
+    auto stmt = m_db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    return stmt->bind(1, key).bind(2, value).run();
+}
+
+Result<void> Writer::add_channels(std::span<const Channel> channels) {
+    auto stmt = m_db.prepare(
+        "INSERT INTO channel(id, name, domain, quantity, unit, provenance, backend, source, "
+        "device, wrap_joules, limit_watts, counted, parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    std::int64_t id = 1;
+    for (const auto& c : channels) {
+        stmt->bind(1, id++).bind(2, c.name).bind(3, to_string(c.domain));
+        stmt->bind(4, to_string(c.quantity)).bind(5, unit_of(c.quantity));
+        stmt->bind(6, to_string(c.provenance)).bind(7, c.backend).bind(8, c.source);
+        stmt->bind(9, c.device).bind(10, c.wrap_joules).bind(11, c.limit_watts);
+        stmt->bind(12, std::int64_t{c.counted ? 1 : 0}).bind(13, c.parent);
+        if (auto r = stmt->run(); !r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<std::int64_t> Writer::begin_run(const RunInfo& run) {
+    auto stmt = m_db.prepare("INSERT INTO run(label, kind, repeat, command, start_ns, start_utc, "
+                             "status) VALUES (?,?,?,?,?,?,'running')");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run.label).bind(2, run.kind).bind(3, std::int64_t{run.repeat});
+    stmt->bind(4, run.command).bind(5, run.start_ns).bind(6, run.start_utc);
+    if (auto r = stmt->run(); !r) {
+        return std::unexpected(r.error());
+    }
+    return m_db.last_insert_id();
+}
+
+Result<void> Writer::end_run(const RunInfo& run) {
+    auto stmt = m_db.prepare("UPDATE run SET end_ns=?, exit_code=?, signal=?, monitor_cpu_s=?, "
+                             "status=?, start_ns=? WHERE id=?");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    if (run.end_ns) {
+        stmt->bind(1, *run.end_ns);
+    } else {
+        stmt->bind_null(1);
+    }
+    if (run.exit_code) {
+        stmt->bind(2, std::int64_t{*run.exit_code});
+    } else {
+        stmt->bind_null(2);
+    }
+    if (run.signal) {
+        stmt->bind(3, std::int64_t{*run.signal});
+    } else {
+        stmt->bind_null(3);
+    }
+    stmt->bind(4, run.monitor_cpu_s).bind(5, run.status).bind(6, run.start_ns).bind(7, run.id);
+    return stmt->run();
+}
+
+Result<void> Writer::append(std::span<const SampleRecord> samples, std::int64_t run_id) {
+    for (const auto& s : samples) {
+        m_insert_sample.bind(1, run_id).bind(2, std::int64_t{s.channel} + 1).bind(3, s.t_ns);
+        m_insert_sample.bind(4, s.value).bind(5, std::int64_t{s.flags});
+        if (auto r = m_insert_sample.run(); !r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<void> Writer::add_event(const Event& e) {
+    m_insert_event.bind(1, e.run_id);
+    if (e.channel >= 0) {
+        m_insert_event.bind(2, std::int64_t{e.channel} + 1);
+    } else {
+        m_insert_event.bind_null(2);
+    }
+    m_insert_event.bind(3, e.t_ns).bind(4, e.kind).bind(5, e.detail);
+    return m_insert_event.run();
+}
+
+Result<void> Writer::add_marker(const Marker& m) {
+    auto stmt = m_db.prepare("INSERT INTO marker(run_id, t_ns, kind, name) VALUES (?,?,?,?)");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    return stmt->bind(1, m.run_id).bind(2, m.t_ns).bind(3, m.kind).bind(4, m.name).run();
+}
+
+Result<void> Writer::add_summary(std::int64_t run_id, std::span<const SummaryRow> rows) {
+    auto stmt = m_db.prepare("INSERT INTO summary(run_id, item, energy_j, avg_w, peak_w, "
+                             "provenance) VALUES (?,?,?,?,?,?)");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    for (const auto& row : rows) {
+        stmt->bind(1, run_id).bind(2, row.item).bind(3, row.energy_j).bind(4, row.avg_w);
+        stmt->bind(5, row.peak_w).bind(6, to_string(row.provenance));
+        if (auto r = stmt->run(); !r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<void> Writer::commit() {
+    if (auto r = m_db.exec("COMMIT;"); !r) {
+        return r;
+    }
+    return m_db.exec("BEGIN;");
+}
+
+} // namespace jp::trace

@@ -1,0 +1,209 @@
+// End-to-end: the real binary, a fake RAPL tree driven by a known power
+// profile, a job that records its own start and end.
+#include "fake_sysfs.hpp"
+#include "profile_writer.hpp"
+#include "trace/reader.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace jp::test {
+namespace {
+
+std::int64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;
+};
+
+// Runs a shell command line; returns its exit status and stdout.
+Outcome sh(const std::string& cmd) {
+    Outcome o;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) {
+        o.out.append(buf, n);
+    }
+    const int st = ::pclose(p);
+    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return o;
+}
+
+class EndToEnd : public ::testing::Test {
+protected:
+    void SetUp() override {
+        add_rapl_zone(fs, "intel-rapl:0", "package-0", 0, 4294967296ULL, 0444);
+        fs.add({"/config.toml", "[sensors.estimate]\nenabled = false\n"});
+    }
+    std::string jp(const std::string& args) const {
+        return fmt::format("{} --sysfs-root {} -c {} {}", JP_BINARY, fs.root().string(),
+                           fs.path("/config.toml").string(), args);
+    }
+    std::string file(const char* name) const { return fs.path(name).string(); }
+    FakeSysfs fs;
+};
+
+// The job is measured over exactly its own runtime, not a multiple of the
+// interval: 4.05 s sampled every second, with a counter that wraps mid-run.
+TEST_F(EndToEnd, EnergyMatchesGroundTruthOverTheJobsOwnEdges) {
+    ProfileWriter::Profile p;
+    p.start_j = 4294.967296 - 250; // wraps about 1.6 s in
+    const auto t0 = now_ns();
+    ProfileWriter writer{fs.path("/sys/class/powercap/intel-rapl:0/energy_uj"), p, t0};
+    ::usleep(20'000);
+    const auto trace = file("/run.jptrace");
+    const auto r = sh(jp(fmt::format("run -i 1s --json --no-live -o {} -- {} 4.05 {}", trace,
+                                     JP_TEST_JOB, file("/job.txt"))));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    auto reader = trace::Reader::open(trace);
+    ASSERT_TRUE(reader) << reader.error().message();
+    const auto epoch = std::stoll(reader->meta().at("epoch_mono_ns"));
+    const auto& run = reader->runs().at(0);
+    ASSERT_TRUE(run.end_ns.has_value());
+    const auto start = epoch + run.start_ns;
+    const auto end = epoch + *run.end_ns;
+
+    // The tool's edges bracket the job's own start and end closely.
+    std::ifstream job{file("/job.txt")};
+    long long job_start = 0;
+    long long job_end = 0;
+    job >> job_start >> job_end;
+    EXPECT_LE(start, job_start);
+    EXPECT_LE(job_end, end);
+    EXPECT_LT(job_start - start, 50'000'000) << "start edge late";
+    EXPECT_LT(end - job_end, 50'000'000) << "end edge late";
+
+    const double truth = writer.joules_between(start, end);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& run_json = j["groups"][0]["runs"][0];
+    const double measured = run_json["node"]["energy_j"].get<double>();
+    EXPECT_NEAR(measured, truth, truth * 0.001) << "more than 0.1 % off the ground truth";
+    EXPECT_NEAR(run_json["runtime_s"].get<double>(), 4.05, 0.05);
+    EXPECT_EQ(run_json["parts"][0]["name"], "cpu0.package");
+    EXPECT_EQ(run_json["parts"][0]["provenance"], "measured");
+}
+
+TEST_F(EndToEnd, RepeatsReportMeanAndSampleStd) {
+    const auto r = sh(jp(fmt::format("run -i 100ms -r 3 --json --no-live -o {} -- {} 0.3 {}",
+                                     file("/rep.jptrace"), JP_TEST_JOB, file("/j.txt"))));
+    ASSERT_EQ(r.exit_code, 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& g = j["groups"][0];
+    EXPECT_EQ(g["runs"].size(), 3U);
+    EXPECT_EQ(g["runtime_s"]["n"], 3);
+    std::vector<double> e;
+    for (const auto& run : g["runs"]) {
+        e.push_back(run["node"]["energy_j"].get<double>());
+    }
+    const double mean = (e[0] + e[1] + e[2]) / 3;
+    double ss = 0;
+    for (double x : e) {
+        ss += (x - mean) * (x - mean);
+    }
+    EXPECT_NEAR(g["node_energy_j"]["mean"].get<double>(), mean, 1e-9);
+    EXPECT_NEAR(g["node_energy_j"]["std"].get<double>(), std::sqrt(ss / 2), 1e-9);
+}
+
+TEST_F(EndToEnd, ExitStatusPassesThrough) {
+    EXPECT_EQ(sh(jp(fmt::format("-q run --no-live -o {} -- {} 0.1 {} 3", file("/a.jptrace"),
+                                JP_TEST_JOB, file("/j.txt"))))
+                  .exit_code,
+              3);
+}
+
+TEST_F(EndToEnd, KilledBySignalGives128PlusN) {
+    EXPECT_EQ(sh(jp(fmt::format("-q run --no-live -o {} -- {} --signal 9", file("/b.jptrace"),
+                                JP_TEST_JOB)))
+                  .exit_code,
+              137);
+}
+
+TEST_F(EndToEnd, CommandNotFoundIs127WithOneLine) {
+    const auto r =
+        sh(jp(fmt::format("run --no-live -o {} -- /nonexistent/cmd 2>&1", file("/c.jptrace"))));
+    EXPECT_EQ(r.exit_code, 127);
+    EXPECT_NE(r.out.find("/nonexistent/cmd"), std::string::npos) << r.out;
+}
+
+TEST_F(EndToEnd, BadOptionIsOneLineAndExit2) {
+    const auto r = sh(jp("run --interval fast -- true 2>&1"));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(sh(jp("run -- 2>&1")).exit_code, 2);
+    EXPECT_EQ(sh(std::string{JP_BINARY} + " --sysfs-root /nonexistent sensors 2>&1").exit_code, 2);
+}
+
+TEST_F(EndToEnd, SignalsSentToTheMonitorReachTheJob) {
+    for (int sig : {SIGTERM, SIGUSR1}) {
+        const auto trace = file(sig == SIGTERM ? "/t.jptrace" : "/u.jptrace");
+        const auto cmd = jp(fmt::format("-q run --no-live -o {} -- {} --wait-signal {}", trace,
+                                        JP_TEST_JOB, file("/sig.txt")));
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+            ::_exit(126);
+        }
+        ::usleep(500'000);
+        ::kill(pid, sig);
+        int st = 0;
+        ::waitpid(pid, &st, 0);
+        ASSERT_TRUE(WIFEXITED(st));
+        EXPECT_EQ(WEXITSTATUS(st), sig == SIGUSR1 ? 10 : 0);
+        std::ifstream got{file("/sig.txt")};
+        int received = 0;
+        got >> received;
+        EXPECT_EQ(received, sig);
+    }
+}
+
+TEST_F(EndToEnd, ReportReadsATraceWhoseMonitorWasKilled) {
+    const auto trace = file("/killed.jptrace");
+    const auto cmd = jp(fmt::format("-q run --no-live -i 100ms -o {} -- {} 3 {}", trace,
+                                    JP_TEST_JOB, file("/k.txt")));
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+        ::_exit(126);
+    }
+    ::usleep(1'500'000);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    const auto r = sh(jp("report --json " + trace));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& run = j["groups"][0]["runs"][0];
+    EXPECT_FALSE(run["complete"].get<bool>());
+    EXPECT_GT(run["runtime_s"].get<double>(), 0.5);
+    EXPECT_LT(run["runtime_s"].get<double>(), 1.6);
+    const auto text = sh(jp("report " + trace));
+    EXPECT_NE(text.out.find("monitor stopped"), std::string::npos) << text.out;
+    ::usleep(1'700'000); // let the orphaned job finish
+}
+
+TEST_F(EndToEnd, SensorsExplainsEstimatesOnASensorlessNode) {
+    FakeSysfs bare;
+    bare.add({"/proc/stat", "cpu  100 0 100 1000 0 0 0 0 0 0\ncpu0 100 0 100 1000 0 0 0 0 0 0\n"});
+    bare.add({"/proc/meminfo", "MemTotal:       16384000 kB\n"});
+    bare.add({"/proc/cpuinfo", "processor\t: 0\nmodel name\t: AMD EPYC\n\n"});
+    const auto r = sh(fmt::format("{} --sysfs-root {} run --no-live -o {} -- true 2>&1", JP_BINARY,
+                                  bare.root().string(), file("/e.jptrace")));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("estimated"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("model, not a measurement"), std::string::npos) << r.out;
+}
+
+} // namespace
+} // namespace jp::test

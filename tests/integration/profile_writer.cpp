@@ -1,0 +1,54 @@
+#include "profile_writer.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <numbers>
+#include <unistd.h>
+
+namespace jp::test {
+namespace {
+std::int64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+constexpr std::int64_t k_tick_ns = 200'000; // 0.2 ms, finer than RAPL's ~1 ms
+} // namespace
+
+ProfileWriter::ProfileWriter(std::filesystem::path energy_uj, Profile p, std::int64_t t0_mono_ns)
+    : m_path(std::move(energy_uj)), m_p(p), m_t0(t0_mono_ns), m_thread([this] { loop(); }) {}
+
+ProfileWriter::~ProfileWriter() {
+    m_stop = true;
+    m_thread.join();
+}
+
+double ProfileWriter::energy_at(std::int64_t t_ns) const {
+    const double t = static_cast<double>(t_ns - m_t0) * 1e-9;
+    const double w = 2 * std::numbers::pi / m_p.period_s;
+    return m_p.base_w * t + m_p.amp_w * (1 - std::cos(w * t)) / w;
+}
+
+double ProfileWriter::joules_between(std::int64_t a_ns, std::int64_t b_ns) const {
+    return energy_at(b_ns) - energy_at(a_ns);
+}
+
+void ProfileWriter::loop() {
+    const int fd = ::open(m_path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return;
+    }
+    while (!m_stop) {
+        const double e = std::fmod(m_p.start_j + energy_at(now_ns()), m_p.range_j);
+        // Fixed width so an in-place rewrite never leaves stale digits behind.
+        const auto text = fmt::format("{:013}\n", static_cast<std::uint64_t>(e * 1e6));
+        (void)!::pwrite(fd, text.data(), text.size(), 0);
+        timespec ts{0, k_tick_ns};
+        nanosleep(&ts, nullptr);
+    }
+    ::close(fd);
+}
+
+} // namespace jp::test

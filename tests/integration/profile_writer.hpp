@@ -1,0 +1,42 @@
+#pragma once
+// Drives a fake RAPL energy_uj file from a known power profile, like the
+// hardware does (a counter updated every tick, wrapping at its range), so the
+// exact energy over any window is known: the ground truth of end-to-end tests.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <thread>
+
+namespace jp::test {
+
+class ProfileWriter {
+public:
+    // P(t) = base + amp * sin(2π t / period) watts, t = seconds since t0_mono_ns.
+    struct Profile {
+        double base_w = 150;
+        double amp_w = 60;
+        double period_s = 1.7;
+        double start_j = 0;           // counter value at t0 (in joules)
+        double range_j = 4294.967296; // wraps here (2^32 µJ)
+    };
+    ProfileWriter(std::filesystem::path energy_uj, Profile p, std::int64_t t0_mono_ns);
+    ProfileWriter(const ProfileWriter&) = delete;
+    ProfileWriter& operator=(const ProfileWriter&) = delete;
+    ProfileWriter(ProfileWriter&&) = delete;
+    ProfileWriter& operator=(ProfileWriter&&) = delete;
+    ~ProfileWriter();
+
+    // Exact energy (J) of the profile between two monotonic times.
+    [[nodiscard]] double joules_between(std::int64_t a_ns, std::int64_t b_ns) const;
+
+private:
+    [[nodiscard]] double energy_at(std::int64_t t_ns) const; // since t0, unwrapped
+    void loop();
+    std::filesystem::path m_path;
+    Profile m_p;
+    std::int64_t m_t0;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+} // namespace jp::test
