@@ -50,6 +50,10 @@ std::set<Domain> measured_domains(const Discovery& d) {
     return out;
 }
 
+bool has_backend(const Discovery& d, std::string_view name) {
+    return std::ranges::any_of(d.sensors, [&](const auto& s) { return s->backend() == name; });
+}
+
 void append(Discovery& into, Discovery&& from) {
     for (auto& s : from.sensors) {
         into.sensors.push_back(std::move(s));
@@ -73,6 +77,10 @@ Discovery discover_all(const Host& host) {
     const bool replaying = !host.replay_trace.empty();
     for (const auto& backend : k_backends) {
         if (!enabled(host, backend.name) || (replaying != (backend.name == "replay"))) {
+            continue;
+        }
+        if (backend.name == "perf_rapl" && has_backend(all, "powercap")) {
+            all.notes.emplace_back("perf_rapl: not needed, powercap RAPL is readable");
             continue;
         }
         Discovery found = backend.discover(host);

@@ -1,0 +1,132 @@
+#include "core/clock.hpp"
+#include "sampler/sampler.hpp"
+
+#include <atomic>
+#include <gtest/gtest.h>
+#include <thread>
+
+namespace jp {
+namespace {
+
+using sensors::ReadStatus;
+using sensors::Value;
+
+// A counter at a constant power, read from the real clock.
+class ConstantPowerCounter final : public sensors::Sensor {
+public:
+    explicit ConstantPowerCounter(double watts, double start_j = 0)
+        : m_watts(watts), m_start(start_j) {
+        m_ch.name = "cpu0.package";
+        m_ch.domain = Domain::cpu_package;
+        m_ch.quantity = Quantity::energy;
+        m_ch.backend = "fake";
+    }
+    std::string_view backend() const noexcept override { return "fake"; }
+    std::span<const Channel> channels() const noexcept override { return {&m_ch, 1}; }
+    void read(std::span<Value> out) noexcept override {
+        out[0] = {m_start + m_watts * static_cast<double>(mono_ns() - m_t0) * 1e-9, ReadStatus::ok};
+        ++reads;
+    }
+    std::atomic<int> reads{0};
+
+private:
+    Channel m_ch;
+    double m_watts;
+    double m_start;
+    std::int64_t m_t0 = mono_ns();
+};
+
+// A BMC that takes 300 ms to answer.
+class SlowMeter final : public sensors::Sensor {
+public:
+    SlowMeter() {
+        m_ch.name = "node";
+        m_ch.domain = Domain::node;
+        m_ch.quantity = Quantity::power;
+        m_ch.backend = "slow";
+    }
+    std::string_view backend() const noexcept override { return "slow"; }
+    std::span<const Channel> channels() const noexcept override { return {&m_ch, 1}; }
+    bool slow() const noexcept override { return true; }
+    void read(std::span<Value> out) noexcept override {
+        std::this_thread::sleep_for(std::chrono::milliseconds{300});
+        out[0] = {500.0, ReadStatus::ok};
+    }
+
+private:
+    Channel m_ch;
+};
+
+std::vector<Channel> table_of(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors) {
+    std::vector<Channel> t;
+    for (const auto& s : sensors) {
+        for (const auto& c : s->channels()) {
+            t.push_back(c);
+        }
+    }
+    return t;
+}
+
+TEST(Sampler, EdgesBracketTheRunAndCountersStartAtZero) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    sensors.push_back(std::make_unique<ConstantPowerCounter>(200.0, 5000.0));
+    auto table = table_of(sensors);
+    const auto epoch = mono_ns();
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::seconds{1}, {}}, epoch};
+    const auto t0 = s.begin(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds{350}); // shorter than the interval
+    const auto t1 = s.end();
+    std::vector<trace::SampleRecord> samples;
+    std::vector<trace::Event> events;
+    s.drain(samples, events);
+    ASSERT_EQ(samples.size(), 2U) << "only the two edge reads within one interval";
+    EXPECT_EQ(samples[0].flags & trace::k_flag_edge, trace::k_flag_edge);
+    EXPECT_DOUBLE_EQ(samples[0].value, 0.0);
+    EXPECT_EQ(samples[1].flags & trace::k_flag_edge, trace::k_flag_edge);
+    const double seconds = static_cast<double>(samples[1].t_ns - samples[0].t_ns) * 1e-9;
+    EXPECT_NEAR(samples[1].value, 200.0 * seconds, 0.01);
+    EXPECT_NEAR(static_cast<double>(t1 - t0) * 1e-9, 0.35, 0.05);
+    EXPECT_TRUE(events.empty());
+}
+
+TEST(Sampler, SlowSourceDoesNotDelayFastOnes) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    auto fast = std::make_unique<ConstantPowerCounter>(100.0);
+    auto* fast_ptr = fast.get();
+    sensors.push_back(std::move(fast));
+    sensors.push_back(std::make_unique<SlowMeter>());
+    auto table = table_of(sensors);
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::milliseconds{10}, {}},
+              mono_ns()};
+    s.begin(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds{600});
+    s.end();
+    // 60 ticks at 10 ms plus two edges; allow scheduling slack on a loaded machine.
+    EXPECT_GE(fast_ptr->reads.load(), 40);
+    std::vector<trace::SampleRecord> samples;
+    std::vector<trace::Event> events;
+    s.drain(samples, events);
+    int slow_samples = 0;
+    for (const auto& r : samples) {
+        slow_samples += r.channel == 1 ? 1 : 0;
+    }
+    EXPECT_GE(slow_samples, 1);
+    EXPECT_LE(slow_samples, 3);
+}
+
+TEST(Sampler, LiveFiguresFollowTheCountedParts) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    sensors.push_back(std::make_unique<ConstantPowerCounter>(250.0));
+    auto table = table_of(sensors);
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::milliseconds{20}, {}},
+              mono_ns()};
+    s.begin(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds{200});
+    const auto live = s.live();
+    s.end();
+    EXPECT_NEAR(live.watts, 250.0, 5.0);
+    EXPECT_GT(live.joules, 30.0);
+}
+
+} // namespace
+} // namespace jp
