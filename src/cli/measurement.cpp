@@ -87,19 +87,22 @@ trace::RunInfo new_run(const Session& s, std::string kind, int repeat) {
     return run;
 }
 
-void idle_baseline(Session& s) {
+// Returns the signal that interrupted the baseline, if any.
+std::optional<int> idle_baseline(Session& s) {
     auto run = new_run(s, "baseline", 1);
     run.command = "(idle baseline)";
     s.recorder.begin_run(run);
     const double cpu0 = process_cpu_seconds();
     run.start_ns = s.sampler.begin(run.id);
     s.recorder.end_run(run);
-    sleep_until_mono(s.epoch + run.start_ns + s.options.baseline.count());
+    const auto sig =
+        process::sleep_unless_signalled(s.epoch + run.start_ns + s.options.baseline.count());
     run.end_ns = s.sampler.end();
     run.monitor_cpu_s = process_cpu_seconds() - cpu0;
-    run.status = "complete";
+    run.status = sig ? "failed" : "complete";
     run.exit_code = 0;
     s.recorder.end_run(run);
+    return sig;
 }
 
 // Runs the command once under measurement; returns its shell exit code.
@@ -204,9 +207,17 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
         JP_LOG_WARN("no sensor can be read on this node: the command runs unmeasured "
                     "(see `jouleprof sensors`)");
     }
-    const auto path = o.output.empty() ? default_trace_path() : o.output;
+    auto path = o.output.empty() ? default_trace_path() : o.output;
     const auto epoch = ClockAnchor::now();
     auto writer = trace::Writer::create(path, trace_meta(o, host, config, epoch));
+    if (!writer && o.output.empty()) {
+        // The current directory may be read-only (a job's input folder): use the temp dir.
+        const auto fallback = std::filesystem::temp_directory_path() / path.filename();
+        JP_LOG_WARN("{}; writing the trace to {} instead", writer.error().message(),
+                    fallback.string());
+        path = fallback;
+        writer = trace::Writer::create(path, trace_meta(o, host, config, epoch));
+    }
     if (!writer) {
         JP_LOG_ERROR("{}", writer.error().message());
         return 2;
@@ -221,13 +232,17 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
     {
         Recorder recorder{std::move(*writer), sampler};
         Session session{o, sampler, recorder, epoch.mono, estimated};
+        std::optional<int> interrupted;
         if (o.baseline.count() > 0) {
-            idle_baseline(session);
+            interrupted = idle_baseline(session);
         }
-        const int total = o.warmup + o.repeat;
+        const int total = interrupted ? 0 : o.warmup + o.repeat;
         for (int i = 0; i < total; ++i) {
             if (i > 0 && o.cooldown.count() > 0) {
-                sleep_until_mono(mono_ns() + o.cooldown.count());
+                interrupted = process::sleep_unless_signalled(mono_ns() + o.cooldown.count());
+                if (interrupted) {
+                    break;
+                }
             }
             const bool warm = i < o.warmup;
             std::string failure;
@@ -245,6 +260,11 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
         }
         recorder.flush();
         write_summaries(path, recorder);
+        if (interrupted) {
+            JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
+                        path.string());
+            exit_code = 128 + *interrupted;
+        }
     }
     if (print_summary(path, o.json) != 0) {
         JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());

@@ -61,6 +61,27 @@ void block_forwarded_signals() {
     ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
+std::optional<int> sleep_unless_signalled(std::int64_t deadline_mono_ns) {
+    const sigset_t set = monitored_set();
+    for (;;) {
+        timespec now{};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        const std::int64_t left =
+            deadline_mono_ns -
+            (static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
+        if (left <= 0) {
+            return std::nullopt;
+        }
+        timespec timeout{static_cast<time_t>(left / 1'000'000'000),
+                         static_cast<long>(left % 1'000'000'000)};
+        siginfo_t info{};
+        const int sig = ::sigtimedwait(&set, &info, &timeout);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+            return sig;
+        }
+    }
+}
+
 Result<std::string> resolve_program(const std::string& name) {
     if (name.empty()) {
         return fail(ErrorKind::config, "command", "empty command");

@@ -5,6 +5,7 @@
 // are forwarded; the command's exit status is returned as a shell would.
 #include "core/error.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ struct ExitStatus {
 // Blocks the signals the monitor forwards (and SIGCHLD) in the calling thread;
 // call in main() before any other thread starts so every thread inherits it.
 void block_forwarded_signals();
+
+// Sleeps until the CLOCK_MONOTONIC deadline unless SIGINT, SIGTERM or SIGHUP
+// arrives first (the signals are blocked, so this is how the monitor notices
+// them outside a job: a baseline, a cooldown). Returns that signal, if any.
+[[nodiscard]] std::optional<int> sleep_unless_signalled(std::int64_t deadline_mono_ns);
 
 // Finds an executable on PATH (or checks a path with a slash); not_found/permission.
 [[nodiscard]] Result<std::string> resolve_program(const std::string& name);

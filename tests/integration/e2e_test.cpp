@@ -169,6 +169,37 @@ TEST_F(EndToEnd, SignalsSentToTheMonitorReachTheJob) {
     }
 }
 
+TEST_F(EndToEnd, SignalDuringTheBaselineStopsTheMonitor) {
+    const auto cmd = jp(fmt::format("-q run --no-live --baseline 30s -o {} -- {} 0.1 {}",
+                                    file("/base.jptrace"), JP_TEST_JOB, file("/never.txt")));
+    const auto t0 = now_ns();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+        ::_exit(126);
+    }
+    ::usleep(400'000);
+    ::kill(pid, SIGINT);
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    ASSERT_TRUE(WIFEXITED(st));
+    EXPECT_EQ(WEXITSTATUS(st), 130);
+    EXPECT_LT(now_ns() - t0, 5'000'000'000) << "the 30 s baseline was not interrupted";
+    EXPECT_FALSE(std::filesystem::exists(file("/never.txt"))) << "the job must not start";
+}
+
+TEST_F(EndToEnd, ReadOnlyWorkingDirectoryFallsBackToTmp) {
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root writes into a mode-0555 directory anyway; CI runs this unprivileged";
+    }
+    fs.add({"/ro/keep", ""});
+    fs.chmod("/ro", 0555);
+    const auto r = sh(fmt::format("cd {} && {} 2>&1", file("/ro"), jp("run --no-live -- true")));
+    fs.chmod("/ro", 0755);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("instead"), std::string::npos) << r.out;
+}
+
 TEST_F(EndToEnd, ReportReadsATraceWhoseMonitorWasKilled) {
     const auto trace = file("/killed.jptrace");
     const auto cmd = jp(fmt::format("-q run --no-live -i 100ms -o {} -- {} 3 {}", trace,
