@@ -2,6 +2,7 @@
 #include "config/config.hpp"
 #include "sensors/host.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
@@ -10,6 +11,10 @@ namespace jp::cli {
 // `jouleprof sensors [--json]`: every sensor found, its channels, whether it
 // can be read and why not. Returns 0.
 int list_sensors(const sensors::Host& host, bool json);
+
+// Prints one trace's summary: JSON on stdout, or text on text_out. Returns 0,
+// or 1 when the trace cannot be read or summarised.
+int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE* text_out);
 
 // `jouleprof report TRACE... [--json]`. Returns 0, or 1 when a trace cannot be read.
 int report_traces(const std::vector<std::filesystem::path>& traces, bool json);

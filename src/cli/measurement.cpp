@@ -1,5 +1,6 @@
 #include "cli/measurement.hpp"
 
+#include "cli/commands.hpp"
 #include "cli/recorder.hpp"
 #include "cli/status_line.hpp"
 #include "core/clock.hpp"
@@ -164,30 +165,6 @@ void write_summaries(const std::filesystem::path& path, Recorder& recorder) {
     }
 }
 
-int print_summary(const std::filesystem::path& path, bool json) {
-    auto reader = trace::Reader::open(path);
-    if (!reader) {
-        JP_LOG_ERROR("{}", reader.error().message());
-        return 1;
-    }
-    auto summaries = report::summarize_trace(*reader);
-    if (!summaries) {
-        JP_LOG_ERROR("{}", summaries.error().message());
-        return 1;
-    }
-    const auto facts = report::node_facts(*reader);
-    if (json) {
-        auto j = report::to_json(*summaries, facts);
-        j["trace"] = path.string();
-        std::fputs((j.dump(2) + "\n").c_str(), stdout);
-        std::fflush(stdout);
-    } else {
-        const auto text = report::format_text(*summaries, facts);
-        std::fprintf(stderr, "%s  trace: %s\n", text.c_str(), path.c_str());
-    }
-    return 0;
-}
-
 } // namespace
 
 int run_measurement(const RunOptions& o, const sensors::Host& host, const Config& config) {
@@ -266,7 +243,7 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
             exit_code = 128 + *interrupted;
         }
     }
-    if (print_summary(path, o.json) != 0) {
+    if (print_trace_summary(path, o.json, stderr) != 0) {
         JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
     }
     return exit_code;

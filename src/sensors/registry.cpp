@@ -22,9 +22,9 @@ constexpr std::array k_backends{
     Backend{"replay", "plays a recorded trace back as live channels", replay::discover, false},
     Backend{"powercap", "Intel/AMD RAPL through /sys/class/powercap", powercap::discover, false},
     Backend{"perf_rapl", "RAPL through the perf_event power PMU", perf_rapl::discover, false},
-    Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
     Backend{"nvml", "NVIDIA GPUs through NVML (dlopen)", nvml::discover, false},
     Backend{"rocm_smi", "AMD GPUs through ROCm SMI (dlopen)", rocm_smi::discover, false},
+    Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
     Backend{"hwmon", "hwmon power/energy (power meters, amdgpu)", hwmon::discover, false},
     Backend{"estimate", "CPU/DRAM model from utilisation (no measurement)", estimate::discover,
             true},
@@ -66,6 +66,27 @@ void append(Discovery& into, Discovery&& from) {
     }
 }
 
+// An earlier backend's counted channel that already covers c: the same device
+// (a GPU's PCI address, a RAPL domain), or, when c names no device (pm_counters'
+// cpu/memory/accel aggregates, a second node meter), the same domain.
+const Channel* overlapping(const std::vector<Channel>& table, const Channel& c) {
+    if (c.quantity == Quantity::utilization) {
+        return nullptr;
+    }
+    for (const auto& earlier : table) {
+        if (!earlier.counted || earlier.backend == c.backend ||
+            earlier.quantity == Quantity::utilization) {
+            continue;
+        }
+        const bool same_device = !c.device.empty() && earlier.device == c.device;
+        const bool same_domain = c.device.empty() && earlier.domain == c.domain;
+        if (same_device || same_domain) {
+            return &earlier;
+        }
+    }
+    return nullptr;
+}
+
 } // namespace
 
 std::span<const Backend> backends() noexcept {
@@ -102,13 +123,11 @@ std::vector<Channel> channel_table(std::span<const std::unique_ptr<Sensor>> sens
     for (const auto& s : sensors) {
         for (const auto& c : s->channels()) {
             Channel copy = c;
-            const auto same_device = [&](const Channel& earlier) {
-                return !copy.device.empty() && earlier.device == copy.device &&
-                       earlier.quantity == copy.quantity && earlier.backend != copy.backend;
-            };
-            if (auto it = std::ranges::find_if(table, same_device); it != table.end()) {
-                copy.counted = false;
-                copy.parent = it->name;
+            if (copy.counted) {
+                if (const Channel* first = overlapping(table, copy)) {
+                    copy.counted = false;
+                    copy.parent = first->name;
+                }
             }
             table.push_back(std::move(copy));
         }

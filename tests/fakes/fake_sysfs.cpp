@@ -57,7 +57,17 @@ void FakeSysfs::add(const FakeFile& file) {
 
 void FakeSysfs::write(std::string_view absolute, std::string_view content) const {
     const auto p = path(absolute);
+    // A non-root owner cannot open its own mode-0444 file for writing: lift the
+    // mode for the write and put it back (same inode, as sysfs keeps).
+    struct stat st {};
+    const bool existed = ::stat(p.c_str(), &st) == 0;
+    if (existed) {
+        ::chmod(p.c_str(), st.st_mode | S_IWUSR);
+    }
     const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (existed) {
+        ::chmod(p.c_str(), st.st_mode & 07777);
+    }
     if (fd < 0) {
         throw std::runtime_error("cannot write " + p.string());
     }

@@ -224,6 +224,26 @@ TEST_F(EndToEnd, ReportReadsATraceWhoseMonitorWasKilled) {
     ::usleep(1'700'000); // let the orphaned job finish
 }
 
+TEST_F(EndToEnd, SensorsSaysWhyRaplIsUnreadableAndHowToFixIt) {
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root reads mode-0400 files anyway; CI runs this unprivileged";
+    }
+    FakeSysfs node;
+    add_rapl_zone(node, "intel-rapl:0", "package-0", 1000, 262143328850ULL, 0400);
+    // Owned by root with mode 0400 on a real node; the test user owns its fake
+    // file, so only mode 0000 makes it unreadable here.
+    node.chmod("/sys/class/powercap/intel-rapl:0/energy_uj", 0000);
+    const auto r = sh(fmt::format("{} --sysfs-root {} sensors", JP_BINARY, node.root().string()));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("UNREADABLE powercap"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Permission denied"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("udev"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(
+        sh(fmt::format("{} --sysfs-root {} sensors --json", JP_BINARY, node.root().string())).out);
+    ASSERT_EQ(j["unreadable"].size(), 1U);
+    EXPECT_NE(j["unreadable"][0]["hint"].get<std::string>().find("jouleprofd"), std::string::npos);
+}
+
 TEST_F(EndToEnd, SensorsExplainsEstimatesOnASensorlessNode) {
     FakeSysfs bare;
     bare.add({"/proc/stat", "cpu  100 0 100 1000 0 0 0 0 0 0\ncpu0 100 0 100 1000 0 0 0 0 0 0\n"});

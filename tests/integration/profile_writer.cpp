@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <numbers>
+#include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace jp::test {
@@ -18,7 +20,12 @@ constexpr std::int64_t k_tick_ns = 200'000; // 0.2 ms, finer than RAPL's ~1 ms
 } // namespace
 
 ProfileWriter::ProfileWriter(std::filesystem::path energy_uj, Profile p, std::int64_t t0_mono_ns)
-    : m_path(std::move(energy_uj)), m_p(p), m_t0(t0_mono_ns), m_thread([this] { loop(); }) {}
+    : m_path(std::move(energy_uj)), m_p(p), m_t0(t0_mono_ns), m_fd(open_for_write(m_path)) {
+    if (m_fd < 0) {
+        throw std::runtime_error("cannot open " + m_path.string() + " for writing");
+    }
+    m_thread = std::thread([this] { loop(); });
+}
 
 ProfileWriter::~ProfileWriter() {
     m_stop = true;
@@ -35,11 +42,21 @@ double ProfileWriter::joules_between(std::int64_t a_ns, std::int64_t b_ns) const
     return energy_at(b_ns) - energy_at(a_ns);
 }
 
-void ProfileWriter::loop() {
-    const int fd = ::open(m_path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return;
+int ProfileWriter::open_for_write(const std::filesystem::path& path) {
+    // The fake file keeps its kernel mode (0444/0400): its owner lifts it for
+    // this one open, as a non-root test user could not write it otherwise.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return -1;
     }
+    ::chmod(path.c_str(), st.st_mode | S_IWUSR);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ::chmod(path.c_str(), st.st_mode & 07777);
+    return fd;
+}
+
+void ProfileWriter::loop() {
+    const int fd = m_fd;
     while (!m_stop) {
         const double e = std::fmod(m_p.start_j + energy_at(now_ns()), m_p.range_j);
         // Fixed width so an in-place rewrite never leaves stale digits behind.

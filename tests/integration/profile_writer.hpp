@@ -32,9 +32,11 @@ public:
 private:
     [[nodiscard]] double energy_at(std::int64_t t_ns) const; // since t0, unwrapped
     void loop();
+    static int open_for_write(const std::filesystem::path& path);
     std::filesystem::path m_path;
     Profile m_p;
     std::int64_t m_t0;
+    int m_fd = -1;
     std::atomic<bool> m_stop{false};
     std::thread m_thread;
 };

@@ -27,24 +27,28 @@ std::vector<unsigned> parse_id(std::string_view id) {
     return id.empty() ? parts : std::vector<unsigned>{};
 }
 
-// "package-1-die-0" -> "cpu1.die0"; "package-1" -> "cpu1".
-std::string package_prefix(std::string_view name) {
+// "package-1-die-0" -> "cpu1.die0"; "package-1" -> "cpu1". The identity is the
+// one perf RAPL uses ("rapl:package:1"), so the two backends' views match.
+std::pair<std::string, std::string> package_prefix(std::string_view name) {
     unsigned pkg = 0;
     unsigned die = 0;
     const int n = std::sscanf(std::string{name}.c_str(), "package-%u-die-%u", &pkg, &die);
     if (n == 2) {
-        return fmt::format("cpu{}.die{}", pkg, die);
+        return {fmt::format("cpu{}.die{}", pkg, die), fmt::format("{}:die:{}", pkg, die)};
     }
-    return fmt::format("cpu{}", pkg);
+    return {fmt::format("cpu{}", pkg), fmt::format("{}", pkg)};
 }
 
 void classify_top(Zone& z) {
     auto& c = z.channel;
     if (z.name.starts_with("package")) {
-        c.name = package_prefix(z.name) + ".package";
+        const auto [prefix, id] = package_prefix(z.name);
+        c.name = prefix + ".package";
+        c.device = "rapl:package:" + id;
         c.domain = Domain::cpu_package;
     } else if (z.name.starts_with("psys")) {
         c.name = z.name == "psys" ? "psys" : "psys" + z.name.substr(5);
+        c.device = "rapl:" + c.name;
         c.domain = Domain::psys;
     } else if (z.name == "dram") {
         c.name = "dram" + std::to_string(parse_id(z.id).at(0));
@@ -61,6 +65,10 @@ void classify_sub(Zone& z, const Zone& parent) {
     const auto prefix = parent.channel.name.substr(0, parent.channel.name.rfind('.'));
     c.name = prefix + "." + z.name;
     c.parent = parent.channel.name;
+    const auto& pdev = parent.channel.device; // "rapl:package:N"
+    if (pdev.starts_with("rapl:package:")) {
+        c.device = "rapl:" + z.name + ":" + pdev.substr(13);
+    }
     if (z.name == "dram") {
         c.domain = Domain::dram; // separate from the package: counted
     } else {

@@ -1,0 +1,169 @@
+// NVML readings against the stand-in library's scripted power profile (known ground truth).
+#include "sensors/nvml/nvml.hpp"
+#include "stub_fixture.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <thread>
+
+namespace jp::sensors {
+namespace {
+
+using namespace std::chrono_literals;
+using test::StubFixture;
+using test::StubTime;
+
+constexpr const char* k_env = "JP_FAKE_NVML_FIXTURE";
+
+// Power ramps from 100 W at 0 s to 300 W at 0.2 s, then stays.
+constexpr const char* k_ramp = "power 0 0 100\npower 0 0.2 300\n";
+double ramp_watts(double t) {
+    return t < 0.2 ? 100 + 1000 * t : 300;
+}
+double ramp_joules(double t) {
+    return t < 0.2 ? 100 * t + 500 * t * t : 40 + 300 * (t - 0.2);
+}
+
+Discovery discover(StubTime& origin) {
+    Host h;
+    h.nvml_library = JP_TEST_STUB_DIR "/libfake-nvidia-ml.so";
+    return test::discover_timed([&] { return nvml::discover(h); }, origin);
+}
+
+bool has_note(const Discovery& d, std::string_view text) {
+    return std::ranges::any_of(d.notes, [&](const auto& n) { return n.find(text) != n.npos; });
+}
+
+TEST(Nvml, EnergyCounterIsTheIntegralOfThePowerProfile) {
+    StubFixture fx{k_env,
+                   std::string{"gpu 0 00000000:3B:00.0 energy_offset_mj=5000000\n"} + k_ramp};
+    StubTime origin;
+    auto d = discover(origin);
+    ASSERT_EQ(d.sensors.size(), 1U);
+    auto& s = *d.sensors[0];
+    ASSERT_EQ(s.channels()[0].quantity, Quantity::energy);
+    for (int i = 0; i < 2; ++i) {
+        std::this_thread::sleep_for(120ms);
+        StubTime when;
+        auto v = test::read_timed(s, origin, when);
+        ASSERT_EQ(v[0].status, ReadStatus::ok);
+        // Raw counter in J (mJ since driver load, floored by NVML to whole mJ).
+        EXPECT_GE(v[0].value, 5000.0 + ramp_joules(when.lo) - 1e-3);
+        EXPECT_LE(v[0].value, 5000.0 + ramp_joules(when.hi));
+    }
+}
+
+TEST(Nvml, WithoutEnergyCounterUsesInstantPowerField) {
+    StubFixture fx{k_env, std::string{"gpu 0 00000000:3B:00.0 energy=no\n"} + k_ramp};
+    StubTime origin;
+    auto d = discover(origin);
+    ASSERT_EQ(d.sensors.size(), 1U);
+    auto& s = *d.sensors[0];
+    EXPECT_EQ(s.channels()[0].quantity, Quantity::power);
+    EXPECT_TRUE(has_note(d, "nvmlDeviceGetTotalEnergyConsumption: NOT_SUPPORTED (3); power from "
+                            "NVML_FI_DEV_POWER_INSTANT"));
+    std::this_thread::sleep_for(100ms);
+    StubTime when;
+    auto v = test::read_timed(s, origin, when);
+    ASSERT_EQ(v[0].status, ReadStatus::ok);
+    EXPECT_GE(v[0].value, ramp_watts(when.lo) - 1e-3); // mW resolution
+    EXPECT_LE(v[0].value, ramp_watts(when.hi) + 1e-3);
+}
+
+TEST(Nvml, InstantPowerFieldOfEveryValueType) {
+    for (int type = 0; type <= 6; ++type) {
+        StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 energy=no instant_type=" +
+                                  std::to_string(type) + "\npower 0 0 42.5\n"};
+        StubTime origin;
+        auto d = discover(origin);
+        ASSERT_EQ(d.sensors.size(), 1U);
+        std::vector<Value> v(d.sensors[0]->channels().size());
+        d.sensors[0]->read(v);
+        EXPECT_EQ(v[0].status, ReadStatus::ok) << "valueType " << type;
+        EXPECT_DOUBLE_EQ(v[0].value, 42.5) << "valueType " << type;
+    }
+}
+
+TEST(Nvml, WithoutInstantFieldUsesPowerUsage) {
+    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 energy=no instant=no\npower 0 0 250\n"};
+    StubTime origin;
+    auto d = discover(origin);
+    ASSERT_EQ(d.sensors.size(), 1U);
+    EXPECT_EQ(d.sensors[0]->channels()[0].quantity, Quantity::power);
+    EXPECT_TRUE(has_note(d, "NVML_FI_DEV_POWER_INSTANT: NOT_SUPPORTED (3); power from "
+                            "nvmlDeviceGetPowerUsage"));
+    EXPECT_TRUE(has_note(d, "1 s average"));
+    std::vector<Value> v(1);
+    d.sensors[0]->read(v);
+    EXPECT_EQ(v[0].status, ReadStatus::ok);
+    EXPECT_DOUBLE_EQ(v[0].value, 250.0);
+}
+
+TEST(Nvml, NoPowerReadingIsAFinding) {
+    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 energy=no instant=no usage=no\nutil 0 5\n"};
+    StubTime origin;
+    auto d = discover(origin);
+    ASSERT_EQ(d.unreadable.size(), 1U);
+    EXPECT_NE(d.unreadable[0].reason.find("nvmlDeviceGetPowerUsage: NOT_SUPPORTED"),
+              std::string::npos);
+    ASSERT_EQ(d.sensors.size(), 1U) << "utilisation is still worth having";
+    ASSERT_EQ(d.sensors[0]->channels().size(), 1U);
+    EXPECT_EQ(d.sensors[0]->channels()[0].name, "gpu0.util");
+}
+
+TEST(Nvml, LostGpuIsGoneAndStaysGoneWhileTimeoutsRecover) {
+    // Both GPUs fail from 0.1 s to 0.25 s: gpu0 is lost (GPU_IS_LOST), gpu1 times out.
+    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0\npower 0 0 100\nutil 0 50\n"
+                          "gpu 1 00000000:5E:00.0\npower 1 0 100\n"
+                          "lost 0 0.1 until=0.25 code=15\nlost 1 0.1 until=0.25 code=10\n"};
+    StubTime origin;
+    auto d = discover(origin);
+    ASSERT_EQ(d.sensors.size(), 2U);
+    auto& lost = *d.sensors[0];
+    auto& slow = *d.sensors[1];
+    std::vector<Value> v(2);
+    std::vector<Value> w(1);
+    lost.read(v);
+    slow.read(w);
+    EXPECT_EQ(v[0].status, ReadStatus::ok);
+    EXPECT_EQ(w[0].status, ReadStatus::ok);
+    std::this_thread::sleep_for(150ms);
+    lost.read(v);
+    slow.read(w);
+    EXPECT_EQ(v[0].status, ReadStatus::gone);
+    EXPECT_EQ(v[1].status, ReadStatus::gone) << "the whole GPU is gone";
+    EXPECT_EQ(w[0].status, ReadStatus::retry);
+    std::this_thread::sleep_for(150ms); // the stub answers again
+    lost.read(v);
+    slow.read(w);
+    EXPECT_EQ(v[0].status, ReadStatus::gone) << "a lost GPU's handle is stale: stays gone";
+    EXPECT_EQ(w[0].status, ReadStatus::ok);
+}
+
+TEST(Nvml, ReturnCodesMapToReadStatus) {
+    const std::vector<std::pair<int, ReadStatus>> cases{
+        {15, ReadStatus::gone},  {28, ReadStatus::gone},  {6, ReadStatus::gone},
+        {10, ReadStatus::retry}, {21, ReadStatus::retry}, {27, ReadStatus::retry},
+        {19, ReadStatus::retry}, {4, ReadStatus::fatal},  {999, ReadStatus::fatal}};
+    std::string fixture;
+    for (std::size_t i = 0; i < cases.size(); ++i) { // one GPU per return code
+        fixture += fmt::format("gpu {0} 00000000:{0:02X}:00.0\npower {0} 0 100\n"
+                               "lost {0} 0.1 code={1}\n",
+                               i, cases[i].first);
+    }
+    StubFixture fx{k_env, fixture};
+    StubTime origin;
+    auto d = discover(origin);
+    ASSERT_EQ(d.sensors.size(), cases.size());
+    std::this_thread::sleep_for(150ms);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        std::vector<Value> v(1);
+        d.sensors[i]->read(v);
+        EXPECT_EQ(v[0].status, cases[i].second) << "nvmlReturn_t " << cases[i].first;
+    }
+}
+
+} // namespace
+} // namespace jp::sensors
