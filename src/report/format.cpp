@@ -2,6 +2,7 @@
 
 #include "core/duration.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace jp::report {
@@ -77,10 +78,18 @@ void format_one(std::string& out, const RepeatSummary& r, const NodeFacts& facts
     out += fmt::format("  monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one core)\n",
                        r.monitor_cpu_s, total_rt,
                        total_rt > 0 ? 100 * r.monitor_cpu_s / total_rt : 0.0);
+    std::vector<std::string> notes; // said once, not once per run
     for (const auto& run : r.runs) {
         for (const auto& n : run.notes) {
-            out += "  note: " + n + "\n";
+            if (std::ranges::find(notes, n) == notes.end()) {
+                notes.push_back(n);
+            }
         }
+    }
+    for (const auto& n : notes) {
+        out += "  note: " + n + "\n";
+    }
+    for (const auto& run : r.runs) {
         for (const auto& e : run.events) {
             out += fmt::format("  event (run {}): {}: {}\n", run.run.repeat, e.kind, e.detail);
         }

@@ -105,8 +105,11 @@ std::optional<double> summed_peak(const std::vector<const Channel*>& chans,
         return std::nullopt;
     }
     std::optional<double> peak;
-    for (std::int64_t a = t0; a + step / 2 <= t1; a += step) {
+    for (std::int64_t a = t0; a < t1; a += step) {
         const std::int64_t b = std::min(a + step, t1);
+        if (b - a < step / 2 && a > t0) {
+            break; // a short tail window is quantisation noise
+        }
         double w = rest_w;
         for (std::size_t i = 0; i < chans.size(); ++i) {
             w += window_watts(*chans[i], *series[i], a, b);
@@ -237,6 +240,17 @@ Result<RunSummary> summarize_run(trace::Reader& reader, const trace::RunInfo& ru
         } else {
             out.node_basis = "sum of parts only: the rest of the node is not modelled (set "
                              "[node] rest_watts in the config), so this is a lower bound";
+        }
+    }
+    // Instantaneous peak power can never be below the mean power over the run.
+    if (out.node.peak_w) {
+        out.node.peak_w = std::max(*out.node.peak_w, out.node.avg_w);
+    }
+    for (auto* list : {&out.parts, &out.others}) {
+        for (auto& it : *list) {
+            if (it.peak_w) {
+                it.peak_w = std::max(*it.peak_w, it.avg_w);
+            }
         }
     }
     if (out.node.provenance == Provenance::estimated || parts_prov == Provenance::estimated) {

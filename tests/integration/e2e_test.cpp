@@ -96,6 +96,20 @@ TEST_F(EndToEnd, EnergyMatchesGroundTruthOverTheJobsOwnEdges) {
     EXPECT_EQ(run_json["parts"][0]["provenance"], "measured");
 }
 
+TEST_F(EndToEnd, BaselineGivesIdlePowerAndDynamicEnergy) {
+    ProfileWriter::Profile flat;
+    flat.amp_w = 0; // 150 W whether idle or busy: the job adds no dynamic energy
+    ProfileWriter writer{fs.path("/sys/class/powercap/intel-rapl:0/energy_uj"), flat, now_ns()};
+    const auto r = sh(jp(fmt::format("run -i 100ms --baseline 500ms --json --no-live -o {} -- {} "
+                                     "0.5 {}",
+                                     file("/bl.jptrace"), JP_TEST_JOB, file("/j.txt"))));
+    ASSERT_EQ(r.exit_code, 0);
+    const auto g = nlohmann::json::parse(r.out)["groups"][0];
+    EXPECT_NEAR(g["idle_w"].get<double>(), 150.0, 1.5);
+    EXPECT_NEAR(g["dynamic_energy_j"]["mean"].get<double>(), 0.0, 1.5);
+    EXPECT_EQ(g["runs"].size(), 1U) << "the baseline is not a measured run";
+}
+
 TEST_F(EndToEnd, RepeatsReportMeanAndSampleStd) {
     const auto r = sh(jp(fmt::format("run -i 100ms -r 3 --json --no-live -o {} -- {} 0.3 {}",
                                      file("/rep.jptrace"), JP_TEST_JOB, file("/j.txt"))));

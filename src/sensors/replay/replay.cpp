@@ -87,14 +87,16 @@ Discovery discover(const Host& host) {
                                c.backend, c.source);
         c.backend = "replay";
         c.wrap_joules.reset(); // stored values are already unwrapped
+        const TimedValue first = s->points.front();
+        const TimedValue last = s->points.back();
         Track tr;
-        const auto start = s->points.front().t_ns;
+        tr.points.reserve(s->points.size());
         for (auto p : s->points) {
-            tr.points.push_back({p.t_ns - start, p.value});
+            tr.points.push_back({p.t_ns - first.t_ns, p.value});
         }
-        length = std::max(length, tr.points.back().t_ns);
+        length = std::max(length, last.t_ns - first.t_ns);
         if (c.quantity == Quantity::energy) {
-            tr.loop_gain = tr.points.back().value - tr.points.front().value;
+            tr.loop_gain = last.value - first.value;
         }
         channels.push_back(std::move(c));
         tracks.push_back(std::move(tr));

@@ -1,0 +1,157 @@
+#include "fake_sysfs.hpp"
+#include "report/format.hpp"
+#include "report/summary.hpp"
+#include "trace/writer.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+namespace jp::report {
+namespace {
+
+constexpr std::int64_t k_s = 1'000'000'000;
+
+Channel make(std::string name, Domain d, Quantity q, Provenance p = Provenance::measured) {
+    Channel c;
+    c.name = std::move(name);
+    c.domain = d;
+    c.quantity = q;
+    c.provenance = p;
+    c.backend = "test";
+    return c;
+}
+
+// Writes runs of `seconds` s sampled each second: channel i follows watts[i]
+// (energy channels as cumulative joules, power channels as watts).
+class TraceBuilder {
+public:
+    TraceBuilder(const test::FakeSysfs& fs,
+                 std::vector<Channel> channels,
+                 std::map<std::string, std::string> meta = {})
+        : m_path(fs.path("/t.jptrace")), m_channels(std::move(channels)),
+          m_writer(std::move(*trace::Writer::create(m_path, meta))) {
+        EXPECT_TRUE(m_writer.add_channels(m_channels));
+    }
+    void
+    run(const std::string& label, const std::string& kind, std::vector<double> watts, int seconds) {
+        trace::RunInfo r;
+        r.label = label;
+        r.kind = kind;
+        r.start_ns = m_t;
+        r.id = *m_writer.begin_run(r);
+        std::vector<trace::SampleRecord> samples;
+        for (int s = 0; s <= seconds; ++s) {
+            for (std::size_t i = 0; i < m_channels.size(); ++i) {
+                const bool energy = m_channels[i].quantity == Quantity::energy;
+                samples.push_back({static_cast<std::int32_t>(i), 0, m_t + s * k_s,
+                                   energy ? watts[i] * s : watts[i]});
+            }
+        }
+        EXPECT_TRUE(m_writer.append(samples, r.id));
+        r.end_ns = m_t + seconds * k_s;
+        r.status = "complete";
+        EXPECT_TRUE(m_writer.end_run(r));
+        EXPECT_TRUE(m_writer.commit());
+        m_t += (seconds + 5) * k_s;
+    }
+    trace::Reader reader() { return std::move(*trace::Reader::open(m_path)); }
+
+private:
+    std::filesystem::path m_path;
+    std::vector<Channel> m_channels;
+    trace::Writer m_writer;
+    std::int64_t m_t = 0;
+};
+
+TEST(Summary, MeasuredNodeGivesDerivedRest) {
+    test::FakeSysfs fs;
+    TraceBuilder b{fs,
+                   {make("node", Domain::node, Quantity::power),
+                    make("cpu0.package", Domain::cpu_package, Quantity::energy),
+                    make("gpu0", Domain::gpu, Quantity::energy)}};
+    b.run("a", "measure", {500, 200, 100}, 10);
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    EXPECT_NEAR(s->runtime_s, 10.0, 1e-12);
+    EXPECT_NEAR(s->node.energy_j, 5000, 1e-9);
+    EXPECT_EQ(s->node.provenance, Provenance::measured);
+    ASSERT_TRUE(s->rest);
+    EXPECT_NEAR(s->rest->energy_j, 2000, 1e-9);
+    EXPECT_EQ(s->rest->provenance, Provenance::derived);
+    ASSERT_EQ(s->parts.size(), 2U);
+    EXPECT_NEAR(s->parts[0].avg_w, 200, 1e-9);
+    EXPECT_NEAR(*s->parts[1].peak_w, 100, 1e-9);
+}
+
+TEST(Summary, WithoutNodeMeterNodeIsPartsPlusRestModelAndEstimated) {
+    test::FakeSysfs fs;
+    auto core = make("cpu0.core", Domain::cpu_core, Quantity::energy);
+    core.counted = false;
+    core.parent = "cpu0.package";
+    TraceBuilder b{fs,
+                   {make("cpu0.package", Domain::cpu_package, Quantity::energy),
+                    make("dram.estimate", Domain::dram, Quantity::power, Provenance::estimated),
+                    core},
+                   {{"node.rest_watts", "50"}, {"node.rated_watts", "1000"}}};
+    b.run("a", "measure", {200, 10, 150}, 4);
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    // cpu0.core lies inside the package: shown, not summed.
+    EXPECT_NEAR(s->node.energy_j, (200 + 10 + 50) * 4.0, 1e-9);
+    ASSERT_EQ(s->others.size(), 1U);
+    EXPECT_NEAR(s->others[0].energy_j, 600, 1e-9);
+    EXPECT_EQ(s->node.provenance, Provenance::estimated);
+    ASSERT_TRUE(s->rest);
+    EXPECT_NEAR(s->rest->energy_j, 200, 1e-9);
+    EXPECT_NEAR(*s->node.peak_w, 260, 1e-9);
+    const auto text = format_text(*summarize_trace(r), node_facts(r));
+    EXPECT_NE(text.find("% of rated 1000 W"), std::string::npos) << text;
+    EXPECT_NE(text.find("estimated"), std::string::npos);
+}
+
+TEST(Summary, RepeatsGroupByLabelWithSampleStdAndBaseline) {
+    test::FakeSysfs fs;
+    TraceBuilder b{fs, {make("node", Domain::node, Quantity::energy)}};
+    b.run("a", "baseline", {100}, 5);
+    b.run("a", "warmup", {999}, 2);
+    b.run("a", "measure", {300}, 2);
+    b.run("a", "measure", {400}, 2);
+    b.run("a", "measure", {500}, 2);
+    b.run("b", "measure", {700}, 3);
+    auto r = b.reader();
+    auto groups = summarize_trace(r);
+    ASSERT_TRUE(groups);
+    ASSERT_EQ(groups->size(), 2U);
+    const auto& a = (*groups)[0];
+    EXPECT_EQ(a.runs.size(), 3U) << "warm-up and baseline are not measured runs";
+    EXPECT_NEAR(a.node_energy_j.mean, 800, 1e-9);
+    EXPECT_NEAR(a.node_energy_j.std, 200, 1e-9); // sample std of 600, 800, 1000
+    EXPECT_NEAR(*a.idle_w, 100, 1e-9);
+    EXPECT_NEAR(a.dynamic_energy_j->mean, 800 - 100 * 2, 1e-9);
+    EXPECT_EQ((*groups)[1].label, "b");
+    const auto j = to_json(*groups, node_facts(r));
+    EXPECT_EQ(j["groups"][0]["node_energy_j"]["n"], 3);
+}
+
+TEST(Summary, StatOfUsesTheSampleStandardDeviation) {
+    const auto s = stat_of({1, 2, 3, 4});
+    EXPECT_DOUBLE_EQ(s.mean, 2.5);
+    EXPECT_NEAR(s.std, std::sqrt(5.0 / 3.0), 1e-12);
+    EXPECT_EQ(stat_of({7}).std, 0.0);
+    EXPECT_EQ(stat_of({}).n, 0U);
+}
+
+TEST(Summary, PeakIsNeverBelowTheMean) {
+    test::FakeSysfs fs;
+    TraceBuilder b{fs, {make("cpu0.package", Domain::cpu_package, Quantity::energy)}};
+    b.run("a", "measure", {120}, 1); // one window only
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    EXPECT_GE(*s->node.peak_w, s->node.avg_w - 1e-9);
+}
+
+} // namespace
+} // namespace jp::report
