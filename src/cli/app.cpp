@@ -1,7 +1,6 @@
 #include "cli/app.hpp"
 
-#include "cli/commands.hpp"
-#include "cli/measurement.hpp"
+#include "cli/command.hpp"
 #include "core/log.hpp"
 #include "jp_version.hpp"
 #include "process/runner.hpp"
@@ -33,21 +32,6 @@ void add_globals(CLI::App& app, Globals& g) {
     app.add_option("--replay", g.replay, "Play a recorded trace back as the node's sensors");
     app.add_flag("-v,--verbose", g.verbose, "More messages (-vv for debug)");
     app.add_flag("-q,--quiet", g.quiet, "Errors only");
-}
-
-// Accepts "500ms", "2s", "1m".
-CLI::Option*
-add_duration(CLI::App* app, const std::string& name, Nanos& target, const std::string& help) {
-    return app->add_option_function<std::string>(
-        name,
-        [&target, name](const std::string& text) {
-            auto d = parse_duration(text);
-            if (!d) {
-                throw CLI::ValidationError(name, d.error().detail);
-            }
-            target = *d;
-        },
-        help);
 }
 
 Config load_config_or_throw(const Globals& g) {
@@ -94,20 +78,21 @@ void set_log_level(const Globals& g) {
     }
 }
 
-void validate_run(const RunOptions& o) {
-    if (o.command.empty()) {
-        throw CLI::ValidationError("run",
-                                   "no command given: jouleprof run [options] -- CMD ARGS...");
-    }
-    if (o.interval < std::chrono::milliseconds{1}) {
-        throw CLI::ValidationError("--interval", "must be at least 1ms");
-    }
-    if (o.repeat < 1 || o.warmup < 0) {
-        throw CLI::ValidationError("--repeat", "repeat must be >= 1 and warmup >= 0");
-    }
-}
-
 } // namespace
+
+CLI::Option*
+add_duration(CLI::App* app, const std::string& name, Nanos& target, const std::string& help) {
+    return app->add_option_function<std::string>(
+        name,
+        [&target, name](const std::string& text) {
+            auto d = parse_duration(text);
+            if (!d) {
+                throw CLI::ValidationError(name, d.error().detail);
+            }
+            target = *d;
+        },
+        help);
+}
 
 int main_entry(int argc, char** argv) {
     process::block_forwarded_signals(); // before any thread: all inherit the mask
@@ -117,35 +102,17 @@ int main_entry(int argc, char** argv) {
     Globals g;
     add_globals(app, g);
 
-    RunOptions run;
-    auto* cmd_run = app.add_subcommand("run", "Run a command and measure its energy");
-    add_duration(cmd_run, "-i,--interval", run.interval, "Sampling interval (default 500ms)");
-    cmd_run->add_option("-r,--repeat", run.repeat, "Measured repetitions (default 1)");
-    cmd_run->add_option("-w,--warmup", run.warmup, "Unmeasured warm-up runs first (default 0)");
-    add_duration(cmd_run, "--cooldown", run.cooldown, "Pause between runs");
-    add_duration(cmd_run, "--baseline", run.baseline, "Measure the idle node this long first");
-    cmd_run->add_option("-l,--label", run.label, "Label of these runs (node type, setting)");
-    cmd_run->add_option("-o,--output", run.output, "Trace file to write (must not exist)");
-    cmd_run->add_flag("--json", run.json, "Print the summary as JSON on stdout");
-    cmd_run->add_flag("!--no-live", run.live, "No live status line");
-    cmd_run->add_option("command", run.command, "The command and its arguments (after --)")
-        ->required();
-    cmd_run->positionals_at_end(true);
-
-    bool json = false;
-    auto* cmd_sensors =
-        app.add_subcommand("sensors", "List every sensor and whether it is readable");
-    cmd_sensors->add_flag("--json", json, "JSON output");
-
-    std::vector<std::filesystem::path> traces;
-    auto* cmd_report = app.add_subcommand("report", "Summarise trace files");
-    cmd_report->add_option("traces", traces, "Trace files")->required()->check(CLI::ExistingFile);
-    cmd_report->add_flag("--json", json, "JSON output");
+    Commands commands;
+    for (auto* add : {register_run, register_sensors, register_report}) {
+        add(app, commands);
+    }
 
     try {
         app.parse(argc, argv);
-        if (cmd_run->parsed()) {
-            validate_run(run);
+        for (const auto& c : commands) {
+            if (c.app->parsed() && c.validate) {
+                c.validate();
+            }
         }
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
@@ -161,13 +128,12 @@ int main_entry(int argc, char** argv) {
     try {
         const Config config = load_config_or_throw(g);
         const auto host = make_host(g, config);
-        if (cmd_sensors->parsed()) {
-            return list_sensors(host, json);
+        for (const auto& c : commands) {
+            if (c.app->parsed()) {
+                return c.run(Context{config, host});
+            }
         }
-        if (cmd_report->parsed()) {
-            return report_traces(traces, json);
-        }
-        return run_measurement(run, host, config);
+        return 2;
     } catch (const Fatal& e) {
         std::fprintf(stderr, "jouleprof: error: %s\n", e.what());
         return 2;

@@ -1,3 +1,4 @@
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "core/log.hpp"
 #include "report/format.hpp"
@@ -61,6 +62,23 @@ int report_traces(const std::vector<std::filesystem::path>& traces, bool json) {
     }
     std::puts((traces.size() == 1 ? all[0] : all).dump(2).c_str());
     return 0;
+}
+
+} // namespace jp::cli
+
+namespace jp::cli {
+
+void register_report(CLI::App& app, Commands& out) {
+    struct Options {
+        std::vector<std::filesystem::path> traces;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("report", "Summarise trace files");
+    cmd->add_option("traces", o->traces, "Trace files")->required()->check(CLI::ExistingFile);
+    cmd->add_flag("--json", o->json, "JSON output");
+    out.push_back(
+        Command{cmd, {}, [o](const Context&) { return report_traces(o->traces, o->json); }});
 }
 
 } // namespace jp::cli

@@ -1,3 +1,4 @@
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "sensors/registry.hpp"
 
@@ -80,6 +81,18 @@ int list_sensors(const sensors::Host& host, bool json) {
         std::printf("  note: %s\n", n.c_str());
     }
     return 0;
+}
+
+} // namespace jp::cli
+
+namespace jp::cli {
+
+void register_sensors(CLI::App& app, Commands& out) {
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = app.add_subcommand("sensors", "List every sensor and whether it is readable");
+    cmd->add_flag("--json", *json, "JSON output");
+    out.push_back(
+        Command{cmd, {}, [json](const Context& ctx) { return list_sensors(ctx.host, *json); }});
 }
 
 } // namespace jp::cli

@@ -1,5 +1,7 @@
 #include "report/summary.hpp"
 
+#include "report/series.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -12,36 +14,6 @@ namespace {
 // Windows shorter than this share of the typical interval are quantisation
 // noise (an edge read right after a tick) and are left out of peak power.
 constexpr double k_min_window_share = 0.5;
-
-struct Series {
-    std::size_t channel = 0;
-    std::vector<TimedValue> points;
-};
-
-std::int64_t median_step(const std::vector<TimedValue>& p) {
-    if (p.size() < 2) {
-        return 0;
-    }
-    std::vector<std::int64_t> d;
-    for (std::size_t i = 1; i < p.size(); ++i) {
-        d.push_back(p[i].t_ns - p[i - 1].t_ns);
-    }
-    std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
-    return d[d.size() / 2];
-}
-
-// Mean power of a channel over [a, b].
-double
-window_watts(const Channel& c, const std::vector<TimedValue>& p, std::int64_t a, std::int64_t b) {
-    const double dt = static_cast<double>(b - a) * 1e-9;
-    if (dt <= 0 || p.empty()) {
-        return 0;
-    }
-    if (c.quantity == Quantity::energy) {
-        return (interpolate(p, b) - interpolate(p, a)) / dt;
-    }
-    return trapezoid_joules(p, a, b) / dt;
-}
 
 std::optional<double>
 peak_of(const Channel& c, const std::vector<TimedValue>& p, std::int64_t t0, std::int64_t t1) {
@@ -91,32 +63,15 @@ Item item_of(const Channel& c,
 }
 
 // Node power on a common grid: the sum of the parts' mean power per window.
-std::optional<double> summed_peak(const std::vector<const Channel*>& chans,
-                                  const std::vector<const std::vector<TimedValue>*>& series,
+std::optional<double> summed_peak(const std::vector<ChannelData>& parts,
                                   std::int64_t t0,
                                   std::int64_t t1,
                                   double rest_w) {
-    std::int64_t step = 0;
-    for (const auto* s : series) {
-        const auto m = median_step(*s);
-        step = step == 0 ? m : (m > 0 ? std::min(step, m) : step);
-    }
-    if (step <= 0 || chans.empty()) {
+    const auto g = grid_of(parts, t0, t1, rest_w);
+    if (g.watts.empty()) {
         return std::nullopt;
     }
-    std::optional<double> peak;
-    for (std::int64_t a = t0; a < t1; a += step) {
-        const std::int64_t b = std::min(a + step, t1);
-        if (b - a < step / 2 && a > t0) {
-            break; // a short tail window is quantisation noise
-        }
-        double w = rest_w;
-        for (std::size_t i = 0; i < chans.size(); ++i) {
-            w += window_watts(*chans[i], *series[i], a, b);
-        }
-        peak = std::max(peak.value_or(w), w);
-    }
-    return peak;
+    return *std::ranges::max_element(g.watts);
 }
 
 std::optional<double> meta_double(const trace::Reader& r, const std::string& key) {
@@ -177,8 +132,7 @@ Result<RunSummary> summarize_run(trace::Reader& reader, const trace::RunInfo& ru
     }
     const auto facts = node_facts(reader);
     std::optional<std::size_t> node_ch;
-    std::vector<const Channel*> part_ch;
-    std::vector<const std::vector<TimedValue>*> part_series;
+    std::vector<ChannelData> part_data;
     std::map<std::string, double> util; // by channel-name prefix ("gpu0")
     for (std::size_t i = 0; i < channels.size(); ++i) {
         const auto& c = channels[i];
@@ -196,8 +150,7 @@ Result<RunSummary> summarize_run(trace::Reader& reader, const trace::RunInfo& ru
         Item it = item_of(c, series[i], t0, t1, out.runtime_s);
         if (c.counted) {
             out.parts.push_back(std::move(it));
-            part_ch.push_back(&c);
-            part_series.push_back(&series[i]);
+            part_data.push_back({&c, &series[i]});
         } else {
             out.others.push_back(std::move(it));
         }
@@ -230,7 +183,7 @@ Result<RunSummary> summarize_run(trace::Reader& reader, const trace::RunInfo& ru
         out.node.domain = Domain::node;
         out.node.energy_j += rest_w * out.runtime_s;
         out.node.avg_w = out.runtime_s > 0 ? out.node.energy_j / out.runtime_s : 0;
-        out.node.peak_w = summed_peak(part_ch, part_series, t0, t1, rest_w);
+        out.node.peak_w = summed_peak(part_data, t0, t1, rest_w);
         if (facts.rest_watts) {
             out.node_basis =
                 fmt::format("sum of parts + rest-of-node model {:g} W (estimated)", rest_w);

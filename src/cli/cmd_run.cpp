@@ -1,0 +1,39 @@
+#include "cli/command.hpp"
+#include "cli/measurement.hpp"
+
+#include <memory>
+
+namespace jp::cli {
+
+void register_run(CLI::App& app, Commands& out) {
+    auto o = std::make_shared<RunOptions>();
+    auto* cmd = app.add_subcommand("run", "Run a command and measure its energy");
+    add_duration(cmd, "-i,--interval", o->interval, "Sampling interval (default 500ms)");
+    cmd->add_option("-r,--repeat", o->repeat, "Measured repetitions (default 1)");
+    cmd->add_option("-w,--warmup", o->warmup, "Unmeasured warm-up runs first (default 0)");
+    add_duration(cmd, "--cooldown", o->cooldown, "Pause between runs");
+    add_duration(cmd, "--baseline", o->baseline, "Measure the idle node this long first");
+    cmd->add_option("-l,--label", o->label, "Label of these runs (node type, setting)");
+    cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)");
+    cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");
+    cmd->add_flag("!--no-live", o->live, "No live status line");
+    cmd->add_option("command", o->command, "The command and its arguments (after --)")->required();
+    cmd->positionals_at_end(true);
+    out.push_back(Command{
+        cmd,
+        [o] {
+            if (o->command.empty()) {
+                throw CLI::ValidationError(
+                    "run", "no command given: jouleprof run [options] -- CMD ARGS...");
+            }
+            if (o->interval < std::chrono::milliseconds{1}) {
+                throw CLI::ValidationError("--interval", "must be at least 1ms");
+            }
+            if (o->repeat < 1 || o->warmup < 0) {
+                throw CLI::ValidationError("--repeat", "repeat must be >= 1 and warmup >= 0");
+            }
+        },
+        [o](const Context& ctx) { return run_measurement(*o, ctx.host, ctx.config); }});
+}
+
+} // namespace jp::cli

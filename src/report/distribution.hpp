@@ -1,0 +1,37 @@
+#pragma once
+// How power is distributed over a run: the peak at sample resolution and over
+// 1 s and 60 s windows, time-weighted percentiles, time above a threshold,
+// against the node's rated power.
+#include "report/series.hpp"
+
+#include <optional>
+#include <string>
+
+namespace jp::report {
+
+struct Distribution {
+    double mean_w = 0;
+    double peak_w = 0;                // highest window of the series (sample resolution)
+    std::optional<double> peak_1s_w;  // highest 1 s moving mean; absent if not resolvable
+    std::optional<double> peak_60s_w; // highest 60 s moving mean; absent for shorter runs
+    double p50_w = 0;
+    double p95_w = 0;
+    double p99_w = 0;
+    std::optional<double> threshold_w;
+    double seconds_above = 0; // time with power above threshold_w
+};
+
+// Empty series give a zero distribution.
+[[nodiscard]] Distribution power_distribution(const GridSeries& series,
+                                              std::optional<double> threshold_w = std::nullopt);
+
+struct Rating {
+    double watts = 0;
+    std::string source; // "config" or "sum of part limits (cpu0.package 165 W, gpu0 700 W)"
+};
+
+// The node's rated power: [node] rated_watts recorded in the trace, else the
+// sum of the power limits the counted parts report; nullopt when neither.
+[[nodiscard]] std::optional<Rating> rated_power(const trace::Reader& reader);
+
+} // namespace jp::report

@@ -1,0 +1,60 @@
+#pragma once
+// Power over time from a trace: any channel, or the whole node, as mean power
+// per window of a regular grid. Used for peaks, distributions and plots.
+#include "trace/reader.hpp"
+
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace jp::report {
+
+// Typical spacing of a channel's samples (ns); 0 with fewer than two samples.
+[[nodiscard]] std::int64_t median_step(const std::vector<TimedValue>& p);
+
+// Mean power (W) of a channel over [a, b]: energy channels from the cumulative
+// counter, power channels by the trapezoid rule. 0 when b <= a or no samples.
+[[nodiscard]] double
+window_watts(const Channel& c, const std::vector<TimedValue>& p, std::int64_t a, std::int64_t b);
+
+// watts[i] is the mean power over [t0 + i·step, min(t0 + (i+1)·step, t1)]; the
+// last window may be shorter (it is dropped when under half a step, unless it
+// is the only one).
+struct GridSeries {
+    std::int64_t t0 = 0;
+    std::int64_t t1 = 0;
+    std::int64_t step_ns = 0;
+    std::vector<double> watts;
+    [[nodiscard]] double seconds_of(std::size_t i) const noexcept;
+};
+
+struct ChannelData {
+    const Channel* channel = nullptr;
+    const std::vector<TimedValue>* points = nullptr;
+};
+
+// The sum of the channels' mean power per window plus offset_w. step 0 means
+// the finest median sample step among the channels. Empty when there is no
+// usable step.
+[[nodiscard]] GridSeries grid_of(std::span<const ChannelData> channels,
+                                 std::int64_t t0,
+                                 std::int64_t t1,
+                                 double offset_w,
+                                 std::int64_t step = 0);
+
+// The node's power over a run: its measured node channel, or the counted parts
+// plus the configured rest-of-node power (as in summarize_run).
+[[nodiscard]] Result<GridSeries>
+node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t step = 0);
+
+// One channel's power over a run (index into reader.channels()).
+[[nodiscard]] Result<GridSeries> channel_power_series(trace::Reader& reader,
+                                                      const trace::RunInfo& run,
+                                                      std::size_t channel,
+                                                      std::int64_t step = 0);
+
+// The run's [start, end]: its end edge, or its last sample when the monitor died.
+[[nodiscard]] Result<std::pair<std::int64_t, std::int64_t>> run_window(trace::Reader& reader,
+                                                                       const trace::RunInfo& run);
+
+} // namespace jp::report
