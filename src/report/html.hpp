@@ -1,0 +1,23 @@
+#pragma once
+// The self-contained HTML report: job profile (power over fractional runtime
+// per part, phases shaded), stacked energy per part, power distribution against
+// the rated power, and the tables. No network, no external assets.
+#include "core/error.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace jp::report {
+
+struct HtmlOptions {
+    int plot_width_px = 900;           // series are decimated to this many columns
+    std::optional<double> threshold_w; // time-above-threshold line, if given
+};
+
+// Reads the traces and writes one HTML file. Errors name the trace or output path.
+Result<void> write_html_report(const std::vector<std::filesystem::path>& traces,
+                               const std::filesystem::path& out,
+                               const HtmlOptions& options);
+
+} // namespace jp::report
