@@ -1,5 +1,6 @@
 #include "sensors/nvml/nvml.hpp"
 
+#include "sensors/gpu_sensor.hpp"
 #include "sensors/nvml/api.hpp"
 #include "sensors/nvml/device.hpp"
 
@@ -8,42 +9,12 @@
 namespace jp::sensors::nvml {
 namespace {
 
-// One GPU: its energy (or power) channel and its utilisation channel. All GPUs share one
-// Session, so NVML is shut down when the last of them is destroyed.
-class NvmlSensor final : public Sensor {
-public:
-    NvmlSensor(std::shared_ptr<const Session> session, Gpu gpu)
-        : m_session(std::move(session)), m_gpu(std::move(gpu)) {}
-
-    std::string_view backend() const noexcept override { return "nvml"; }
-    std::span<const Channel> channels() const noexcept override { return m_gpu.channels; }
-
-    // A lost GPU (GPU_IS_LOST, GPU_NOT_FOUND, NOT_FOUND) stays gone: NVML needs a driver
-    // reload or reset to bring it back, and its handle is stale by then.
-    void read(std::span<Value> out) noexcept override {
-        for (std::size_t i = 0; i < m_gpu.channels.size(); ++i) {
-            if (m_gone) {
-                out[i] = {0, ReadStatus::gone};
-                continue;
-            }
-            out[i] = read_one(m_gpu.channels[i].quantity);
-            m_gone = out[i].status == ReadStatus::gone;
-        }
+Value read_one(const Session& session, const Gpu& gpu, Quantity q) noexcept {
+    if (q == Quantity::utilization) {
+        return read_utilization(session.api(), gpu.handle);
     }
-
-private:
-    Value read_one(Quantity q) const noexcept {
-        const auto& api = m_session->api();
-        if (q == Quantity::utilization) {
-            return read_utilization(api, m_gpu.handle);
-        }
-        return read_power(api, m_gpu.handle, m_gpu.power);
-    }
-
-    std::shared_ptr<const Session> m_session;
-    Gpu m_gpu;
-    bool m_gone = false;
-};
+    return read_power(session.api(), gpu.handle, gpu.power);
+}
 
 Finding unreadable(unsigned int index, const std::string& reason, bool permission) {
     return Finding{"nvml", fmt::format("NVIDIA GPU {}", index), reason,
@@ -63,7 +34,8 @@ void add_gpu(const std::shared_ptr<const Session>& session, unsigned int index, 
         out.unreadable.push_back(unreadable(index, "no power reading: " + gpu->no_power, false));
     }
     if (!gpu->channels.empty()) {
-        out.sensors.push_back(std::make_unique<NvmlSensor>(session, std::move(*gpu)));
+        out.sensors.push_back(std::make_unique<VendorGpuSensor<Session, Gpu>>(
+            "nvml", session, std::move(*gpu), read_one));
     }
 }
 

@@ -1,5 +1,6 @@
 #include "sensors/rocm_smi/rocm_smi.hpp"
 
+#include "sensors/gpu_sensor.hpp"
 #include "sensors/rocm_smi/api.hpp"
 #include "sensors/rocm_smi/device.hpp"
 
@@ -8,42 +9,12 @@
 namespace jp::sensors::rocm_smi {
 namespace {
 
-// One GPU: its energy (or power) channel and its utilisation channel. All GPUs share one
-// Session, so ROCm SMI is shut down when the last of them is destroyed.
-class RocmSmiSensor final : public Sensor {
-public:
-    RocmSmiSensor(std::shared_ptr<const Session> session, Gpu gpu)
-        : m_session(std::move(session)), m_gpu(std::move(gpu)) {}
-
-    std::string_view backend() const noexcept override { return "rocm_smi"; }
-    std::span<const Channel> channels() const noexcept override { return m_gpu.channels; }
-
-    // A device that went away stays gone: ROCm SMI numbers devices once, at rsmi_init, so a
-    // device that comes back may sit behind another index.
-    void read(std::span<Value> out) noexcept override {
-        for (std::size_t i = 0; i < m_gpu.channels.size(); ++i) {
-            if (m_gone) {
-                out[i] = {0, ReadStatus::gone};
-                continue;
-            }
-            out[i] = read_one(m_gpu.channels[i].quantity);
-            m_gone = out[i].status == ReadStatus::gone;
-        }
+Value read_one(const Session& session, const Gpu& gpu, Quantity q) noexcept {
+    if (q == Quantity::utilization) {
+        return read_utilization(session.api(), gpu.index);
     }
-
-private:
-    Value read_one(Quantity q) const noexcept {
-        const auto& api = m_session->api();
-        if (q == Quantity::utilization) {
-            return read_utilization(api, m_gpu.index);
-        }
-        return read_power(api, m_gpu.index, m_gpu.power);
-    }
-
-    std::shared_ptr<const Session> m_session;
-    Gpu m_gpu;
-    bool m_gone = false;
-};
+    return read_power(session.api(), gpu.index, gpu.power);
+}
 
 void add_gpu(const std::shared_ptr<const Session>& session, std::uint32_t index, Discovery& out) {
     auto gpu = probe_gpu(session->api(), index, out.notes);
@@ -54,7 +25,8 @@ void add_gpu(const std::shared_ptr<const Session>& session, std::uint32_t index,
                                          "/sys/class/drm/card*/device: check they are readable"});
     }
     if (!gpu.channels.empty()) {
-        out.sensors.push_back(std::make_unique<RocmSmiSensor>(session, std::move(gpu)));
+        out.sensors.push_back(std::make_unique<VendorGpuSensor<Session, Gpu>>(
+            "rocm_smi", session, std::move(gpu), read_one));
     }
 }
 
