@@ -3,6 +3,7 @@
 #include "core/clock.hpp"
 #include "sensors/hwmon/attributes.hpp"
 #include "sensors/hwmon/classify.hpp"
+#include "sensors/sysfs_sensor.hpp"
 #include "sys/file.hpp"
 
 #include <algorithm>
@@ -12,66 +13,7 @@
 namespace jp::sensors::hwmon {
 namespace {
 
-constexpr std::int64_t k_presence_check_ns = 1'000'000'000;
 constexpr Nanos k_max_min_interval = std::chrono::seconds{1};
-
-struct Reader {
-    sys::PolledFile file;
-    double scale = 1; // raw integer -> W or J
-};
-
-// One hwmon device: each attribute read from an fd kept open, scaled to SI.
-class HwmonSensor final : public Sensor {
-public:
-    HwmonSensor(std::vector<Channel> channels, std::vector<Reader> readers, Nanos min_interval)
-        : m_channels(std::move(channels)), m_readers(std::move(readers)),
-          m_gone(m_channels.size(), false), m_min_interval(min_interval) {}
-
-    std::string_view backend() const noexcept override { return "hwmon"; }
-    std::span<const Channel> channels() const noexcept override { return m_channels; }
-    Nanos min_interval() const noexcept override { return m_min_interval; }
-
-    void read(std::span<Value> out) noexcept override {
-        const auto now = mono_ns();
-        const bool check = now - m_last_check >= k_presence_check_ns;
-        if (check) {
-            m_last_check = now;
-        }
-        for (std::size_t i = 0; i < m_readers.size(); ++i) {
-            out[i] = read_one(i, check);
-        }
-    }
-
-private:
-    Value read_one(std::size_t i, bool check_presence) noexcept {
-        if (m_gone[i] || (check_presence && !m_readers[i].file.still_present())) {
-            m_gone[i] = true;
-            return {0, ReadStatus::gone};
-        }
-        auto raw = m_readers[i].file.read_u64();
-        if (raw) {
-            return {static_cast<double>(*raw) * m_readers[i].scale, ReadStatus::ok};
-        }
-        switch (raw.error()) {
-        case ENODEV:
-        case ENOENT:
-        case ENXIO:
-            m_gone[i] = true;
-            return {0, ReadStatus::gone};
-        case EACCES:
-        case EPERM:
-            return {0, ReadStatus::fatal};
-        default:
-            return {0, ReadStatus::retry}; // EAGAIN, EIO, ENODATA, malformed content
-        }
-    }
-
-    std::vector<Channel> m_channels;
-    std::vector<Reader> m_readers;
-    std::vector<bool> m_gone;
-    Nanos m_min_interval;
-    std::int64_t m_last_check = 0;
-};
 
 std::string access_hint(const Device& dev, const Host& host) {
     if (host.is_root) {
@@ -99,7 +41,7 @@ Nanos update_period(const Device& dev, const Attribute& attr, Nanos current) {
 // What one device yielded: readable channels, and the denied ones summed up.
 struct DeviceScan {
     std::vector<Channel> channels;
-    std::vector<Reader> readers;
+    std::vector<SysfsAttribute> readers;
     int denied = 0;
     std::string first_denied; // "energy1_input: Permission denied"
     Nanos period = std::chrono::milliseconds{1};
@@ -124,7 +66,7 @@ void add_attribute(const Device& dev,
         return;
     }
     scan.channels.push_back(make_channel(dev, cls, attr));
-    scan.readers.push_back(Reader{std::move(*file), attr.kind->scale});
+    scan.readers.push_back(SysfsAttribute{std::move(*file), attr.kind->scale});
     scan.period = update_period(dev, attr, scan.period);
 }
 
@@ -142,7 +84,7 @@ void discover_device(const Host& host, const Device& dev, Discovery& out) {
                                          std::move(reason), access_hint(dev, host)});
     }
     if (!scan.channels.empty()) {
-        out.sensors.push_back(std::make_unique<HwmonSensor>(std::move(scan.channels),
+        out.sensors.push_back(std::make_unique<SysfsSensor>("hwmon", std::move(scan.channels),
                                                             std::move(scan.readers), scan.period));
     }
 }

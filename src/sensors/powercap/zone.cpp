@@ -156,7 +156,7 @@ std::vector<Zone> scan_zones(const std::filesystem::path& base, std::vector<std:
     return out;
 }
 
-void mark_duplicate_dies(std::vector<Channel>& channels, std::vector<sys::PolledFile>& files) {
+void mark_duplicate_dies(std::vector<Channel>& channels, std::vector<SysfsAttribute>& files) {
     std::map<std::string, std::pair<std::uint64_t, std::string>> first_die; // cpuN -> value, name
     for (std::size_t i = 0; i < channels.size(); ++i) {
         auto& c = channels[i];
@@ -164,7 +164,7 @@ void mark_duplicate_dies(std::vector<Channel>& channels, std::vector<sys::Polled
         if (c.domain != Domain::cpu_package || dot == std::string::npos || !c.counted) {
             continue;
         }
-        auto value = files[i].read_u64();
+        auto value = files[i].file.read_u64();
         if (!value || *value == 0) {
             continue;
         }

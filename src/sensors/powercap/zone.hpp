@@ -1,7 +1,7 @@
 #pragma once
 // Discovery of powercap RAPL zones: names, hierarchy, wrap ranges, limits.
 #include "core/channel.hpp"
-#include "sys/file.hpp"
+#include "sensors/sysfs_sensor.hpp"
 
 #include <filesystem>
 #include <string>
@@ -24,6 +24,6 @@ struct Zone {
 
 // Several dies of one AMD socket may expose the very same package counter:
 // those read identically are marked not counted (Intel dies differ and stay).
-void mark_duplicate_dies(std::vector<Channel>& channels, std::vector<sys::PolledFile>& files);
+void mark_duplicate_dies(std::vector<Channel>& channels, std::vector<SysfsAttribute>& files);
 
 } // namespace jp::sensors::powercap
