@@ -57,9 +57,11 @@ Result<std::string> read_trimmed(const std::filesystem::path& path) {
     return std::string{trim(*text)};
 }
 
-std::expected<std::uint64_t, std::errc> parse_u64(std::string_view s) noexcept {
+namespace {
+// The whole (trimmed) text must be one decimal integer.
+template <class T> std::expected<T, std::errc> parse_integer(std::string_view s) noexcept {
     s = trim(s);
-    std::uint64_t value = 0;
+    T value = 0;
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
     if (ec != std::errc{}) {
         return std::unexpected(ec);
@@ -69,18 +71,14 @@ std::expected<std::uint64_t, std::errc> parse_u64(std::string_view s) noexcept {
     }
     return value;
 }
+} // namespace
+
+std::expected<std::uint64_t, std::errc> parse_u64(std::string_view s) noexcept {
+    return parse_integer<std::uint64_t>(s);
+}
 
 std::expected<std::int64_t, std::errc> parse_i64(std::string_view s) noexcept {
-    s = trim(s);
-    std::int64_t value = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc{}) {
-        return std::unexpected(ec);
-    }
-    if (ptr != s.data() + s.size() || s.empty()) {
-        return std::unexpected(std::errc::invalid_argument);
-    }
-    return value;
+    return parse_integer<std::int64_t>(s);
 }
 
 namespace {
