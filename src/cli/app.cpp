@@ -103,9 +103,10 @@ int main_entry(int argc, char** argv) {
     add_globals(app, g);
 
     Commands commands;
-    for (auto* add : {register_run, register_sensors, register_report}) {
+    for (auto* add : {register_run, register_sensors, register_report, register_mark}) {
         add(app, commands);
     }
+    register_analysis(app, commands); // compare, sweep, export
 
     try {
         app.parse(argc, argv);

@@ -1,84 +1,116 @@
+// `jouleprof report TRACE...`: the study's table over one or more traces.
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "core/log.hpp"
+#include "report/carbon.hpp"
 #include "report/format.hpp"
 
 #include <cstdio>
+#include <memory>
 
 namespace jp::cli {
-
 namespace {
 
-Result<nlohmann::json> summary_json(const std::filesystem::path& path, std::string* text) {
-    auto reader = trace::Reader::open(path);
-    if (!reader) {
-        return std::unexpected(reader.error());
+struct ReportOptions {
+    std::vector<std::filesystem::path> traces;
+    bool json = false;
+    bool by_trace = false;
+    std::optional<double> threshold_w;
+    std::optional<double> idle_util;
+    CarbonConfig carbon; // command-line overrides
+    std::filesystem::path html;
+};
+
+int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {
+    report::SummaryOptions so;
+    so.threshold_w = o.threshold_w ? o.threshold_w : config.report.threshold_watts;
+    so.idle_util_percent = o.idle_util.value_or(config.report.idle_util_percent.value_or(1.0));
+    auto groups = report::summarize_traces(o.traces, so, o.by_trace);
+    if (!groups) {
+        JP_LOG_ERROR("{}", groups.error().message());
+        return 1;
     }
-    auto summaries = report::summarize_trace(*reader);
-    if (!summaries) {
-        return std::unexpected(summaries.error());
+    report::FormatOptions fo;
+    fo.carbon = report::merged(config.carbon, o.carbon);
+    fo.rated_watts = config.node.rated_watts;
+    if (!o.json) {
+        std::fputs(report::format_text(*groups, fo).c_str(), text_out);
+        std::fflush(text_out);
+        return 0;
     }
-    const auto facts = report::node_facts(*reader);
-    if (text != nullptr) {
-        *text = report::format_text(*summaries, facts) + "  trace: " + path.string() + "\n";
-        return nlohmann::json{};
+    auto j = report::to_json(*groups, fo);
+    j["traces"] = nlohmann::json::array();
+    for (const auto& t : o.traces) {
+        j["traces"].push_back(t.string());
     }
-    auto j = report::to_json(*summaries, facts);
-    j["trace"] = path.string();
-    return j;
+    if (o.traces.size() == 1) {
+        j["trace"] = o.traces.front().string();
+    }
+    std::puts(j.dump(2).c_str());
+    std::fflush(stdout);
+    return 0;
+}
+
+void check_options(const ReportOptions& o) {
+    if (o.threshold_w && *o.threshold_w <= 0) {
+        throw CLI::ValidationError("--threshold", "must be a positive number of watts");
+    }
+    if (o.idle_util && (*o.idle_util < 0 || *o.idle_util > 100)) {
+        throw CLI::ValidationError("--idle-util", "must be a percentage between 0 and 100");
+    }
+    if (o.carbon.pue && *o.carbon.pue < 1.0) {
+        throw CLI::ValidationError("--pue", "must be at least 1 (facility energy / IT energy)");
+    }
+    if ((o.carbon.intensity_g_per_kwh && *o.carbon.intensity_g_per_kwh < 0) ||
+        (o.carbon.price_per_kwh && *o.carbon.price_per_kwh < 0)) {
+        throw CLI::ValidationError("--carbon-intensity/--price", "must not be negative");
+    }
 }
 
 } // namespace
 
+CLI::Option* add_optional(CLI::App* app,
+                          const std::string& name,
+                          std::optional<double>& target,
+                          const std::string& help) {
+    return app->add_option_function<double>(
+        name, [&target](const double& v) { target = v; }, help);
+}
+
 int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE* text_out) {
-    std::string text;
-    auto j = summary_json(trace, json ? nullptr : &text);
-    if (!j) {
-        JP_LOG_ERROR("{}", j.error().message());
-        return 1;
-    }
-    std::fputs(json ? (j->dump(2) + "\n").c_str() : text.c_str(), json ? stdout : text_out);
-    std::fflush(json ? stdout : text_out);
-    return 0;
+    ReportOptions o;
+    o.traces = {trace};
+    o.json = json;
+    return print_report(o, Config{}, text_out);
 }
 
 int report_traces(const std::vector<std::filesystem::path>& traces, bool json) {
-    if (!json) {
-        for (const auto& path : traces) {
-            if (print_trace_summary(path, false, stdout) != 0) {
-                return 1;
-            }
-        }
-        return 0;
-    }
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& path : traces) {
-        auto j = summary_json(path, nullptr);
-        if (!j) {
-            JP_LOG_ERROR("{}", j.error().message());
-            return 1;
-        }
-        all.push_back(std::move(*j));
-    }
-    std::puts((traces.size() == 1 ? all[0] : all).dump(2).c_str());
-    return 0;
+    ReportOptions o;
+    o.traces = traces;
+    o.json = json;
+    return print_report(o, Config{}, stdout);
 }
 
-} // namespace jp::cli
-
-namespace jp::cli {
-
 void register_report(CLI::App& app, Commands& out) {
-    struct Options {
-        std::vector<std::filesystem::path> traces;
-        bool json = false;
-    };
-    auto o = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand("report", "Summarise trace files");
+    auto o = std::make_shared<ReportOptions>();
+    auto* cmd = app.add_subcommand("report", "Summarise trace files as the study's table");
     cmd->add_option("traces", o->traces, "Trace files")->required()->check(CLI::ExistingFile);
     cmd->add_flag("--json", o->json, "JSON output");
-    out.push_back(
-        Command{cmd, {}, [o](const Context&) { return report_traces(o->traces, o->json); }});
+    cmd->add_flag("--by-trace", o->by_trace,
+                  "Keep runs of the same label from different traces apart");
+    add_optional(cmd, "--threshold", o->threshold_w, "Report time with node power above W watts");
+    add_optional(cmd, "--idle-util", o->idle_util,
+                    "A GPU at or below this mean utilisation (%) is idle (default 1)");
+    add_optional(cmd, "--carbon-intensity", o->carbon.intensity_g_per_kwh,
+                    "Grid carbon intensity, g CO2e per kWh (overrides [carbon])");
+    add_optional(cmd, "--pue", o->carbon.pue, "Facility PUE (overrides [carbon]; default 1.0)");
+    add_optional(cmd, "--price", o->carbon.price_per_kwh, "Energy price per kWh");
+    cmd->add_option_function<std::string>(
+        "--currency", [o](const std::string& v) { o->carbon.currency = v; },
+        "Currency of --price, e.g. EUR");
+    cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
+    out.push_back(Command{cmd, [o] { check_options(*o); },
+                          [o](const Context& ctx) { return print_report(*o, ctx.config, stdout); }});
 }
 
 } // namespace jp::cli

@@ -1,4 +1,5 @@
 #include "cli/command.hpp"
+#include "cli/job_markers.hpp"
 #include "cli/measurement.hpp"
 
 #include <memory>
@@ -17,6 +18,11 @@ void register_run(CLI::App& app, Commands& out) {
     cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)");
     cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");
     cmd->add_flag("!--no-live", o->live, "No live status line");
+    cmd->add_option("--mark-regex", o->mark_regex,
+                    "Mark phases from the job's output: [KIND:][NAME=]REGEX, KIND phase "
+                    "(default), begin, end or point (repeatable; see docs/markers.md)")
+        ->take_all()
+        ->allow_extra_args(false);
     cmd->add_option("command", o->command, "The command and its arguments (after --)")->required();
     cmd->positionals_at_end(true);
     out.push_back(Command{
@@ -31,6 +37,9 @@ void register_run(CLI::App& app, Commands& out) {
             }
             if (o->repeat < 1 || o->warmup < 0) {
                 throw CLI::ValidationError("--repeat", "repeat must be >= 1 and warmup >= 0");
+            }
+            if (auto rules = parse_mark_regexes(o->mark_regex); !rules) {
+                throw CLI::ValidationError("--mark-regex", rules.error());
             }
         },
         [o](const Context& ctx) { return run_measurement(*o, ctx.host, ctx.config); }});

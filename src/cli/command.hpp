@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace jp::cli {
@@ -29,8 +30,20 @@ using Commands = std::vector<Command>;
 CLI::Option*
 add_duration(CLI::App* app, const std::string& name, Nanos& target, const std::string& help);
 
+// Stores a number given on the command line into an optional.
+CLI::Option* add_optional(CLI::App* app,
+                          const std::string& name,
+                          std::optional<double>& target,
+                          const std::string& help);
+
 void register_run(CLI::App& app, Commands& out);
 void register_sensors(CLI::App& app, Commands& out);
 void register_report(CLI::App& app, Commands& out);
+void register_compare(CLI::App& app, Commands& out);
+void register_sweep(CLI::App& app, Commands& out);
+void register_export(CLI::App& app, Commands& out);
+// compare, sweep and export together (one line in app.cpp).
+void register_analysis(CLI::App& app, Commands& out);
+void register_mark(CLI::App& app, Commands& out);
 
 } // namespace jp::cli

@@ -1,6 +1,7 @@
 #include "cli/measurement.hpp"
 
 #include "cli/commands.hpp"
+#include "cli/job_markers.hpp"
 #include "cli/recorder.hpp"
 #include "cli/status_line.hpp"
 #include "core/clock.hpp"
@@ -72,6 +73,7 @@ struct Session {
     const RunOptions& options;
     Sampler& sampler;
     Recorder& recorder;
+    JobMarkers& markers;
     std::int64_t epoch;
     bool estimated;
 };
@@ -109,18 +111,30 @@ std::optional<int> idle_baseline(Session& s) {
 // Runs the command once under measurement; returns its shell exit code.
 int measured_run(Session& s, const std::string& kind, int repeat, std::string& failure) {
     auto run = new_run(s, kind, repeat);
-    auto child = process::Child::spawn(s.options.command, {});
+    if (auto program = process::resolve_program(s.options.command[0]); !program) {
+        failure = program.error().message();
+        return program.error().kind == ErrorKind::not_found ? 127 : 126;
+    }
+    s.recorder.begin_run(run); // the run id goes into the job's environment
+    auto job = s.markers.prepare(run.id);
+    auto child = process::Child::spawn(s.options.command, job.env, job.stdio);
     if (!child) {
         failure = child.error().message();
+        s.markers.ended(mono_ns());
+        run.end_ns = run.start_ns;
+        run.status = "failed";
+        s.recorder.end_run(run);
         return child.error().kind == ErrorKind::not_found ? 127 : 126;
     }
-    s.recorder.begin_run(run);
+    s.markers.spawned();
     const double cpu0 = process_cpu_seconds();
     run.start_ns = s.sampler.begin(run.id);
+    s.markers.started(s.epoch + run.start_ns);
     if (auto released = child->release(); !released) {
         failure = fmt::format("cannot run '{}': {}", s.options.command[0], released.error().detail);
         auto st = child->wait(100, {});
         run.end_ns = s.sampler.end();
+        s.markers.ended(s.epoch + *run.end_ns);
         run.status = "failed";
         run.exit_code = st.shell_code();
         s.recorder.end_run(run);
@@ -133,6 +147,7 @@ int measured_run(Session& s, const std::string& kind, int repeat, std::string& f
                       s.sampler.live(), s.estimated);
     });
     run.end_ns = s.sampler.end();
+    s.markers.ended(s.epoch + *run.end_ns);
     status.clear();
     run.monitor_cpu_s = process_cpu_seconds() - cpu0;
     run.status = "complete";
@@ -168,6 +183,11 @@ void write_summaries(const std::filesystem::path& path, Recorder& recorder) {
 } // namespace
 
 int run_measurement(const RunOptions& o, const sensors::Host& host, const Config& config) {
+    auto rules = parse_mark_regexes(o.mark_regex);
+    if (!rules) {
+        JP_LOG_ERROR("--mark-regex {}", rules.error());
+        return 2;
+    }
     auto found = sensors::discover_all(host);
     for (const auto& note : found.notes) {
         JP_LOG_INFO("{}", note);
@@ -208,7 +228,8 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
     int exit_code = 0;
     {
         Recorder recorder{std::move(*writer), sampler};
-        Session session{o, sampler, recorder, epoch.mono, estimated};
+        JobMarkers markers{std::move(*rules), recorder, epoch.mono, path};
+        Session session{o, sampler, recorder, markers, epoch.mono, estimated};
         std::optional<int> interrupted;
         if (o.baseline.count() > 0) {
             interrupted = idle_baseline(session);

@@ -21,6 +21,9 @@ struct RunOptions {
     std::filesystem::path output; // empty: a new file in the current directory
     bool json = false;
     bool live = true; // live status line when stderr is a terminal
+    // --mark-regex specs ([KIND:][NAME=]REGEX): the job's output is passed
+    // through the monitor and matching lines become markers.
+    std::vector<std::string> mark_regex;
 };
 
 // Returns the command's exit status (128+N if killed by signal N); 126/127

@@ -85,4 +85,11 @@ void Recorder::add_summary(std::int64_t run_id, std::span<const trace::SummaryRo
     }
 }
 
+void Recorder::add_marker(std::int64_t t_ns, std::string_view kind, std::string_view name) {
+    const std::lock_guard lock{m_mutex};
+    if (!m_failed && m_run_id != 0) {
+        check(m_writer.add_marker({m_run_id, t_ns, std::string{kind}, std::string{name}}));
+    }
+}
+
 } // namespace jp::cli

@@ -66,6 +66,48 @@ Result<void> parse_node(const toml::table& node, std::string_view origin, NodeMo
     return {};
 }
 
+Result<void> parse_carbon(const toml::table& t, std::string_view origin, CarbonConfig& out) {
+    const std::string o = std::string{origin} + " [carbon]";
+    auto intensity = get_number<double>(t, o, "intensity_g_per_kwh", false);
+    auto pue = get_number<double>(t, o, "pue", true);
+    auto price = get_number<double>(t, o, "price_per_kwh", false);
+    for (const auto* r : {&intensity, &pue, &price}) {
+        if (!*r) {
+            return std::unexpected(r->error());
+        }
+    }
+    if (*pue && **pue < 1.0) {
+        return std::unexpected(config_error(o, "pue", "must be at least 1 (facility / IT energy)"));
+    }
+    out.intensity_g_per_kwh = *intensity;
+    out.pue = *pue;
+    out.price_per_kwh = *price;
+    if (const auto* c = t.get("currency")) {
+        if (!c->is_string()) {
+            return std::unexpected(config_error(o, "currency", "must be a string"));
+        }
+        out.currency = c->value<std::string>();
+    }
+    return {};
+}
+
+Result<void> parse_report(const toml::table& t, std::string_view origin, ReportConfig& out) {
+    const std::string o = std::string{origin} + " [report]";
+    auto idle = get_number<double>(t, o, "idle_util_percent", false);
+    auto threshold = get_number<double>(t, o, "threshold_watts", true);
+    for (const auto* r : {&idle, &threshold}) {
+        if (!*r) {
+            return std::unexpected(r->error());
+        }
+    }
+    if (*idle && **idle > 100.0) {
+        return std::unexpected(config_error(o, "idle_util_percent", "must be between 0 and 100"));
+    }
+    out.idle_util_percent = *idle;
+    out.threshold_watts = *threshold;
+    return {};
+}
+
 Result<void> parse_sensors(const toml::table& sensors, std::string_view origin, Config& out) {
     for (const auto& [key, value] : sensors) {
         const auto* t = value.as_table();
@@ -107,6 +149,16 @@ Result<Config> parse_config(std::string_view toml_text, std::string_view origin)
     Config config;
     if (const auto* node = root["node"].as_table()) {
         if (auto r = parse_node(*node, origin, config.node); !r) {
+            return std::unexpected(r.error());
+        }
+    }
+    if (const auto* carbon = root["carbon"].as_table()) {
+        if (auto r = parse_carbon(*carbon, origin, config.carbon); !r) {
+            return std::unexpected(r.error());
+        }
+    }
+    if (const auto* report = root["report"].as_table()) {
+        if (auto r = parse_report(*report, origin, config.report); !r) {
             return std::unexpected(r.error());
         }
     }

@@ -22,8 +22,27 @@ struct NodeModel {
     std::optional<double> dram_watts_per_gib;  // DRAM power per GiB of memory
 };
 
+// Converting energy into emissions and cost; nothing is printed unless set.
+struct CarbonConfig {
+    std::optional<double> intensity_g_per_kwh; // grid carbon intensity, g CO2e per kWh
+    std::optional<double> pue;                 // facility power usage effectiveness (>= 1)
+    std::optional<double> price_per_kwh;       // energy price per kWh, in `currency`
+    std::optional<std::string> currency;       // e.g. "EUR"; printed after the cost
+    [[nodiscard]] bool any() const noexcept {
+        return intensity_g_per_kwh || pue || price_per_kwh;
+    }
+};
+
+// Report defaults; command-line options override them.
+struct ReportConfig {
+    std::optional<double> idle_util_percent; // a GPU at or below this mean utilisation is idle
+    std::optional<double> threshold_watts;   // report time with node power above this
+};
+
 struct Config {
     NodeModel node;
+    CarbonConfig carbon;
+    ReportConfig report;
     std::map<std::string, Nanos, std::less<>> intervals; // backend name -> sampling interval
     std::set<std::string, std::less<>> disabled;         // backend names not to use
     std::optional<std::string> nvml_library;

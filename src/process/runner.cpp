@@ -36,7 +36,21 @@ bool executable(const std::string& path) {
 }
 
 // Child side, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void child_main(int gate, int error, const char* path, char** argv, char** envp) {
+void redirect(int fd, int target) {
+    if (fd < 0) {
+        return;
+    }
+    if (fd == target) {
+        ::fcntl(fd, F_SETFD, 0); // keep it across exec
+    } else {
+        ::dup2(fd, target); // the copy is not close-on-exec
+    }
+}
+
+[[noreturn]] void
+child_main(int gate, int error, Stdio stdio, const char* path, char** argv, char** envp) {
+    redirect(stdio.out, STDOUT_FILENO);
+    redirect(stdio.err, STDERR_FILENO);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -110,7 +124,8 @@ Result<std::string> resolve_program(const std::string& name) {
 }
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
-                           const std::vector<std::pair<std::string, std::string>>& env) {
+                           const std::vector<std::pair<std::string, std::string>>& env,
+                           Stdio stdio) {
     auto path = resolve_program(argv.at(0));
     if (!path) {
         return std::unexpected(path.error());
@@ -154,7 +169,7 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
         return std::unexpected(errno_error(err, "fork"));
     }
     if (pid == 0) {
-        child_main(gate[0], error[1], path->c_str(), c_argv.data(), envp.data());
+        child_main(gate[0], error[1], stdio, path->c_str(), c_argv.data(), envp.data());
     }
     ::close(gate[0]);
     ::close(error[1]);

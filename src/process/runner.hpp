@@ -34,11 +34,19 @@ void block_forwarded_signals();
 // Finds an executable on PATH (or checks a path with a slash); not_found/permission.
 [[nodiscard]] Result<std::string> resolve_program(const std::string& name);
 
+// Descriptors the child gets as its stdout/stderr (-1: the monitor's own).
+struct Stdio {
+    int out = -1;
+    int err = -1;
+};
+
 class Child {
 public:
     // Forks; the child waits at the gate with the caller's signal mask restored.
+    // env entries replace or add variables of the monitor's environment.
     static Result<Child> spawn(const std::vector<std::string>& argv,
-                               const std::vector<std::pair<std::string, std::string>>& env);
+                               const std::vector<std::pair<std::string, std::string>>& env,
+                               Stdio stdio = {});
     Child(Child&& other) noexcept;
     Child& operator=(Child&&) = delete;
     Child(const Child&) = delete;

@@ -3,10 +3,110 @@
 #include "core/duration.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace jp::report {
 namespace {
+
+constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>9} {:>18}  {}\n";
+
+void row(std::string& out,
+         const std::string& name,
+         const Stat& e,
+         const Stat& w,
+         const std::string& runtime,
+         const Stat& peak,
+         const std::string& prov) {
+    out += fmt::format(fmt::runtime(k_row), name, pm(e, 1e-3, 3), pm(w, 1, 1), runtime,
+                       peak.n > 0 ? pm(peak, 1, 1) : std::string{}, prov);
+}
+
+const Item* find_part(const RunSummary& run, const std::string& name) {
+    if (name == "rest") {
+        return run.rest ? &*run.rest : nullptr;
+    }
+    const auto it = std::ranges::find(run.parts, name, &Item::name);
+    return it == run.parts.end() ? nullptr : &*it;
+}
+
+// Provenance of a part, with its mean utilisation over the group's runs.
+std::string part_prov(const RepeatSummary& r, const std::string& name) {
+    const Item* first = nullptr;
+    std::vector<double> util;
+    for (const auto& run : r.runs) {
+        if (const Item* it = find_part(run, name)) {
+            first = first != nullptr ? first : it;
+            if (it->mean_util) {
+                util.push_back(*it->mean_util);
+            }
+        }
+    }
+    if (first == nullptr) {
+        return {};
+    }
+    auto prov = provenance_text(*first);
+    if (!util.empty()) {
+        prov += fmt::format(", util {:.0f} %", stat_of(util).mean);
+    }
+    return prov;
+}
+
+void part_rows(std::string& out,
+               const RepeatSummary& r,
+               const FigureStats& s,
+               const std::string& indent) {
+    for (std::size_t i = 0; i < s.part_energy_j.size(); ++i) {
+        const auto& name = s.part_energy_j[i].first;
+        row(out, indent + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
+            s.part_peak_w[i].second, part_prov(r, name));
+    }
+}
+
+void other_rows(std::string& out, const RepeatSummary& r) {
+    for (const auto& o : r.runs.front().others) {
+        std::vector<double> e, w;
+        for (const auto& run : r.runs) {
+            const auto it = std::ranges::find(run.others, o.name, &Item::name);
+            if (it != run.others.end()) {
+                e.push_back(it->energy_j);
+                w.push_back(it->avg_w);
+            }
+        }
+        row(out, "  " + o.name, stat_of(e), stat_of(w), "", {},
+            fmt::format("not summed: within {}",
+                        o.parent.empty() ? std::string{"another channel"} : o.parent));
+    }
+}
+
+void phase_rows(std::string& out, const RepeatSummary& r) {
+    for (const auto& p : r.phases) {
+        std::string name = "  phase " + p.name;
+        if (p.occurrences > p.runs) {
+            name += fmt::format(" (×{})", p.occurrences);
+        }
+        std::string prov = to_string(r.runs.front().node.provenance).data();
+        if (p.runs < r.runs.size()) {
+            prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
+        }
+        row(out, name, p.node_energy_j, p.node_avg_w, format_hms(p.runtime_s.mean),
+            p.node_peak_w, prov);
+        part_rows(out, r, p, "    ");
+    }
+}
+
+void group_rows(std::string& out, const RepeatSummary& r) {
+    const auto& first = r.runs.front();
+    out += fmt::format("{}  ({} run{}; {})\n", r.label, r.runs.size(),
+                       r.runs.size() == 1 ? "" : "s", first.run.command);
+    row(out, "  node", r.node_energy_j, r.node_avg_w, format_hms(r.runtime_s.mean),
+        r.node_peak_w, provenance_text(first.node));
+    part_rows(out, r, r, "    ");
+    other_rows(out, r);
+    phase_rows(out, r);
+}
+
+} // namespace
 
 std::string pm(const Stat& s, double scale, int digits) {
     if (s.n > 1) {
@@ -15,178 +115,52 @@ std::string pm(const Stat& s, double scale, int digits) {
     return fmt::format("{:.{}f}", s.mean * scale, digits);
 }
 
-std::string item_line(const std::string& name, const Stat& e, const Stat& w, const Item& first) {
-    std::string prov{to_string(first.provenance)};
-    if (!first.backend.empty()) {
-        prov += " (" + first.backend + ")";
+std::string power_text(double watts) {
+    if (std::abs(watts) >= 1000) {
+        return fmt::format("{:.1f} kW", watts * 1e-3);
     }
-    std::string util;
-    if (first.mean_util) {
-        util = fmt::format("  util {:.0f} %", *first.mean_util);
-    }
-    return fmt::format("  {:<20} {:>16} kJ  avg {:>14} W  {}{}\n", name, pm(e, 1e-3, 3),
-                       pm(w, 1, 1), prov, util);
+    return fmt::format("{:.1f} W", watts);
 }
 
-const Item* find_item(const RunSummary& run, const std::string& name) {
-    if (name == "rest") {
-        return run.rest ? &*run.rest : nullptr;
+std::string provenance_text(const Item& item) {
+    std::string prov{to_string(item.provenance)};
+    if (!item.backend.empty()) {
+        prov += " (" + item.backend + ")";
     }
-    for (const auto& p : run.parts) {
-        if (p.name == name) {
-            return &p;
-        }
-    }
-    return nullptr;
-}
-
-void format_one(std::string& out, const RepeatSummary& r, const NodeFacts& facts) {
-    const auto& first = r.runs.front();
-    out += fmt::format("jouleprof: {}  [{}]  {} run{}\n", first.run.command, r.label, r.runs.size(),
-                       r.runs.size() == 1 ? "" : "s (mean ± sample std)");
-    out += fmt::format("  {:<20} {:>16}     ({} s)\n", "runtime", format_hms(r.runtime_s.mean),
-                       pm(r.runtime_s, 1, 3));
-    std::string peak;
-    if (r.node_peak_w.n > 0) {
-        peak = fmt::format("  peak {} W", pm(r.node_peak_w, 1, 1));
-        if (facts.rated_watts) {
-            peak += fmt::format(" = {:.0f} % of rated {:.0f} W",
-                                100 * r.node_peak_w.mean / *facts.rated_watts, *facts.rated_watts);
-        }
-    }
-    out += fmt::format("  {:<20} {:>16} kJ  avg {:>14} W{}  {}\n", "node",
-                       pm(r.node_energy_j, 1e-3, 3), pm(r.node_avg_w, 1, 1), peak,
-                       to_string(first.node.provenance));
-    out += fmt::format("  {:<20} {}\n", "", first.node_basis);
-    for (std::size_t i = 0; i < r.part_energy_j.size(); ++i) {
-        const auto& name = r.part_energy_j[i].first;
-        if (const Item* it = find_item(first, name)) {
-            out += item_line(name, r.part_energy_j[i].second, r.part_avg_w[i].second, *it);
-        }
-    }
-    for (const auto& o : first.others) {
-        out += fmt::format("  {:<20} {:>16} kJ  (not summed: within {})\n", o.name,
-                           fmt::format("{:.3f}", o.energy_j * 1e-3),
-                           o.parent.empty() ? std::string{"another channel"} : o.parent);
-    }
-    if (r.idle_w && r.dynamic_energy_j) {
-        out += fmt::format(
-            "  idle baseline {:.1f} W -> dynamic energy {} kJ (node − idle × runtime)\n", *r.idle_w,
-            pm(*r.dynamic_energy_j, 1e-3, 3));
-    }
-    const double total_rt = r.runtime_s.mean * static_cast<double>(r.runs.size());
-    out += fmt::format("  monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one core)\n",
-                       r.monitor_cpu_s, total_rt,
-                       total_rt > 0 ? 100 * r.monitor_cpu_s / total_rt : 0.0);
-    std::vector<std::string> notes; // said once, not once per run
-    for (const auto& run : r.runs) {
-        for (const auto& n : run.notes) {
-            if (std::ranges::find(notes, n) == notes.end()) {
-                notes.push_back(n);
-            }
-        }
-    }
-    for (const auto& n : notes) {
-        out += "  note: " + n + "\n";
-    }
-    for (const auto& run : r.runs) {
-        for (const auto& e : run.events) {
-            out += fmt::format("  event (run {}): {}: {}\n", run.run.repeat, e.kind, e.detail);
-        }
-        if (run.run.signal) {
-            out +=
-                fmt::format("  run {} was killed by signal {}\n", run.run.repeat, *run.run.signal);
-        }
-    }
+    return prov;
 }
 
 nlohmann::json stat_json(const Stat& s) {
     return {{"mean", s.mean}, {"std", s.std}, {"n", s.n}};
 }
 
-nlohmann::json item_json(const Item& i) {
-    nlohmann::json j{{"name", i.name},
-                     {"domain", to_string(i.domain)},
-                     {"provenance", to_string(i.provenance)},
-                     {"backend", i.backend},
-                     {"energy_j", i.energy_j},
-                     {"avg_w", i.avg_w},
-                     {"counted", i.counted},
-                     {"parent", i.parent}};
-    j["peak_w"] = i.peak_w ? nlohmann::json(*i.peak_w) : nlohmann::json(nullptr);
-    if (i.mean_util) {
-        j["mean_util_percent"] = *i.mean_util;
+std::string format_text(const std::vector<RepeatSummary>& summaries,
+                        const FormatOptions& options) {
+    std::string table;
+    std::string details;
+    for (const auto& r : summaries) {
+        if (r.runs.empty()) {
+            continue;
+        }
+        group_rows(table, r);
+        details += r.label + ":\n" + format_details(r, options);
     }
-    return j;
+    if (table.empty()) {
+        return "no measured runs\n";
+    }
+    std::string out = fmt::format(fmt::runtime(k_row), "label / item", "Consumption [kJ]",
+                                  "Average power [W]", "Runtime", "Peak power [W]", "Provenance");
+    out += table;
+    out += "(mean ± sample std over repeats; runtime hh:mm:ss; parts indented under the node)\n\n";
+    return out + details;
 }
-
-nlohmann::json run_json(const RunSummary& s) {
-    nlohmann::json j{{"id", s.run.id},
-                     {"repeat", s.run.repeat},
-                     {"runtime_s", s.runtime_s},
-                     {"complete", s.complete},
-                     {"node", item_json(s.node)},
-                     {"node_basis", s.node_basis},
-                     {"monitor_cpu_s", s.run.monitor_cpu_s},
-                     {"notes", s.notes}};
-    j["exit_code"] = s.run.exit_code ? nlohmann::json(*s.run.exit_code) : nlohmann::json(nullptr);
-    j["signal"] = s.run.signal ? nlohmann::json(*s.run.signal) : nlohmann::json(nullptr);
-    j["parts"] = nlohmann::json::array();
-    for (const auto& p : s.parts) {
-        j["parts"].push_back(item_json(p));
-    }
-    j["not_summed"] = nlohmann::json::array();
-    for (const auto& p : s.others) {
-        j["not_summed"].push_back(item_json(p));
-    }
-    j["rest"] = s.rest ? item_json(*s.rest) : nlohmann::json(nullptr);
-    j["events"] = nlohmann::json::array();
-    for (const auto& e : s.events) {
-        j["events"].push_back({{"kind", e.kind}, {"detail", e.detail}, {"t_ns", e.t_ns}});
-    }
-    return j;
-}
-
-} // namespace
 
 std::string format_text(const std::vector<RepeatSummary>& summaries, const NodeFacts& facts) {
-    std::string out;
-    for (const auto& r : summaries) {
-        if (!r.runs.empty()) {
-            format_one(out, r, facts);
-        }
-    }
-    return out;
+    return format_text(summaries, FormatOptions{{}, facts.rated_watts});
 }
 
 nlohmann::json to_json(const std::vector<RepeatSummary>& summaries, const NodeFacts& facts) {
-    nlohmann::json groups = nlohmann::json::array();
-    for (const auto& r : summaries) {
-        nlohmann::json g{{"label", r.label},
-                         {"runtime_s", stat_json(r.runtime_s)},
-                         {"node_energy_j", stat_json(r.node_energy_j)},
-                         {"node_avg_w", stat_json(r.node_avg_w)},
-                         {"node_peak_w", stat_json(r.node_peak_w)},
-                         {"monitor_cpu_s", r.monitor_cpu_s}};
-        nlohmann::json parts = nlohmann::json::object();
-        for (std::size_t i = 0; i < r.part_energy_j.size(); ++i) {
-            parts[r.part_energy_j[i].first] = {{"energy_j", stat_json(r.part_energy_j[i].second)},
-                                               {"avg_w", stat_json(r.part_avg_w[i].second)}};
-        }
-        g["parts"] = parts;
-        g["idle_w"] = r.idle_w ? nlohmann::json(*r.idle_w) : nlohmann::json(nullptr);
-        g["dynamic_energy_j"] =
-            r.dynamic_energy_j ? stat_json(*r.dynamic_energy_j) : nlohmann::json(nullptr);
-        g["runs"] = nlohmann::json::array();
-        for (const auto& run : r.runs) {
-            g["runs"].push_back(run_json(run));
-        }
-        groups.push_back(g);
-    }
-    nlohmann::json j{{"groups", groups}};
-    j["rated_watts"] =
-        facts.rated_watts ? nlohmann::json(*facts.rated_watts) : nlohmann::json(nullptr);
-    return j;
+    return to_json(summaries, FormatOptions{{}, facts.rated_watts});
 }
 
 } // namespace jp::report

@@ -1,5 +1,6 @@
 #pragma once
 // Text and JSON forms of summaries.
+#include "config/config.hpp"
 #include "report/summary.hpp"
 
 #include <nlohmann/json.hpp>
@@ -7,10 +8,39 @@
 
 namespace jp::report {
 
-// The study's form: energy in kJ, power in W, runtime hh:mm:ss; mean ± std with repeats.
+struct FormatOptions {
+    CarbonConfig carbon;               // facility energy, CO2e and cost when any factor is set
+    std::optional<double> rated_watts; // used for groups whose traces record no rating
+};
+
+// The study's table: per label, Consumption [kJ] ± std, Average power [W] ± std,
+// Runtime (hh:mm:ss) and peak power for the node, each part, the rest and each
+// phase, with provenance; then per label the power distribution against the
+// rated power, idle accelerators, the baseline, the footprint and notes.
+[[nodiscard]] std::string format_text(const std::vector<RepeatSummary>& summaries,
+                                      const FormatOptions& options = {});
+[[nodiscard]] nlohmann::json to_json(const std::vector<RepeatSummary>& summaries,
+                                     const FormatOptions& options = {});
+
+// Earlier forms: the rating comes from facts when a group has none.
 [[nodiscard]] std::string format_text(const std::vector<RepeatSummary>& summaries,
                                       const NodeFacts& facts);
 [[nodiscard]] nlohmann::json to_json(const std::vector<RepeatSummary>& summaries,
                                      const NodeFacts& facts);
+
+// "12.345 ± 0.678" (scaled, fixed digits); no "±" for a single value.
+[[nodiscard]] std::string pm(const Stat& s, double scale, int digits);
+// "865.0 W", "8.4 kW".
+[[nodiscard]] std::string power_text(double watts);
+// "measured (powercap)", "derived", "estimated (model)".
+[[nodiscard]] std::string provenance_text(const Item& item);
+[[nodiscard]] nlohmann::json stat_json(const Stat& s);
+
+// Details of one group (the lines under the table), each line indented by two spaces.
+[[nodiscard]] std::string format_details(const RepeatSummary& r, const FormatOptions& options);
+// The power distribution line ("peak 8.4 kW = 82 % of rated 10.2 kW (config); ...").
+[[nodiscard]] std::string format_power(const PowerStats& p,
+                                       const std::optional<Rating>& rating,
+                                       std::size_t runs);
 
 } // namespace jp::report

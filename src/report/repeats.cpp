@@ -1,79 +1,224 @@
 #include "report/summary.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace jp::report {
 namespace {
 
-void add_item_stats(RepeatSummary& r) {
+const Item* find_item(const Figures& f, const std::string& name) {
+    if (name == "rest") {
+        return f.rest ? &*f.rest : nullptr;
+    }
+    const auto it = std::ranges::find(f.parts, name, &Item::name);
+    return it == f.parts.end() ? nullptr : &*it;
+}
+
+// Part names over all windows, in order of first appearance, then "rest".
+std::vector<std::string> part_names(const std::vector<const Figures*>& figs) {
     std::vector<std::string> names;
-    for (const auto& p : r.runs.front().parts) {
-        names.push_back(p.name);
-    }
-    if (r.runs.front().rest) {
-        names.emplace_back("rest");
-    }
-    for (const auto& name : names) {
-        std::vector<double> e;
-        std::vector<double> w;
-        for (const auto& run : r.runs) {
-            const Item* found = run.rest && name == "rest" ? &*run.rest : nullptr;
-            for (const auto& p : run.parts) {
-                if (p.name == name) {
-                    found = &p;
-                }
-            }
-            if (found != nullptr) {
-                e.push_back(found->energy_j);
-                w.push_back(found->avg_w);
+    bool rest = false;
+    for (const auto* f : figs) {
+        for (const auto& p : f->parts) {
+            if (std::ranges::find(names, p.name) == names.end()) {
+                names.push_back(p.name);
             }
         }
-        r.part_energy_j.emplace_back(name, stat_of(e));
-        r.part_avg_w.emplace_back(name, stat_of(w));
+        rest = rest || f->rest.has_value();
+    }
+    if (rest) {
+        names.emplace_back("rest");
+    }
+    return names;
+}
+
+void add_part_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
+    for (const auto& name : part_names(figs)) {
+        std::vector<double> e, w, pk;
+        for (const auto* f : figs) {
+            if (const Item* it = find_item(*f, name)) {
+                e.push_back(it->energy_j);
+                w.push_back(it->avg_w);
+                if (it->peak_w) {
+                    pk.push_back(*it->peak_w);
+                }
+            }
+        }
+        s.part_energy_j.emplace_back(name, stat_of(e));
+        s.part_avg_w.emplace_back(name, stat_of(w));
+        s.part_peak_w.emplace_back(name, stat_of(pk));
     }
 }
 
-RepeatSummary
-aggregate(std::string label, std::vector<RunSummary> runs, std::optional<double> idle_w) {
-    RepeatSummary r;
-    r.label = std::move(label);
-    r.runs = std::move(runs);
-    std::vector<double> rt, e, w, pk, dyn;
+void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
+    std::vector<double> rt, e, w, pk;
+    for (const auto* f : figs) {
+        rt.push_back(f->runtime_s);
+        e.push_back(f->node.energy_j);
+        w.push_back(f->node.avg_w);
+        if (f->node.peak_w) {
+            pk.push_back(*f->node.peak_w);
+        }
+    }
+    s.runtime_s = stat_of(rt);
+    s.node_energy_j = stat_of(e);
+    s.node_avg_w = stat_of(w);
+    s.node_peak_w = stat_of(pk);
+    add_part_stats(s, figs);
+}
+
+std::vector<PhaseStats> phase_stats(const std::vector<RunSummary>& runs) {
+    std::vector<PhaseStats> out;
+    std::vector<std::vector<const Figures*>> figs;
+    for (const auto& run : runs) {
+        for (const auto& p : run.phase_totals) {
+            auto it = std::ranges::find(out, p.name, &PhaseStats::name);
+            if (it == out.end()) {
+                out.emplace_back().name = p.name;
+                figs.emplace_back();
+                it = out.end() - 1;
+            }
+            it->runs += 1;
+            it->occurrences += p.occurrences;
+            figs[static_cast<std::size_t>(it - out.begin())].push_back(&p);
+        }
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        fill_stats(out[i], figs[i]);
+    }
+    return out;
+}
+
+std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
+    std::optional<PowerStats> out;
+    std::vector<double> mean, p50, p95, p99, above;
+    for (const auto& run : runs) {
+        if (!run.power) {
+            continue;
+        }
+        const auto& d = *run.power;
+        if (!out) {
+            out.emplace();
+            out->step_ns = run.power_step_ns;
+            out->peak_w = d.peak_w;
+            out->threshold_w = d.threshold_w;
+        }
+        out->step_ns = std::min(out->step_ns, run.power_step_ns);
+        out->peak_w = std::max(out->peak_w, d.peak_w);
+        for (auto [to, from] : {std::pair{&out->peak_1s_w, &d.peak_1s_w},
+                                std::pair{&out->peak_60s_w, &d.peak_60s_w}}) {
+            if (*from) {
+                *to = std::max(to->value_or(**from), **from);
+            }
+        }
+        mean.push_back(d.mean_w);
+        p50.push_back(d.p50_w);
+        p95.push_back(d.p95_w);
+        p99.push_back(d.p99_w);
+        above.push_back(d.seconds_above);
+    }
+    if (out) {
+        out->mean_w = stat_of(mean);
+        out->p50_w = stat_of(p50);
+        out->p95_w = stat_of(p95);
+        out->p99_w = stat_of(p99);
+        out->seconds_above = stat_of(above);
+    }
+    return out;
+}
+
+std::vector<IdleStats> idle_stats(const std::vector<RunSummary>& runs) {
+    std::vector<IdleStats> out;
+    std::map<std::string, std::vector<const IdleDevice*>> by_name;
+    for (const auto& run : runs) {
+        for (const auto& d : run.idle) {
+            if (!by_name.contains(d.name)) {
+                out.emplace_back().name = d.name;
+            }
+            by_name[d.name].push_back(&d);
+        }
+    }
+    for (auto& s : out) {
+        std::vector<double> e, share, util;
+        for (const auto* d : by_name[s.name]) {
+            e.push_back(d->energy_j);
+            share.push_back(d->share);
+            util.push_back(d->mean_util);
+            s.provenance = d->provenance;
+        }
+        s.runs = e.size();
+        s.of = runs.size();
+        s.energy_j = stat_of(e);
+        s.share = stat_of(share);
+        s.mean_util = stat_of(util);
+    }
+    return out;
+}
+
+void add_baseline(RepeatSummary& r) {
+    std::vector<double> idle, dyn;
     for (const auto& run : r.runs) {
-        rt.push_back(run.runtime_s);
-        e.push_back(run.node.energy_j);
-        w.push_back(run.node.avg_w);
-        if (run.node.peak_w) {
-            pk.push_back(*run.node.peak_w);
+        if (!run.idle_w) {
+            return; // dynamic energy only when every run has a baseline
         }
-        if (idle_w) {
-            dyn.push_back(run.node.energy_j - *idle_w * run.runtime_s);
-        }
-        r.monitor_cpu_s += run.run.monitor_cpu_s;
+        idle.push_back(*run.idle_w);
+        dyn.push_back(run.node.energy_j - *run.idle_w * run.runtime_s);
     }
-    r.runtime_s = stat_of(rt);
-    r.node_energy_j = stat_of(e);
-    r.node_avg_w = stat_of(w);
-    r.node_peak_w = stat_of(pk);
-    r.idle_w = idle_w;
-    if (idle_w) {
-        r.dynamic_energy_j = stat_of(dyn);
-    }
-    add_item_stats(r);
-    return r;
+    r.idle_w = stat_of(idle).mean;
+    r.dynamic_energy_j = stat_of(dyn);
 }
 
 } // namespace
 
-Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader) {
+RepeatSummary aggregate_runs(std::string label, std::vector<RunSummary> runs) {
+    RepeatSummary r;
+    r.label = std::move(label);
+    r.runs = std::move(runs);
+    std::vector<const Figures*> figs;
+    for (const auto& run : r.runs) {
+        figs.push_back(&run);
+        r.monitor_cpu_s += run.run.monitor_cpu_s;
+        if (std::ranges::find(r.traces, run.trace) == r.traces.end()) {
+            r.traces.push_back(run.trace);
+        }
+        if (!r.rating) {
+            r.rating = run.rating;
+        }
+    }
+    fill_stats(r, figs);
+    add_baseline(r);
+    r.phases = phase_stats(r.runs);
+    r.power = power_stats(r.runs);
+    r.idle = idle_stats(r.runs);
+    return r;
+}
+
+std::vector<RepeatSummary> group_runs(std::vector<RunSummary> runs, bool by_trace) {
+    std::vector<std::pair<std::string, std::string>> order; // (trace or "", label)
+    std::map<std::pair<std::string, std::string>, std::vector<RunSummary>> groups;
+    for (auto& run : runs) {
+        std::pair key{by_trace ? run.trace : std::string{}, run.run.label};
+        if (!groups.contains(key)) {
+            order.push_back(key);
+        }
+        groups[key].push_back(std::move(run));
+    }
+    std::vector<RepeatSummary> out;
+    for (const auto& key : order) {
+        out.push_back(aggregate_runs(key.second, std::move(groups[key])));
+    }
+    return out;
+}
+
+Result<std::vector<RunSummary>> measured_runs(trace::Reader& reader,
+                                              const SummaryOptions& options) {
     std::optional<double> idle_w;
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<RunSummary>> by_label;
+    std::vector<RunSummary> out;
     for (const auto& run : reader.runs()) {
         if (run.kind == "warmup") {
             continue;
         }
-        auto s = summarize_run(reader, run);
+        auto s = summarize_run(reader, run, options);
         if (!s) {
             return std::unexpected(s.error());
         }
@@ -81,16 +226,41 @@ Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader) {
             idle_w = s->node.avg_w;
             continue;
         }
-        if (!by_label.contains(run.label)) {
-            order.push_back(run.label);
-        }
-        by_label[run.label].push_back(std::move(*s));
+        out.push_back(std::move(*s));
     }
-    std::vector<RepeatSummary> out;
-    for (const auto& label : order) {
-        out.push_back(aggregate(label, std::move(by_label[label]), idle_w));
+    for (auto& s : out) {
+        s.idle_w = idle_w;
     }
     return out;
+}
+
+Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader,
+                                                   const SummaryOptions& options) {
+    auto runs = measured_runs(reader, options);
+    if (!runs) {
+        return std::unexpected(runs.error());
+    }
+    return group_runs(std::move(*runs), false);
+}
+
+Result<std::vector<RepeatSummary>> summarize_traces(std::span<const std::filesystem::path> traces,
+                                                    const SummaryOptions& options,
+                                                    bool by_trace) {
+    std::vector<RunSummary> all;
+    for (const auto& path : traces) {
+        auto reader = trace::Reader::open(path);
+        auto runs = reader ? measured_runs(*reader, options)
+                           : Result<std::vector<RunSummary>>{std::unexpected(reader.error())};
+        if (!runs) {
+            auto e = runs.error();
+            if (e.message().find(path.string()) == std::string::npos) {
+                e.where = path.string() + ": " + e.where;
+            }
+            return std::unexpected(e);
+        }
+        std::ranges::move(*runs, std::back_inserter(all));
+    }
+    return group_runs(std::move(all), by_trace);
 }
 
 } // namespace jp::report

@@ -1,10 +1,15 @@
 #pragma once
 // Turns one run of a trace into the figures users act on: runtime, node
 // energy, average and peak power, each part, the rest of the node, with the
-// provenance of every figure. Also aggregates repeats as mean ± sample std.
+// provenance of every figure; the same figures for every phase marked inside
+// the job; the node's power distribution; idle accelerators. Also aggregates
+// repeats as mean ± sample std.
+#include "report/distribution.hpp"
 #include "trace/reader.hpp"
 
+#include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,17 +28,49 @@ struct Item {
     std::string parent;
 };
 
-struct RunSummary {
-    trace::RunInfo run;
+// The figures of one window of a run: the whole run, or one phase.
+struct Figures {
     double runtime_s = 0;
-    bool complete = true; // false when the monitor stopped before the end edge
     Item node;
     std::optional<Item> rest;
     std::vector<Item> parts;  // counted parts that add up to the node
     std::vector<Item> others; // sub-domains and duplicates, shown but not summed
-    std::string node_basis;   // how the node figure was obtained, in words
+};
+
+// A phase from begin/end markers (one occurrence), or all occurrences of one
+// name together (their union in time: nested occurrences are not counted twice).
+struct PhaseSummary : Figures {
+    std::string name;
+    std::int64_t begin_ns = 0; // first begin
+    std::int64_t end_ns = 0;   // last end
+    bool open_at_end = false;  // (one of) its occurrence(s) had no end marker
+    std::size_t occurrences = 1;
+};
+
+// A GPU the job left idle: its mean utilisation stayed at or below the threshold.
+struct IdleDevice {
+    std::string name;
+    double energy_j = 0;
+    double share = 0;     // of the node's energy, 0..1
+    double mean_util = 0; // percent
+    Provenance provenance = Provenance::measured;
+};
+
+struct RunSummary : Figures {
+    trace::RunInfo run;
+    std::string trace;    // the file it was read from
+    bool complete = true; // false when the monitor stopped before the end edge
+    std::string node_basis; // how the node figure was obtained, in words
     std::vector<std::string> notes;
     std::vector<trace::Event> events;
+    std::vector<PhaseSummary> phases;       // each begin/end pair, by begin time
+    std::vector<PhaseSummary> phase_totals; // one per name, in order of first begin
+    std::vector<trace::Marker> points;      // point markers
+    std::optional<Distribution> power;      // node power over the run
+    std::int64_t power_step_ns = 0;         // resolution of that distribution
+    std::vector<IdleDevice> idle;
+    std::optional<Rating> rating; // the node's rated power, from the trace
+    std::optional<double> idle_w; // the trace's idle baseline, if it has one
 };
 
 // Node model figures recorded in the trace's meta at measurement time.
@@ -43,7 +80,19 @@ struct NodeFacts {
 };
 [[nodiscard]] NodeFacts node_facts(const trace::Reader& reader);
 
-[[nodiscard]] Result<RunSummary> summarize_run(trace::Reader& reader, const trace::RunInfo& run);
+struct SummaryOptions {
+    std::optional<double> threshold_w; // time with node power above this is reported
+    double idle_util_percent = 1.0;    // a GPU whose mean utilisation is at or below is idle
+};
+
+[[nodiscard]] Result<RunSummary>
+summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOptions& options = {});
+
+// The figures of [t0, t1] within a run (trace time, ns); clamped to the run.
+[[nodiscard]] Result<Figures> summarize_window(trace::Reader& reader,
+                                               const trace::RunInfo& run,
+                                               std::int64_t t0,
+                                               std::int64_t t1);
 
 struct Stat {
     double mean = 0;
@@ -52,18 +101,72 @@ struct Stat {
 };
 [[nodiscard]] Stat stat_of(const std::vector<double>& values);
 
-struct RepeatSummary {
-    std::string label;
-    std::vector<RunSummary> runs; // measured runs only
+// Mean ± std of Figures over runs. part_* hold the parts, then "rest", in order.
+struct FigureStats {
     Stat runtime_s, node_energy_j, node_avg_w, node_peak_w;
-    std::vector<std::pair<std::string, Stat>> part_energy_j; // parts then rest, in order
+    std::vector<std::pair<std::string, Stat>> part_energy_j;
     std::vector<std::pair<std::string, Stat>> part_avg_w;
+    std::vector<std::pair<std::string, Stat>> part_peak_w;
+};
+
+struct PhaseStats : FigureStats {
+    std::string name;
+    std::size_t runs = 0;        // runs in which the phase occurs
+    std::size_t occurrences = 0; // summed over those runs
+};
+
+// Node power distribution over a group's runs.
+struct PowerStats {
+    std::int64_t step_ns = 0; // finest resolution among the runs
+    double peak_w = 0;        // highest over the runs, at sample resolution
+    std::optional<double> peak_1s_w;
+    std::optional<double> peak_60s_w;
+    Stat mean_w, p50_w, p95_w, p99_w;
+    std::optional<double> threshold_w;
+    Stat seconds_above;
+};
+
+struct IdleStats {
+    std::string name;
+    std::size_t runs = 0; // runs in which it was idle
+    std::size_t of = 0;   // runs in the group
+    Stat energy_j, share, mean_util;
+    Provenance provenance = Provenance::measured;
+};
+
+struct RepeatSummary : FigureStats {
+    std::string label;
+    std::vector<RunSummary> runs;         // measured runs only
     std::optional<double> idle_w;         // from a baseline run
     std::optional<Stat> dynamic_energy_j; // node energy − idle power × runtime
     double monitor_cpu_s = 0;             // summed over runs
+    std::vector<PhaseStats> phases;       // per phase name, in order of first appearance
+    std::optional<PowerStats> power;
+    std::vector<IdleStats> idle;
+    std::optional<Rating> rating;
+    std::vector<std::string> traces; // the files its runs came from
 };
 
+// Mean ± std over the runs (which must not be empty) of one group.
+[[nodiscard]] RepeatSummary aggregate_runs(std::string label, std::vector<RunSummary> runs);
+
+// Groups measured runs by label (and by trace too when by_trace), in order of
+// first appearance, and aggregates each group.
+[[nodiscard]] std::vector<RepeatSummary> group_runs(std::vector<RunSummary> runs, bool by_trace);
+
 // Summarises every run of a trace; measured runs grouped by label.
-[[nodiscard]] Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader);
+[[nodiscard]] Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader,
+                                                                 const SummaryOptions& options = {});
+
+// The measured runs of every trace (warm-ups left out, baselines only as idle_w).
+[[nodiscard]] Result<std::vector<RunSummary>> measured_runs(trace::Reader& reader,
+                                                            const SummaryOptions& options = {});
+
+// Several traces: runs of the same label merge into one group unless by_trace.
+// Errors name the trace.
+[[nodiscard]] Result<std::vector<RepeatSummary>>
+summarize_traces(std::span<const std::filesystem::path> traces,
+                 const SummaryOptions& options = {},
+                 bool by_trace = false);
 
 } // namespace jp::report
