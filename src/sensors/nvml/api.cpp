@@ -2,52 +2,9 @@
 
 #include <fmt/format.h>
 #include <string_view>
-#include <vector>
 
 namespace jp::sensors::nvml {
 namespace {
-
-constexpr std::string_view k_none_measured = "no NVIDIA GPUs measured";
-
-std::vector<std::string> library_names(const Host& host) {
-    if (!host.nvml_library.empty()) {
-        return {host.nvml_library};
-    }
-    return {"libnvidia-ml.so.1", "libnvidia-ml.so"};
-}
-
-// Absent optional entry points stay null; the backend then falls back or skips a channel.
-template <class Fn> void optional(const sys::DynamicLibrary& lib, Fn& fn, const char* name) {
-    auto sym = lib.symbol<Fn>(name);
-    fn = sym ? *sym : nullptr;
-}
-
-Result<Api> load_api(const sys::DynamicLibrary& lib) {
-    Api api{};
-    std::string missing; // the first required symbol not found, as DynamicLibrary words it
-    const auto required = [&]<class Fn>(Fn& fn, const char* name) {
-        if (auto sym = lib.symbol<Fn>(name)) {
-            fn = *sym;
-        } else if (missing.empty()) {
-            missing = sym.error().message();
-        }
-    };
-    required(api.init, "nvmlInit_v2");
-    required(api.shutdown, "nvmlShutdown");
-    required(api.get_count, "nvmlDeviceGetCount_v2");
-    required(api.get_handle, "nvmlDeviceGetHandleByIndex_v2");
-    required(api.get_pci_info, "nvmlDeviceGetPciInfo_v3");
-    required(api.get_name, "nvmlDeviceGetName");
-    required(api.get_power_usage, "nvmlDeviceGetPowerUsage");
-    if (!missing.empty()) {
-        return fail(ErrorKind::unsupported, "nvml", missing);
-    }
-    optional(lib, api.get_total_energy, "nvmlDeviceGetTotalEnergyConsumption");
-    optional(lib, api.get_field_values, "nvmlDeviceGetFieldValues");
-    optional(lib, api.get_utilization, "nvmlDeviceGetUtilizationRates");
-    optional(lib, api.get_enforced_limit, "nvmlDeviceGetEnforcedPowerLimit");
-    return api;
-}
 
 std::string_view return_name(Return r) {
     switch (r) {
@@ -130,29 +87,34 @@ ReadStatus classify(Return r) noexcept {
     }
 }
 
-Result<std::shared_ptr<const Session>> Session::open(const Host& host) {
-    const auto names = library_names(host);
-    auto lib = sys::DynamicLibrary::open(names);
-    if (!lib) {
-        return fail(ErrorKind::not_found, "nvml",
-                    fmt::format("{} not found: {} ({})", names.front(), k_none_measured,
-                                lib.error().detail));
-    }
-    auto api = load_api(*lib);
-    if (!api) {
-        return fail(ErrorKind::unsupported, "nvml",
-                    fmt::format("{}: {}", api.error().detail, k_none_measured));
-    }
-    if (const Return r = api->init(); r != k_success) {
-        return fail(ErrorKind::library, "nvml",
-                    fmt::format("nvmlInit_v2 failed: {}: {}", return_text(r), k_none_measured),
-                    r == k_driver_not_loaded ? "is the nvidia kernel module loaded?" : "");
-    }
-    return std::shared_ptr<const Session>(new Session(std::move(*lib), *api));
+void Library::load(Symbols& symbols, Api& api) {
+    symbols.required(api.init, "nvmlInit_v2");
+    symbols.required(api.shutdown, "nvmlShutdown");
+    symbols.required(api.get_count, "nvmlDeviceGetCount_v2");
+    symbols.required(api.get_handle, "nvmlDeviceGetHandleByIndex_v2");
+    symbols.required(api.get_pci_info, "nvmlDeviceGetPciInfo_v3");
+    symbols.required(api.get_name, "nvmlDeviceGetName");
+    symbols.required(api.get_power_usage, "nvmlDeviceGetPowerUsage");
+    symbols.optional(api.get_total_energy, "nvmlDeviceGetTotalEnergyConsumption");
+    symbols.optional(api.get_field_values, "nvmlDeviceGetFieldValues");
+    symbols.optional(api.get_utilization, "nvmlDeviceGetUtilizationRates");
+    symbols.optional(api.get_enforced_limit, "nvmlDeviceGetEnforcedPowerLimit");
 }
 
-Session::~Session() {
-    m_api.shutdown();
+Result<void> Library::init(const Api& api) {
+    if (const Return r = api.init(); r != k_success) {
+        return fail(ErrorKind::library, "nvmlInit_v2", return_text(r),
+                    r == k_driver_not_loaded ? "is the nvidia kernel module loaded?" : "");
+    }
+    return {};
+}
+
+Result<unsigned int> Library::count(const Api& api) {
+    unsigned int count = 0;
+    if (const Return r = api.get_count(&count); r != k_success) {
+        return fail(ErrorKind::library, "nvmlDeviceGetCount_v2", return_text(r));
+    }
+    return count;
 }
 
 } // namespace jp::sensors::nvml

@@ -5,12 +5,12 @@
 #include "core/error.hpp"
 #include "sensors/host.hpp"
 #include "sensors/sensor.hpp"
-#include "sys/dynamic_library.hpp"
+#include "sensors/vendor_library.hpp"
 
 #include <array>
 #include <cstddef>
-#include <memory>
 #include <string>
+#include <string_view>
 
 namespace jp::sensors::nvml {
 
@@ -100,25 +100,25 @@ struct Api {
 // How a failed call during sampling is treated: lost devices are gone, busy ones retry.
 [[nodiscard]] ReadStatus classify(Return r) noexcept;
 
+// How NVML is found, loaded and initialised (see VendorSession).
+struct Library {
+    using Api = nvml::Api;
+    static constexpr std::string_view backend = "nvml";
+    static constexpr std::string_view none_measured = "no NVIDIA GPUs measured";
+    static constexpr std::string Host::*host_library = &Host::nvml_library;
+    static constexpr std::array<std::string_view, 2> default_names{"libnvidia-ml.so.1",
+                                                                   "libnvidia-ml.so"};
+    static constexpr auto shutdown = &Api::shutdown;
+    static void load(Symbols& symbols, Api& api);
+    // nvmlInit_v2 (DRIVER_NOT_LOADED comes with a hint).
+    static Result<void> init(const Api& api);
+    // nvmlDeviceGetCount_v2.
+    static Result<unsigned int> count(const Api& api);
+    static constexpr std::string_view no_gpus = "the driver reports no NVIDIA GPUs";
+};
+
 // The library, loaded and initialised; nvmlShutdown and dlclose on destruction. Shared by
 // every GPU's sensor so that NVML stays initialised while any of them lives.
-class Session {
-public:
-    // Fails with a message fit for Discovery::notes: library absent, a required symbol
-    // missing, or nvmlInit_v2 failing (e.g. DRIVER_NOT_LOADED).
-    static Result<std::shared_ptr<const Session>> open(const Host& host);
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
-    Session(Session&&) = delete;
-    Session& operator=(Session&&) = delete;
-    ~Session();
-
-    [[nodiscard]] const Api& api() const noexcept { return m_api; }
-
-private:
-    Session(sys::DynamicLibrary library, Api api) : m_library(std::move(library)), m_api(api) {}
-    sys::DynamicLibrary m_library; // dlclosed after ~Session() has called nvmlShutdown
-    Api m_api;
-};
+using Session = VendorSession<Library>;
 
 } // namespace jp::sensors::nvml

@@ -1,5 +1,7 @@
 #include "sensors/nvml/device.hpp"
 
+#include "sensors/vendor_library.hpp"
+
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -11,10 +13,7 @@ namespace {
 constexpr Return k_function_not_found = 13; // NVML's own code for an absent entry point
 constexpr Return k_unknown = 999;
 
-struct Attempt {
-    PowerSource source;
-    std::string_view call;
-};
+using Attempt = PowerAttempt<PowerSource>;
 
 // Tried in order at discovery; the first that succeeds is used for the whole run.
 constexpr std::array k_attempts{
@@ -129,24 +128,19 @@ PowerSource probe_power(const Api& api,
                         const std::string& gpu,
                         std::string& failed,
                         std::vector<std::string>& notes) {
-    for (const auto& attempt : k_attempts) {
+    const auto try_one = [&](PowerSource source) -> std::optional<std::string> {
         double value = 0;
-        const Return r = call_power(api, device, attempt.source, value);
-        if (r == k_success) {
-            if (!failed.empty()) {
-                notes.push_back(
-                    fmt::format("nvml: {}: {}; power from {}", gpu, failed, attempt.call));
-            }
-            if (attempt.source == PowerSource::power_usage) {
-                notes.push_back(fmt::format("nvml: {}: nvmlDeviceGetPowerUsage is a 1 s average "
-                                            "on Ampere (except GA100) and newer GPUs",
-                                            gpu));
-            }
-            return attempt.source;
-        }
-        failed += fmt::format("{}{}: {}", failed.empty() ? "" : "; ", attempt.call, return_text(r));
+        const Return r = call_power(api, device, source, value);
+        return r == k_success ? std::nullopt : std::optional{return_text(r)};
+    };
+    const auto source = choose_power_source(
+        k_attempts, try_one, [](PowerSource) { return ""; }, Library::backend, gpu, failed, notes);
+    if (source == PowerSource::power_usage) {
+        notes.push_back(fmt::format("nvml: {}: nvmlDeviceGetPowerUsage is a 1 s average on "
+                                    "Ampere (except GA100) and newer GPUs",
+                                    gpu));
     }
-    return PowerSource::none;
+    return source;
 }
 
 std::optional<double> enforced_limit_watts(const Api& api, Device device) {
@@ -205,28 +199,13 @@ Result<Gpu> probe_gpu(const Api& api, unsigned int index, std::vector<std::strin
         return fail(r == k_no_permission ? ErrorKind::permission : ErrorKind::library,
                     "nvmlDeviceGetHandleByIndex_v2", return_text(r));
     }
-    const auto name = fmt::format("gpu{}", index);
-    Channel c;
-    c.name = name;
-    c.domain = Domain::gpu;
-    c.backend = "nvml";
-    c.source = fmt::format("nvml:{} {}", index, device_name(api, gpu.handle));
-    c.device = pci_identity(api, gpu.handle, name, notes);
-    gpu.power = probe_power(api, gpu.handle, name, gpu.no_power, notes);
-    gpu.utilization = probe_utilization(api, gpu.handle, name, notes);
-    if (gpu.power != PowerSource::none) {
-        Channel power = c;
-        power.quantity =
-            gpu.power == PowerSource::energy_counter ? Quantity::energy : Quantity::power;
-        power.limit_watts = enforced_limit_watts(api, gpu.handle); // no wrap: 64-bit mJ
-        gpu.channels.push_back(std::move(power));
-    }
-    if (gpu.utilization) {
-        c.name = name + ".util";
-        c.quantity = Quantity::utilization;
-        c.counted = false; // not energy: never summed
-        gpu.channels.push_back(std::move(c));
-    }
+    Channel c = gpu_identity(Library::backend, index, device_name(api, gpu.handle));
+    c.device = pci_identity(api, gpu.handle, c.name, notes);
+    gpu.power = probe_power(api, gpu.handle, c.name, gpu.no_power, notes);
+    gpu.utilization = probe_utilization(api, gpu.handle, c.name, notes);
+    gpu.channels = gpu_channels(std::move(c), gpu.power, gpu.utilization, [&] {
+        return enforced_limit_watts(api, gpu.handle); // no wrap: 64-bit mJ
+    });
     return gpu;
 }
 

@@ -3,6 +3,7 @@
 #include "sensors/gpu_sensor.hpp"
 #include "sensors/nvml/api.hpp"
 #include "sensors/nvml/device.hpp"
+#include "sensors/vendor_library.hpp"
 
 #include <fmt/format.h>
 
@@ -35,31 +36,14 @@ void add_gpu(const std::shared_ptr<const Session>& session, unsigned int index, 
     }
     if (!gpu->channels.empty()) {
         out.sensors.push_back(std::make_unique<VendorGpuSensor<Session, Gpu>>(
-            "nvml", session, std::move(*gpu), read_one));
+            Library::backend, session, std::move(*gpu), read_one));
     }
 }
 
 } // namespace
 
 Discovery discover(const Host& host) {
-    Discovery out;
-    auto session = Session::open(host);
-    if (!session) {
-        out.notes.push_back(session.error().message());
-        return out;
-    }
-    unsigned int count = 0;
-    if (const Return r = (*session)->api().get_count(&count); r != k_success) {
-        out.notes.push_back(fmt::format("nvml: nvmlDeviceGetCount_v2: {}", return_text(r)));
-        return out;
-    }
-    if (count == 0) {
-        out.notes.push_back("nvml: the driver reports no NVIDIA GPUs");
-    }
-    for (unsigned int i = 0; i < count; ++i) {
-        add_gpu(*session, i, out);
-    }
-    return out;
+    return discover_gpus<Library>(host, add_gpu);
 }
 
 } // namespace jp::sensors::nvml

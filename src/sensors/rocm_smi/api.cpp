@@ -2,51 +2,9 @@
 
 #include <fmt/format.h>
 #include <string_view>
-#include <vector>
 
 namespace jp::sensors::rocm_smi {
 namespace {
-
-constexpr std::string_view k_none_measured = "no AMD GPUs measured through ROCm SMI";
-
-std::vector<std::string> library_names(const Host& host) {
-    if (!host.rocm_library.empty()) {
-        return {host.rocm_library};
-    }
-    return {"librocm_smi64.so", "librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5"};
-}
-
-// Absent optional entry points stay null; the backend then falls back or skips a channel.
-template <class Fn> void optional(const sys::DynamicLibrary& lib, Fn& fn, const char* name) {
-    auto sym = lib.symbol<Fn>(name);
-    fn = sym ? *sym : nullptr;
-}
-
-Result<Api> load_api(const sys::DynamicLibrary& lib) {
-    Api api{};
-    std::string missing; // the first required symbol not found, as DynamicLibrary words it
-    const auto required = [&]<class Fn>(Fn& fn, const char* name) {
-        if (auto sym = lib.symbol<Fn>(name)) {
-            fn = *sym;
-        } else if (missing.empty()) {
-            missing = sym.error().message();
-        }
-    };
-    required(api.init, "rsmi_init");
-    required(api.shut_down, "rsmi_shut_down");
-    required(api.num_devices, "rsmi_num_monitor_devices");
-    required(api.pci_id, "rsmi_dev_pci_id_get");
-    if (!missing.empty()) {
-        return fail(ErrorKind::unsupported, "rocm_smi", missing);
-    }
-    optional(lib, api.name, "rsmi_dev_name_get");
-    optional(lib, api.energy_count, "rsmi_dev_energy_count_get");
-    optional(lib, api.power, "rsmi_dev_power_get");
-    optional(lib, api.power_ave, "rsmi_dev_power_ave_get");
-    optional(lib, api.busy_percent, "rsmi_dev_busy_percent_get");
-    optional(lib, api.power_cap, "rsmi_dev_power_cap_get");
-    return api;
-}
 
 std::string_view status_name(Status s) {
     switch (s) {
@@ -121,29 +79,33 @@ ReadStatus classify(Status s) noexcept {
     }
 }
 
-Result<std::shared_ptr<const Session>> Session::open(const Host& host) {
-    const auto names = library_names(host);
-    auto lib = sys::DynamicLibrary::open(names);
-    if (!lib) {
-        return fail(ErrorKind::not_found, "rocm_smi",
-                    fmt::format("{} not found: {} ({})", names.front(), k_none_measured,
-                                lib.error().detail));
-    }
-    auto api = load_api(*lib);
-    if (!api) {
-        return fail(ErrorKind::unsupported, "rocm_smi",
-                    fmt::format("{}: {}", api.error().detail, k_none_measured));
-    }
-    if (const Status s = api->init(0); s != k_success) {
-        return fail(ErrorKind::library, "rocm_smi",
-                    fmt::format("rsmi_init failed: {}: {}", status_text(s), k_none_measured),
-                    "is the amdgpu kernel module loaded?");
-    }
-    return std::shared_ptr<const Session>(new Session(std::move(*lib), *api));
+void Library::load(Symbols& symbols, Api& api) {
+    symbols.required(api.init, "rsmi_init");
+    symbols.required(api.shut_down, "rsmi_shut_down");
+    symbols.required(api.num_devices, "rsmi_num_monitor_devices");
+    symbols.required(api.pci_id, "rsmi_dev_pci_id_get");
+    symbols.optional(api.name, "rsmi_dev_name_get");
+    symbols.optional(api.energy_count, "rsmi_dev_energy_count_get");
+    symbols.optional(api.power, "rsmi_dev_power_get");
+    symbols.optional(api.power_ave, "rsmi_dev_power_ave_get");
+    symbols.optional(api.busy_percent, "rsmi_dev_busy_percent_get");
+    symbols.optional(api.power_cap, "rsmi_dev_power_cap_get");
 }
 
-Session::~Session() {
-    m_api.shut_down();
+Result<void> Library::init(const Api& api) {
+    if (const Status s = api.init(0); s != k_success) {
+        return fail(ErrorKind::library, "rsmi_init", status_text(s),
+                    "is the amdgpu kernel module loaded?");
+    }
+    return {};
+}
+
+Result<unsigned int> Library::count(const Api& api) {
+    std::uint32_t count = 0;
+    if (const Status s = api.num_devices(&count); s != k_success) {
+        return fail(ErrorKind::library, "rsmi_num_monitor_devices", status_text(s));
+    }
+    return count;
 }
 
 } // namespace jp::sensors::rocm_smi

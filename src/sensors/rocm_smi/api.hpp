@@ -5,12 +5,13 @@
 #include "core/error.hpp"
 #include "sensors/host.hpp"
 #include "sensors/sensor.hpp"
-#include "sys/dynamic_library.hpp"
+#include "sensors/vendor_library.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <string_view>
 
 namespace jp::sensors::rocm_smi {
 
@@ -56,25 +57,26 @@ struct Api {
 // NOT_FOUND. A call that worked at discovery and now says so means the device went away.
 [[nodiscard]] ReadStatus classify(Status s) noexcept;
 
+// How ROCm SMI is found, loaded and initialised (see VendorSession). Its SONAME was not
+// checked on a real install, hence several names.
+struct Library {
+    using Api = rocm_smi::Api;
+    static constexpr std::string_view backend = "rocm_smi";
+    static constexpr std::string_view none_measured = "no AMD GPUs measured through ROCm SMI";
+    static constexpr std::string Host::*host_library = &Host::rocm_library;
+    static constexpr std::array<std::string_view, 4> default_names{
+        "librocm_smi64.so", "librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5"};
+    static constexpr auto shutdown = &Api::shut_down;
+    static void load(Symbols& symbols, Api& api);
+    // rsmi_init(0).
+    static Result<void> init(const Api& api);
+    // rsmi_num_monitor_devices.
+    static Result<unsigned int> count(const Api& api);
+    static constexpr std::string_view no_gpus = "ROCm SMI reports no AMD GPUs";
+};
+
 // The library, loaded and initialised; rsmi_shut_down and dlclose on destruction. Shared
 // by every GPU's sensor.
-class Session {
-public:
-    // Fails with a message fit for Discovery::notes: library absent, a required symbol
-    // missing, or rsmi_init failing.
-    static Result<std::shared_ptr<const Session>> open(const Host& host);
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
-    Session(Session&&) = delete;
-    Session& operator=(Session&&) = delete;
-    ~Session();
-
-    [[nodiscard]] const Api& api() const noexcept { return m_api; }
-
-private:
-    Session(sys::DynamicLibrary library, Api api) : m_library(std::move(library)), m_api(api) {}
-    sys::DynamicLibrary m_library; // dlclosed after ~Session() has called rsmi_shut_down
-    Api m_api;
-};
+using Session = VendorSession<Library>;
 
 } // namespace jp::sensors::rocm_smi

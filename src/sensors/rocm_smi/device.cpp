@@ -1,5 +1,7 @@
 #include "sensors/rocm_smi/device.hpp"
 
+#include "sensors/vendor_library.hpp"
+
 #include <array>
 #include <cstring>
 #include <fmt/format.h>
@@ -12,10 +14,7 @@ namespace {
 constexpr Status k_symbol_absent = 0xfffffffeU; // ours, for a null entry point; never ROCm's
 constexpr PowerType k_current_power = 1;
 
-struct Attempt {
-    PowerSource source;
-    std::string_view call;
-};
+using Attempt = PowerAttempt<PowerSource>;
 
 // Tried in order at discovery; the first that succeeds is used for the whole run.
 constexpr std::array k_attempts{
@@ -101,19 +100,15 @@ PowerSource probe_power(const Api& api,
                         const std::string& gpu,
                         std::string& failed,
                         std::vector<std::string>& notes) {
-    for (const auto& attempt : k_attempts) {
+    const auto try_one = [&](PowerSource source) -> std::optional<std::string> {
         double value = 0;
-        const Status s = call_power(api, index, attempt.source, value);
-        if (s == k_success) {
-            if (!failed.empty()) {
-                notes.push_back(fmt::format("rocm_smi: {}: {}; power from {} ({})", gpu, failed,
-                                            attempt.call, power_note(api, index, attempt.source)));
-            }
-            return attempt.source;
-        }
-        failed += fmt::format("{}{}: {}", failed.empty() ? "" : "; ", attempt.call, outcome(s));
-    }
-    return PowerSource::none;
+        const Status s = call_power(api, index, source, value);
+        return s == k_success ? std::nullopt : std::optional{outcome(s)};
+    };
+    const auto aside = [&](PowerSource source) {
+        return fmt::format(" ({})", power_note(api, index, source));
+    };
+    return choose_power_source(k_attempts, try_one, aside, Library::backend, gpu, failed, notes);
 }
 
 bool probe_utilization(const Api& api,
@@ -150,28 +145,12 @@ std::string format_bdfid(std::uint64_t bdfid) {
 Gpu probe_gpu(const Api& api, std::uint32_t index, std::vector<std::string>& notes) {
     Gpu gpu;
     gpu.index = index;
-    const auto name = fmt::format("gpu{}", index);
-    Channel c;
-    c.name = name;
-    c.domain = Domain::gpu;
-    c.backend = "rocm_smi";
-    c.source = fmt::format("rocm_smi:{} {}", index, device_name(api, index));
-    c.device = pci_identity(api, index, name, notes);
-    gpu.power = probe_power(api, index, name, gpu.no_power, notes);
-    gpu.utilization = probe_utilization(api, index, name, notes);
-    if (gpu.power != PowerSource::none) {
-        Channel power = c;
-        power.quantity =
-            gpu.power == PowerSource::energy_counter ? Quantity::energy : Quantity::power;
-        power.limit_watts = power_cap_watts(api, index);
-        gpu.channels.push_back(std::move(power));
-    }
-    if (gpu.utilization) {
-        c.name = name + ".util";
-        c.quantity = Quantity::utilization;
-        c.counted = false; // not energy: never summed
-        gpu.channels.push_back(std::move(c));
-    }
+    Channel c = gpu_identity(Library::backend, index, device_name(api, index));
+    c.device = pci_identity(api, index, c.name, notes);
+    gpu.power = probe_power(api, index, c.name, gpu.no_power, notes);
+    gpu.utilization = probe_utilization(api, index, c.name, notes);
+    gpu.channels = gpu_channels(std::move(c), gpu.power, gpu.utilization,
+                                [&] { return power_cap_watts(api, index); });
     return gpu;
 }
 

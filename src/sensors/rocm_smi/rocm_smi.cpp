@@ -3,6 +3,7 @@
 #include "sensors/gpu_sensor.hpp"
 #include "sensors/rocm_smi/api.hpp"
 #include "sensors/rocm_smi/device.hpp"
+#include "sensors/vendor_library.hpp"
 
 #include <fmt/format.h>
 
@@ -16,7 +17,7 @@ Value read_one(const Session& session, const Gpu& gpu, Quantity q) noexcept {
     return read_power(session.api(), gpu.index, gpu.power);
 }
 
-void add_gpu(const std::shared_ptr<const Session>& session, std::uint32_t index, Discovery& out) {
+void add_gpu(const std::shared_ptr<const Session>& session, unsigned int index, Discovery& out) {
     auto gpu = probe_gpu(session->api(), index, out.notes);
     if (gpu.power == PowerSource::none) {
         out.unreadable.push_back(Finding{"rocm_smi", fmt::format("AMD GPU {}", index),
@@ -26,31 +27,14 @@ void add_gpu(const std::shared_ptr<const Session>& session, std::uint32_t index,
     }
     if (!gpu.channels.empty()) {
         out.sensors.push_back(std::make_unique<VendorGpuSensor<Session, Gpu>>(
-            "rocm_smi", session, std::move(gpu), read_one));
+            Library::backend, session, std::move(gpu), read_one));
     }
 }
 
 } // namespace
 
 Discovery discover(const Host& host) {
-    Discovery out;
-    auto session = Session::open(host);
-    if (!session) {
-        out.notes.push_back(session.error().message());
-        return out;
-    }
-    std::uint32_t count = 0;
-    if (const Status s = (*session)->api().num_devices(&count); s != k_success) {
-        out.notes.push_back(fmt::format("rocm_smi: rsmi_num_monitor_devices: {}", status_text(s)));
-        return out;
-    }
-    if (count == 0) {
-        out.notes.push_back("rocm_smi: ROCm SMI reports no AMD GPUs");
-    }
-    for (std::uint32_t i = 0; i < count; ++i) {
-        add_gpu(*session, i, out);
-    }
-    return out;
+    return discover_gpus<Library>(host, add_gpu);
 }
 
 } // namespace jp::sensors::rocm_smi

@@ -4,34 +4,29 @@
 #include "stub_fixture.hpp"
 #include "sys/dynamic_library.hpp"
 
-#include <algorithm>
 #include <gtest/gtest.h>
 
 namespace jp::sensors {
 namespace {
 
-using test::StubFixture;
-
 constexpr const char* k_stub = JP_TEST_STUB_DIR "/libfake-nvidia-ml.so";
 constexpr const char* k_env = "JP_FAKE_NVML_FIXTURE";
 
-Host stub_host(const char* library = k_stub) {
+Discovery discover(const std::string& fixture, const char* library = k_stub) {
     Host h;
     h.nvml_library = library;
-    return h;
+    test::StubTime origin;
+    return test::discover_with(
+        k_env, fixture, [&] { return nvml::discover(h); }, origin);
 }
 
-bool has_note(const Discovery& d, std::string_view text) {
-    return std::ranges::any_of(d.notes, [&](const auto& n) { return n.find(text) != n.npos; });
-}
+using test::has_note;
 
 // The stub's count of nvmlInit_v2 calls not yet matched by nvmlShutdown.
-int stub_sessions(const sys::DynamicLibrary& stub) {
-    return (*stub.symbol<int (*)()>("jp_fake_nvml_sessions"))();
-}
+constexpr const char* k_sessions_hook = "jp_fake_nvml_sessions";
 
 TEST(Nvml, LibraryAbsentLeavesANote) {
-    auto d = nvml::discover(stub_host("/nonexistent/libnvidia-ml.so.1"));
+    auto d = discover("", "/nonexistent/libnvidia-ml.so.1");
     EXPECT_TRUE(d.sensors.empty());
     ASSERT_EQ(d.notes.size(), 1U);
     EXPECT_TRUE(d.notes[0].starts_with(
@@ -40,52 +35,30 @@ TEST(Nvml, LibraryAbsentLeavesANote) {
 }
 
 TEST(Nvml, MissingRequiredSymbolLeavesANote) {
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0\n"};
-    auto d = nvml::discover(stub_host(JP_TEST_STUB_DIR "/libfake-nvidia-ml-nocount.so"));
+    auto d = discover("gpu 0 00000000:3B:00.0\n", JP_TEST_STUB_DIR "/libfake-nvidia-ml-nocount.so");
     EXPECT_TRUE(d.sensors.empty());
-    EXPECT_TRUE(has_note(d, "symbol nvmlDeviceGetCount_v2 missing"))
-        << ::testing::PrintToString(d.notes);
+    EXPECT_TRUE(has_note(d, "symbol nvmlDeviceGetCount_v2 missing"));
 }
 
 TEST(Nvml, InitErrorLeavesANote) {
-    StubFixture fx{k_env, "init_error 9\ngpu 0 00000000:3B:00.0\n"};
-    auto d = nvml::discover(stub_host());
+    auto d = discover("init_error 9\ngpu 0 00000000:3B:00.0\n");
     EXPECT_TRUE(d.sensors.empty());
-    EXPECT_TRUE(has_note(d, "nvmlInit_v2 failed: DRIVER_NOT_LOADED (9)"))
-        << ::testing::PrintToString(d.notes);
+    EXPECT_TRUE(has_note(d, "nvmlInit_v2 failed: DRIVER_NOT_LOADED (9)"));
 }
 
 TEST(Nvml, ChannelsOfOneGpu) {
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 limit_mw=700000 name=NVIDIA H100 80GB HBM3\n"
-                          "power 0 0 100\nutil 0 37\n"};
-    auto d = nvml::discover(stub_host());
+    auto d = discover("gpu 0 00000000:3B:00.0 limit_mw=700000 name=NVIDIA H100 80GB HBM3\n"
+                      "power 0 0 100\nutil 0 37\n");
     ASSERT_EQ(d.sensors.size(), 1U);
-    auto ch = d.sensors[0]->channels();
-    ASSERT_EQ(ch.size(), 2U);
-    EXPECT_EQ(ch[0].name, "gpu0");
-    EXPECT_EQ(ch[0].domain, Domain::gpu);
-    EXPECT_EQ(ch[0].quantity, Quantity::energy);
-    EXPECT_EQ(ch[0].provenance, Provenance::measured);
-    EXPECT_EQ(ch[0].backend, "nvml");
-    EXPECT_EQ(ch[0].source, "nvml:0 NVIDIA H100 80GB HBM3");
-    EXPECT_EQ(ch[0].device, "pci:0000:3b:00.0");
-    EXPECT_FALSE(ch[0].wrap_joules) << "a 64-bit mJ counter does not wrap";
-    EXPECT_DOUBLE_EQ(ch[0].limit_watts.value_or(0), 700.0);
-    EXPECT_TRUE(ch[0].counted);
-    EXPECT_EQ(ch[1].name, "gpu0.util");
-    EXPECT_EQ(ch[1].quantity, Quantity::utilization);
-    EXPECT_EQ(ch[1].domain, Domain::gpu);
-    EXPECT_FALSE(ch[1].counted);
-    EXPECT_EQ(ch[1].device, ch[0].device);
-    std::vector<Value> v(ch.size());
-    d.sensors[0]->read(v);
-    EXPECT_EQ(v[1].status, ReadStatus::ok);
-    EXPECT_DOUBLE_EQ(v[1].value, 37.0);
+    test::expect_energy_and_util(*d.sensors[0], {.backend = "nvml",
+                                                 .source = "nvml:0 NVIDIA H100 80GB HBM3",
+                                                 .device = "pci:0000:3b:00.0",
+                                                 .limit_watts = 700.0,
+                                                 .util = 37.0});
 }
 
 TEST(Nvml, NoLimitAndNoUtilizationAreOptional) {
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0\npower 0 0 100\n"};
-    auto d = nvml::discover(stub_host());
+    auto d = discover("gpu 0 00000000:3B:00.0\npower 0 0 100\n");
     ASSERT_EQ(d.sensors.size(), 1U);
     auto ch = d.sensors[0]->channels();
     ASSERT_EQ(ch.size(), 1U);
@@ -94,8 +67,7 @@ TEST(Nvml, NoLimitAndNoUtilizationAreOptional) {
 }
 
 TEST(Nvml, NormalizesPciBusIds) {
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0\ngpu 1 00010000:C1:1F.0\n"};
-    auto d = nvml::discover(stub_host());
+    auto d = discover("gpu 0 00000000:3B:00.0\ngpu 1 00010000:C1:1F.0\n");
     ASSERT_EQ(d.sensors.size(), 2U);
     EXPECT_EQ(d.sensors[0]->channels()[0].device, "pci:0000:3b:00.0");
     EXPECT_EQ(d.sensors[1]->channels()[0].device, "pci:10000:c1:1f.0");
@@ -111,24 +83,17 @@ TEST(Nvml, NormalizesPciBusIds) {
 TEST(Nvml, ShutsDownWhenTheLastGpuSensorGoes) {
     auto stub = sys::DynamicLibrary::open({k_stub}); // shares the stub's state with discover
     ASSERT_TRUE(stub);
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0\ngpu 1 00000000:5E:00.0\n"};
-    auto d = nvml::discover(stub_host());
-    ASSERT_EQ(d.sensors.size(), 2U);
-    EXPECT_EQ(stub_sessions(*stub), 1) << "one NVML session shared by every GPU";
-    d.sensors.erase(d.sensors.begin());
-    EXPECT_EQ(stub_sessions(*stub), 1);
-    d.sensors.clear();
-    EXPECT_EQ(stub_sessions(*stub), 0);
+    auto d = discover("gpu 0 00000000:3B:00.0\ngpu 1 00000000:5E:00.0\n");
+    test::expect_one_session_until_the_last_sensor_goes(d, *stub, k_sessions_hook);
 }
 
 TEST(Nvml, NoGpusShutsDownAtOnce) {
     auto stub = sys::DynamicLibrary::open({k_stub});
     ASSERT_TRUE(stub);
-    StubFixture fx{k_env, "# no GPUs\n"};
-    auto d = nvml::discover(stub_host());
+    auto d = discover("# no GPUs\n");
     EXPECT_TRUE(d.sensors.empty());
     EXPECT_TRUE(has_note(d, "no NVIDIA GPUs"));
-    EXPECT_EQ(stub_sessions(*stub), 0);
+    EXPECT_EQ(test::stub_sessions(*stub, k_sessions_hook), 0);
 }
 
 } // namespace

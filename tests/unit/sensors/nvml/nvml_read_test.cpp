@@ -2,7 +2,6 @@
 #include "sensors/nvml/nvml.hpp"
 #include "stub_fixture.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,7 +11,6 @@ namespace jp::sensors {
 namespace {
 
 using namespace std::chrono_literals;
-using test::StubFixture;
 using test::StubTime;
 
 constexpr const char* k_env = "JP_FAKE_NVML_FIXTURE";
@@ -26,21 +24,24 @@ double ramp_joules(double t) {
     return t < 0.2 ? 100 * t + 500 * t * t : 40 + 300 * (t - 0.2);
 }
 
-Discovery discover(StubTime& origin) {
+Discovery discover(const std::string& fixture, StubTime& origin) {
     Host h;
     h.nvml_library = JP_TEST_STUB_DIR "/libfake-nvidia-ml.so";
-    return test::discover_timed([&] { return nvml::discover(h); }, origin);
+    return test::discover_with(
+        k_env, fixture, [&] { return nvml::discover(h); }, origin);
 }
 
-bool has_note(const Discovery& d, std::string_view text) {
-    return std::ranges::any_of(d.notes, [&](const auto& n) { return n.find(text) != n.npos; });
+Discovery discover(const std::string& fixture) {
+    StubTime origin;
+    return discover(fixture, origin);
 }
+
+using test::has_note;
 
 TEST(Nvml, EnergyCounterIsTheIntegralOfThePowerProfile) {
-    StubFixture fx{k_env,
-                   std::string{"gpu 0 00000000:3B:00.0 energy_offset_mj=5000000\n"} + k_ramp};
     StubTime origin;
-    auto d = discover(origin);
+    auto d =
+        discover(std::string{"gpu 0 00000000:3B:00.0 energy_offset_mj=5000000\n"} + k_ramp, origin);
     ASSERT_EQ(d.sensors.size(), 1U);
     auto& s = *d.sensors[0];
     ASSERT_EQ(s.channels()[0].quantity, Quantity::energy);
@@ -56,9 +57,8 @@ TEST(Nvml, EnergyCounterIsTheIntegralOfThePowerProfile) {
 }
 
 TEST(Nvml, WithoutEnergyCounterUsesInstantPowerField) {
-    StubFixture fx{k_env, std::string{"gpu 0 00000000:3B:00.0 energy=no\n"} + k_ramp};
     StubTime origin;
-    auto d = discover(origin);
+    auto d = discover(std::string{"gpu 0 00000000:3B:00.0 energy=no\n"} + k_ramp, origin);
     ASSERT_EQ(d.sensors.size(), 1U);
     auto& s = *d.sensors[0];
     EXPECT_EQ(s.channels()[0].quantity, Quantity::power);
@@ -74,37 +74,26 @@ TEST(Nvml, WithoutEnergyCounterUsesInstantPowerField) {
 
 TEST(Nvml, InstantPowerFieldOfEveryValueType) {
     for (int type = 0; type <= 6; ++type) {
-        StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 energy=no instant_type=" +
-                                  std::to_string(type) + "\npower 0 0 42.5\n"};
-        StubTime origin;
-        auto d = discover(origin);
+        auto d = discover("gpu 0 00000000:3B:00.0 energy=no instant_type=" + std::to_string(type) +
+                          "\npower 0 0 42.5\n");
         ASSERT_EQ(d.sensors.size(), 1U);
-        std::vector<Value> v(d.sensors[0]->channels().size());
-        d.sensors[0]->read(v);
-        EXPECT_EQ(v[0].status, ReadStatus::ok) << "valueType " << type;
-        EXPECT_DOUBLE_EQ(v[0].value, 42.5) << "valueType " << type;
+        EXPECT_TRUE(test::reads_ok(test::read_once(*d.sensors[0])[0], 42.5))
+            << "valueType " << type;
     }
 }
 
 TEST(Nvml, WithoutInstantFieldUsesPowerUsage) {
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 energy=no instant=no\npower 0 0 250\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 00000000:3B:00.0 energy=no instant=no\npower 0 0 250\n");
     ASSERT_EQ(d.sensors.size(), 1U);
     EXPECT_EQ(d.sensors[0]->channels()[0].quantity, Quantity::power);
     EXPECT_TRUE(has_note(d, "NVML_FI_DEV_POWER_INSTANT: NOT_SUPPORTED (3); power from "
                             "nvmlDeviceGetPowerUsage"));
     EXPECT_TRUE(has_note(d, "1 s average"));
-    std::vector<Value> v(1);
-    d.sensors[0]->read(v);
-    EXPECT_EQ(v[0].status, ReadStatus::ok);
-    EXPECT_DOUBLE_EQ(v[0].value, 250.0);
+    EXPECT_TRUE(test::reads_ok(test::read_once(*d.sensors[0])[0], 250.0));
 }
 
 TEST(Nvml, NoPowerReadingIsAFinding) {
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0 energy=no instant=no usage=no\nutil 0 5\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 00000000:3B:00.0 energy=no instant=no usage=no\nutil 0 5\n");
     ASSERT_EQ(d.unreadable.size(), 1U);
     EXPECT_NE(d.unreadable[0].reason.find("nvmlDeviceGetPowerUsage: NOT_SUPPORTED"),
               std::string::npos);
@@ -115,31 +104,12 @@ TEST(Nvml, NoPowerReadingIsAFinding) {
 
 TEST(Nvml, LostGpuIsGoneAndStaysGoneWhileTimeoutsRecover) {
     // Both GPUs fail from 0.1 s to 0.25 s: gpu0 is lost (GPU_IS_LOST), gpu1 times out.
-    StubFixture fx{k_env, "gpu 0 00000000:3B:00.0\npower 0 0 100\nutil 0 50\n"
-                          "gpu 1 00000000:5E:00.0\npower 1 0 100\n"
-                          "lost 0 0.1 until=0.25 code=15\nlost 1 0.1 until=0.25 code=10\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 00000000:3B:00.0\npower 0 0 100\nutil 0 50\n"
+                      "gpu 1 00000000:5E:00.0\npower 1 0 100\n"
+                      "lost 0 0.1 until=0.25 code=15\nlost 1 0.1 until=0.25 code=10\n");
     ASSERT_EQ(d.sensors.size(), 2U);
-    auto& lost = *d.sensors[0];
-    auto& slow = *d.sensors[1];
-    std::vector<Value> v(2);
-    std::vector<Value> w(1);
-    lost.read(v);
-    slow.read(w);
-    EXPECT_EQ(v[0].status, ReadStatus::ok);
-    EXPECT_EQ(w[0].status, ReadStatus::ok);
-    std::this_thread::sleep_for(150ms);
-    lost.read(v);
-    slow.read(w);
-    EXPECT_EQ(v[0].status, ReadStatus::gone);
-    EXPECT_EQ(v[1].status, ReadStatus::gone) << "the whole GPU is gone";
-    EXPECT_EQ(w[0].status, ReadStatus::retry);
-    std::this_thread::sleep_for(150ms); // the stub answers again
-    lost.read(v);
-    slow.read(w);
-    EXPECT_EQ(v[0].status, ReadStatus::gone) << "a lost GPU's handle is stale: stays gone";
-    EXPECT_EQ(w[0].status, ReadStatus::ok);
+    test::expect_gone_sticks_while_retry_recovers(*d.sensors[0], *d.sensors[1],
+                                                  "a lost GPU's handle is stale: stays gone");
 }
 
 TEST(Nvml, ReturnCodesMapToReadStatus) {
@@ -153,15 +123,12 @@ TEST(Nvml, ReturnCodesMapToReadStatus) {
                                "lost {0} 0.1 code={1}\n",
                                i, cases[i].first);
     }
-    StubFixture fx{k_env, fixture};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover(fixture);
     ASSERT_EQ(d.sensors.size(), cases.size());
     std::this_thread::sleep_for(150ms);
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        std::vector<Value> v(1);
-        d.sensors[i]->read(v);
-        EXPECT_EQ(v[0].status, cases[i].second) << "nvmlReturn_t " << cases[i].first;
+        EXPECT_EQ(test::read_once(*d.sensors[i])[0].status, cases[i].second)
+            << "nvmlReturn_t " << cases[i].first;
     }
 }
 

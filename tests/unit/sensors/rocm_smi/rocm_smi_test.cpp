@@ -5,7 +5,6 @@
 #include "sensors/rocm_smi/rocm_smi.hpp"
 #include "sys/dynamic_library.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <gtest/gtest.h>
 #include <thread>
@@ -14,7 +13,6 @@ namespace jp::sensors {
 namespace {
 
 using namespace std::chrono_literals;
-using test::StubFixture;
 using test::StubTime;
 
 constexpr const char* k_stub = JP_TEST_STUB_DIR "/librocm-fake.so";
@@ -26,19 +24,22 @@ double ramp_joules(double t) {
     return t < 0.2 ? 100 * t + 500 * t * t : 40 + 300 * (t - 0.2);
 }
 
-Discovery discover(StubTime& origin, const char* library = k_stub) {
+Discovery discover(const std::string& fixture, StubTime& origin, const char* library = k_stub) {
     Host h;
     h.rocm_library = library;
-    return test::discover_timed([&] { return rocm_smi::discover(h); }, origin);
+    return test::discover_with(
+        k_env, fixture, [&] { return rocm_smi::discover(h); }, origin);
 }
 
-bool has_note(const Discovery& d, std::string_view text) {
-    return std::ranges::any_of(d.notes, [&](const auto& n) { return n.find(text) != n.npos; });
+Discovery discover(const std::string& fixture, const char* library = k_stub) {
+    StubTime origin;
+    return discover(fixture, origin, library);
 }
+
+using test::has_note;
 
 TEST(RocmSmi, LibraryAbsentLeavesANote) {
-    StubTime origin;
-    auto d = discover(origin, "/nonexistent/librocm_smi64.so");
+    auto d = discover("", "/nonexistent/librocm_smi64.so");
     EXPECT_TRUE(d.sensors.empty());
     ASSERT_EQ(d.notes.size(), 1U);
     EXPECT_TRUE(d.notes[0].starts_with("rocm_smi: /nonexistent/librocm_smi64.so not found: no "
@@ -47,51 +48,31 @@ TEST(RocmSmi, LibraryAbsentLeavesANote) {
 }
 
 TEST(RocmSmi, MissingRequiredSymbolLeavesANote) {
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300\n"};
-    StubTime origin;
-    auto d = discover(origin, JP_TEST_STUB_DIR "/librocm-fake-nocount.so");
+    auto d = discover("gpu 0 bdfid=0x300\n", JP_TEST_STUB_DIR "/librocm-fake-nocount.so");
     EXPECT_TRUE(d.sensors.empty());
-    EXPECT_TRUE(has_note(d, "symbol rsmi_num_monitor_devices missing"))
-        << ::testing::PrintToString(d.notes);
+    EXPECT_TRUE(has_note(d, "symbol rsmi_num_monitor_devices missing"));
 }
 
 TEST(RocmSmi, InitErrorLeavesANote) {
-    StubFixture fx{k_env, "init_error 8\ngpu 0\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("init_error 8\ngpu 0\n");
     EXPECT_TRUE(d.sensors.empty());
-    EXPECT_TRUE(has_note(d, "rsmi_init failed: INIT_ERROR (8)"))
-        << ::testing::PrintToString(d.notes);
+    EXPECT_TRUE(has_note(d, "rsmi_init failed: INIT_ERROR (8)"));
 }
 
 TEST(RocmSmi, ChannelsOfOneGpu) {
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300 cap_uw=560000000 name=AMD Instinct MI250X\n"
-                          "power 0 0 100\nutil 0 55\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 bdfid=0x300 cap_uw=560000000 name=AMD Instinct MI250X\n"
+                      "power 0 0 100\nutil 0 55\n");
     ASSERT_EQ(d.sensors.size(), 1U);
-    auto ch = d.sensors[0]->channels();
-    ASSERT_EQ(ch.size(), 2U);
-    EXPECT_EQ(ch[0].name, "gpu0");
-    EXPECT_EQ(ch[0].domain, Domain::gpu);
-    EXPECT_EQ(ch[0].quantity, Quantity::energy);
-    EXPECT_EQ(ch[0].backend, "rocm_smi");
-    EXPECT_EQ(ch[0].source, "rocm_smi:0 AMD Instinct MI250X");
-    EXPECT_EQ(ch[0].device, "pci:0000:03:00.0");
-    EXPECT_DOUBLE_EQ(ch[0].limit_watts.value_or(0), 560.0);
-    EXPECT_EQ(ch[1].name, "gpu0.util");
-    EXPECT_EQ(ch[1].quantity, Quantity::utilization);
-    EXPECT_FALSE(ch[1].counted);
-    std::vector<Value> v(2);
-    d.sensors[0]->read(v);
-    EXPECT_EQ(v[1].status, ReadStatus::ok);
-    EXPECT_DOUBLE_EQ(v[1].value, 55.0);
+    test::expect_energy_and_util(*d.sensors[0], {.backend = "rocm_smi",
+                                                 .source = "rocm_smi:0 AMD Instinct MI250X",
+                                                 .device = "pci:0000:03:00.0",
+                                                 .limit_watts = 560.0,
+                                                 .util = 55.0});
 }
 
 TEST(RocmSmi, EnergyCounterUsesItsResolution) {
-    StubFixture fx{k_env, std::string{"gpu 0 bdfid=0x300 resolution=15.3\n"} + k_ramp};
     StubTime origin;
-    auto d = discover(origin);
+    auto d = discover(std::string{"gpu 0 bdfid=0x300 resolution=15.3\n"} + k_ramp, origin);
     ASSERT_EQ(d.sensors.size(), 1U);
     auto& s = *d.sensors[0];
     ASSERT_EQ(s.channels()[0].quantity, Quantity::energy);
@@ -107,36 +88,23 @@ TEST(RocmSmi, EnergyCounterUsesItsResolution) {
 }
 
 TEST(RocmSmi, WithoutEnergyCounterUsesPower) {
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300 energy=no\npower 0 0 250\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 bdfid=0x300 energy=no\npower 0 0 250\n");
     ASSERT_EQ(d.sensors.size(), 1U);
     EXPECT_EQ(d.sensors[0]->channels()[0].quantity, Quantity::power);
     EXPECT_TRUE(has_note(d, "rsmi_dev_energy_count_get: NOT_SUPPORTED (2); power from "
-                            "rsmi_dev_power_get (current socket power)"))
-        << ::testing::PrintToString(d.notes);
-    std::vector<Value> v(1);
-    d.sensors[0]->read(v);
-    EXPECT_EQ(v[0].status, ReadStatus::ok);
-    EXPECT_DOUBLE_EQ(v[0].value, 250.0);
+                            "rsmi_dev_power_get (current socket power)"));
+    EXPECT_TRUE(test::reads_ok(test::read_once(*d.sensors[0])[0], 250.0));
 }
 
 TEST(RocmSmi, FallsBackToAveragePower) {
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300 energy=no power=no\npower 0 0 180.5\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 bdfid=0x300 energy=no power=no\npower 0 0 180.5\n");
     ASSERT_EQ(d.sensors.size(), 1U);
     EXPECT_TRUE(has_note(d, "power from rsmi_dev_power_ave_get"));
-    std::vector<Value> v(1);
-    d.sensors[0]->read(v);
-    EXPECT_EQ(v[0].status, ReadStatus::ok);
-    EXPECT_DOUBLE_EQ(v[0].value, 180.5);
+    EXPECT_TRUE(test::reads_ok(test::read_once(*d.sensors[0])[0], 180.5));
 }
 
 TEST(RocmSmi, NoPowerReadingIsAFinding) {
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300 energy=no power=no ave=no\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 bdfid=0x300 energy=no power=no ave=no\n");
     EXPECT_TRUE(d.sensors.empty()) << "no power and no utilisation: nothing to read";
     ASSERT_EQ(d.unreadable.size(), 1U);
     EXPECT_NE(d.unreadable[0].reason.find("rsmi_dev_power_ave_get: NOT_SUPPORTED"),
@@ -145,29 +113,12 @@ TEST(RocmSmi, NoPowerReadingIsAFinding) {
 
 TEST(RocmSmi, LostDeviceIsGoneAndStaysGoneWhileBusyRecovers) {
     // Both fail from 0.1 s to 0.25 s: gpu0's files vanish (NOT_SUPPORTED), gpu1 is BUSY.
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300\npower 0 0 100\nutil 0 50\n"
-                          "gpu 1 bdfid=0x400\npower 1 0 100\n"
-                          "lost 0 0.1 until=0.25\nlost 1 0.1 until=0.25 code=16\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 bdfid=0x300\npower 0 0 100\nutil 0 50\n"
+                      "gpu 1 bdfid=0x400\npower 1 0 100\n"
+                      "lost 0 0.1 until=0.25\nlost 1 0.1 until=0.25 code=16\n");
     ASSERT_EQ(d.sensors.size(), 2U);
-    auto& lost = *d.sensors[0];
-    auto& busy = *d.sensors[1];
-    std::vector<Value> v(2);
-    std::vector<Value> w(1);
-    lost.read(v);
-    EXPECT_EQ(v[0].status, ReadStatus::ok);
-    std::this_thread::sleep_for(150ms);
-    lost.read(v);
-    busy.read(w);
-    EXPECT_EQ(v[0].status, ReadStatus::gone);
-    EXPECT_EQ(v[1].status, ReadStatus::gone);
-    EXPECT_EQ(w[0].status, ReadStatus::retry);
-    std::this_thread::sleep_for(150ms); // the stub answers again
-    lost.read(v);
-    busy.read(w);
-    EXPECT_EQ(v[0].status, ReadStatus::gone) << "device indices may have moved: stays gone";
-    EXPECT_EQ(w[0].status, ReadStatus::ok);
+    test::expect_gone_sticks_while_retry_recovers(*d.sensors[0], *d.sensors[1],
+                                                  "device indices may have moved: stays gone");
 }
 
 TEST(RocmSmi, DecodesBdfid) {
@@ -176,9 +127,7 @@ TEST(RocmSmi, DecodesBdfid) {
               "0001:c1:1f.7");
     EXPECT_EQ(rocm_smi::format_bdfid((0x3ULL << 28) | 0x300), "0000:03:00.0")
         << "partition id bits are not part of the PCI address";
-    StubFixture fx{k_env, "gpu 0 bdfid=0x0000000100004308\n"};
-    StubTime origin;
-    auto d = discover(origin);
+    auto d = discover("gpu 0 bdfid=0x0000000100004308\n");
     ASSERT_EQ(d.sensors.size(), 1U);
     EXPECT_EQ(d.sensors[0]->channels()[0].device, "pci:0001:43:01.0");
 }
@@ -186,16 +135,8 @@ TEST(RocmSmi, DecodesBdfid) {
 TEST(RocmSmi, ShutsDownWhenTheLastGpuSensorGoes) {
     auto stub = sys::DynamicLibrary::open({k_stub}); // shares the stub's state with discover
     ASSERT_TRUE(stub);
-    const auto sessions = *stub->symbol<int (*)()>("jp_fake_rocm_sessions");
-    StubFixture fx{k_env, "gpu 0 bdfid=0x300\ngpu 1 bdfid=0x400\n"};
-    StubTime origin;
-    auto d = discover(origin);
-    ASSERT_EQ(d.sensors.size(), 2U);
-    EXPECT_EQ(sessions(), 1);
-    d.sensors.erase(d.sensors.begin());
-    EXPECT_EQ(sessions(), 1);
-    d.sensors.clear();
-    EXPECT_EQ(sessions(), 0);
+    auto d = discover("gpu 0 bdfid=0x300\ngpu 1 bdfid=0x400\n");
+    test::expect_one_session_until_the_last_sensor_goes(d, *stub, "jp_fake_rocm_sessions");
 }
 
 } // namespace
