@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 #include "report/carbon.hpp"
 #include "report/format.hpp"
+#include "report/html.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -29,6 +30,14 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
     if (!groups) {
         JP_LOG_ERROR("{}", groups.error().message());
         return 1;
+    }
+    if (!o.html.empty()) {
+        report::HtmlOptions ho;
+        ho.threshold_w = so.threshold_w;
+        if (auto r = report::write_html_report(o.traces, o.html, ho); !r) {
+            JP_LOG_ERROR("{}", r.error().message());
+            return 1;
+        }
     }
     report::FormatOptions fo;
     fo.carbon = report::merged(config.carbon, o.carbon);
@@ -100,17 +109,18 @@ void register_report(CLI::App& app, Commands& out) {
                   "Keep runs of the same label from different traces apart");
     add_optional(cmd, "--threshold", o->threshold_w, "Report time with node power above W watts");
     add_optional(cmd, "--idle-util", o->idle_util,
-                    "A GPU at or below this mean utilisation (%) is idle (default 1)");
+                 "A GPU at or below this mean utilisation (%) is idle (default 1)");
     add_optional(cmd, "--carbon-intensity", o->carbon.intensity_g_per_kwh,
-                    "Grid carbon intensity, g CO2e per kWh (overrides [carbon])");
+                 "Grid carbon intensity, g CO2e per kWh (overrides [carbon])");
     add_optional(cmd, "--pue", o->carbon.pue, "Facility PUE (overrides [carbon]; default 1.0)");
     add_optional(cmd, "--price", o->carbon.price_per_kwh, "Energy price per kWh");
     cmd->add_option_function<std::string>(
         "--currency", [o](const std::string& v) { o->carbon.currency = v; },
         "Currency of --price, e.g. EUR");
     cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
-    out.push_back(Command{cmd, [o] { check_options(*o); },
-                          [o](const Context& ctx) { return print_report(*o, ctx.config, stdout); }});
+    out.push_back(
+        Command{cmd, [o] { check_options(*o); },
+                [o](const Context& ctx) { return print_report(*o, ctx.config, stdout); }});
 }
 
 } // namespace jp::cli

@@ -264,7 +264,7 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
             exit_code = 128 + *interrupted;
         }
     }
-    if (print_trace_summary(path, o.json, stderr) != 0) {
+    if (o.print_summary && print_trace_summary(path, o.json, stderr) != 0) {
         JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
     }
     return exit_code;

@@ -20,7 +20,8 @@ struct RunOptions {
     std::string label = "default";
     std::filesystem::path output; // empty: a new file in the current directory
     bool json = false;
-    bool live = true; // live status line when stderr is a terminal
+    bool live = true;          // live status line when stderr is a terminal
+    bool print_summary = true; // false: the caller reports (jouleprof sweep)
     // --mark-regex specs ([KIND:][NAME=]REGEX): the job's output is passed
     // through the monitor and matching lines become markers.
     std::vector<std::string> mark_regex;

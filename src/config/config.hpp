@@ -28,9 +28,7 @@ struct CarbonConfig {
     std::optional<double> pue;                 // facility power usage effectiveness (>= 1)
     std::optional<double> price_per_kwh;       // energy price per kWh, in `currency`
     std::optional<std::string> currency;       // e.g. "EUR"; printed after the cost
-    [[nodiscard]] bool any() const noexcept {
-        return intensity_g_per_kwh || pue || price_per_kwh;
-    }
+    [[nodiscard]] bool any() const noexcept { return intensity_g_per_kwh || pue || price_per_kwh; }
 };
 
 // Report defaults; command-line options override them.

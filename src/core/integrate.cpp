@@ -28,10 +28,9 @@ double trapezoid_joules(std::span<const TimedValue> s, std::int64_t t0, std::int
     double joules = 0;
     std::int64_t prev_t = t0;
     double prev_v = interpolate(s, t0);
-    for (const auto& p : s) {
-        if (p.t_ns <= t0) {
-            continue;
-        }
+    // Start at the first sample after t0: windows over long series stay O(log n + k).
+    const auto first = std::ranges::upper_bound(s, t0, {}, &TimedValue::t_ns);
+    for (const auto& p : std::span{first, s.end()}) {
         if (p.t_ns >= t1) {
             break;
         }

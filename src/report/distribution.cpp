@@ -78,10 +78,14 @@ std::optional<Rating> rated_power(const trace::Reader& reader) {
         return Rating{*rated, "config"};
     }
     double sum = 0;
+    bool missing = false;
     std::string parts;
     for (const auto& c : reader.channels()) {
-        if (c.counted && c.limit_watts && c.domain != Domain::node &&
-            c.quantity != Quantity::utilization) {
+        if (c.counted && c.domain != Domain::node && c.quantity != Quantity::utilization) {
+            if (!c.limit_watts) {
+                missing = true; // a part without a limit: the sum would understate the rating
+                continue;
+            }
             sum += *c.limit_watts;
             parts += fmt::format("{}{} {:g} W", parts.empty() ? "" : ", ", c.name, *c.limit_watts);
         }
@@ -91,7 +95,7 @@ std::optional<Rating> rated_power(const trace::Reader& reader) {
             return Rating{*c.limit_watts, "node power cap reported by " + c.backend};
         }
     }
-    if (sum <= 0) {
+    if (sum <= 0 || missing) {
         return std::nullopt;
     }
     return Rating{sum, "sum of part limits (" + parts + ")"};

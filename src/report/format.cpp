@@ -22,7 +22,7 @@ void row(std::string& out,
                        peak.n > 0 ? pm(peak, 1, 1) : std::string{}, prov);
 }
 
-const Item* find_part(const RunSummary& run, const std::string& name) {
+const Item* find_part(const Figures& run, const std::string& name) {
     if (name == "rest") {
         return run.rest ? &*run.rest : nullptr;
     }
@@ -30,12 +30,22 @@ const Item* find_part(const RunSummary& run, const std::string& name) {
     return it == run.parts.end() ? nullptr : &*it;
 }
 
-// Provenance of a part, with its mean utilisation over the group's runs.
-std::string part_prov(const RepeatSummary& r, const std::string& name) {
+// The window of a run the rows are about: the whole run, or one phase (all its occurrences).
+const Figures* window_of(const RunSummary& run, const std::string& phase) {
+    if (phase.empty()) {
+        return &run;
+    }
+    const auto it = std::ranges::find(run.phase_totals, phase, &PhaseSummary::name);
+    return it == run.phase_totals.end() ? nullptr : &*it;
+}
+
+// Provenance of a part, with its mean utilisation over the group's runs (in that window).
+std::string part_prov(const RepeatSummary& r, const std::string& phase, const std::string& name) {
     const Item* first = nullptr;
     std::vector<double> util;
     for (const auto& run : r.runs) {
-        if (const Item* it = find_part(run, name)) {
+        const Figures* f = window_of(run, phase);
+        if (const Item* it = f != nullptr ? find_part(*f, name) : nullptr) {
             first = first != nullptr ? first : it;
             if (it->mean_util) {
                 util.push_back(*it->mean_util);
@@ -55,11 +65,11 @@ std::string part_prov(const RepeatSummary& r, const std::string& name) {
 void part_rows(std::string& out,
                const RepeatSummary& r,
                const FigureStats& s,
-               const std::string& indent) {
+               const std::string& phase) {
     for (std::size_t i = 0; i < s.part_energy_j.size(); ++i) {
         const auto& name = s.part_energy_j[i].first;
-        row(out, indent + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
-            s.part_peak_w[i].second, part_prov(r, name));
+        row(out, "    " + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
+            s.part_peak_w[i].second, part_prov(r, phase, name));
     }
 }
 
@@ -82,16 +92,17 @@ void other_rows(std::string& out, const RepeatSummary& r) {
 void phase_rows(std::string& out, const RepeatSummary& r) {
     for (const auto& p : r.phases) {
         std::string name = "  phase " + p.name;
-        if (p.occurrences > p.runs) {
-            name += fmt::format(" (×{})", p.occurrences);
+        if (p.occurrences > p.runs) { // mean occurrences per run
+            name += fmt::format(" (×{:.3g})",
+                                static_cast<double>(p.occurrences) / static_cast<double>(p.runs));
         }
         std::string prov = to_string(r.runs.front().node.provenance).data();
         if (p.runs < r.runs.size()) {
             prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
         }
-        row(out, name, p.node_energy_j, p.node_avg_w, format_hms(p.runtime_s.mean),
-            p.node_peak_w, prov);
-        part_rows(out, r, p, "    ");
+        row(out, name, p.node_energy_j, p.node_avg_w, format_hms(p.runtime_s.mean), p.node_peak_w,
+            prov);
+        part_rows(out, r, p, p.name);
     }
 }
 
@@ -99,9 +110,9 @@ void group_rows(std::string& out, const RepeatSummary& r) {
     const auto& first = r.runs.front();
     out += fmt::format("{}  ({} run{}; {})\n", r.label, r.runs.size(),
                        r.runs.size() == 1 ? "" : "s", first.run.command);
-    row(out, "  node", r.node_energy_j, r.node_avg_w, format_hms(r.runtime_s.mean),
-        r.node_peak_w, provenance_text(first.node));
-    part_rows(out, r, r, "    ");
+    row(out, "  node", r.node_energy_j, r.node_avg_w, format_hms(r.runtime_s.mean), r.node_peak_w,
+        provenance_text(first.node));
+    part_rows(out, r, r, "");
     other_rows(out, r);
     phase_rows(out, r);
 }
@@ -117,7 +128,11 @@ std::string pm(const Stat& s, double scale, int digits) {
 
 std::string power_text(double watts) {
     if (std::abs(watts) >= 1000) {
-        return fmt::format("{:.1f} kW", watts * 1e-3);
+        auto kw = fmt::format("{:.2f}", watts * 1e-3); // "8.40" -> "8.4", "8.43" stays
+        if (kw.back() == '0') {
+            kw.pop_back();
+        }
+        return kw + " kW";
     }
     return fmt::format("{:.1f} W", watts);
 }
@@ -134,8 +149,7 @@ nlohmann::json stat_json(const Stat& s) {
     return {{"mean", s.mean}, {"std", s.std}, {"n", s.n}};
 }
 
-std::string format_text(const std::vector<RepeatSummary>& summaries,
-                        const FormatOptions& options) {
+std::string format_text(const std::vector<RepeatSummary>& summaries, const FormatOptions& options) {
     std::string table;
     std::string details;
     for (const auto& r : summaries) {
@@ -143,7 +157,7 @@ std::string format_text(const std::vector<RepeatSummary>& summaries,
             continue;
         }
         group_rows(table, r);
-        details += r.label + ":\n" + format_details(r, options);
+        details += (details.empty() ? "" : "\n") + r.label + ":\n" + format_details(r, options);
     }
     if (table.empty()) {
         return "no measured runs\n";

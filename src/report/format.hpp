@@ -30,17 +30,18 @@ struct FormatOptions {
 
 // "12.345 ± 0.678" (scaled, fixed digits); no "±" for a single value.
 [[nodiscard]] std::string pm(const Stat& s, double scale, int digits);
-// "865.0 W", "8.4 kW".
+// "865.0 W", "8.4 kW", "8.43 kW".
 [[nodiscard]] std::string power_text(double watts);
 // "measured (powercap)", "derived", "estimated (model)".
 [[nodiscard]] std::string provenance_text(const Item& item);
 [[nodiscard]] nlohmann::json stat_json(const Stat& s);
+// One run as in to_json's "runs": figures, phases, power distribution, idle accelerators.
+[[nodiscard]] nlohmann::json run_to_json(const RunSummary& run);
 
 // Details of one group (the lines under the table), each line indented by two spaces.
 [[nodiscard]] std::string format_details(const RepeatSummary& r, const FormatOptions& options);
 // The power distribution line ("peak 8.4 kW = 82 % of rated 10.2 kW (config); ...").
-[[nodiscard]] std::string format_power(const PowerStats& p,
-                                       const std::optional<Rating>& rating,
-                                       std::size_t runs);
+[[nodiscard]] std::string
+format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size_t runs);
 
 } // namespace jp::report

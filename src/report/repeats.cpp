@@ -254,7 +254,7 @@ Result<std::vector<RepeatSummary>> summarize_traces(std::span<const std::filesys
         if (!runs) {
             auto e = runs.error();
             if (e.message().find(path.string()) == std::string::npos) {
-                e.where = path.string() + ": " + e.where;
+                e.where = e.where.empty() ? path.string() : path.string() + ": " + e.where;
             }
             return std::unexpected(e);
         }

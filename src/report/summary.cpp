@@ -63,15 +63,15 @@ Result<void> add_phases(trace::Reader& reader, const RunData& d, RunSummary& out
     const auto found = phases_of(*markers, d.t0, d.t1);
     std::vector<std::string> order;
     for (const auto& p : found.phases) {
-        out.phases.push_back(phase_summary(figures_of(d, p.begin_ns, p.end_ns), p.name,
-                                           p.begin_ns, p.end_ns));
+        out.phases.push_back(
+            phase_summary(figures_of(d, p.begin_ns, p.end_ns), p.name, p.begin_ns, p.end_ns));
         out.phases.back().open_at_end = p.open_at_end;
         if (std::ranges::find(order, p.name) == order.end()) {
             order.push_back(p.name);
         }
         if (p.open_at_end) {
-            out.notes.push_back(fmt::format("phase '{}' was never ended: closed at the run's end",
-                                            p.name));
+            out.notes.push_back(
+                fmt::format("phase '{}' was never ended: closed at the run's end", p.name));
         }
     }
     for (const auto& name : order) {

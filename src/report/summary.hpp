@@ -58,8 +58,8 @@ struct IdleDevice {
 
 struct RunSummary : Figures {
     trace::RunInfo run;
-    std::string trace;    // the file it was read from
-    bool complete = true; // false when the monitor stopped before the end edge
+    std::string trace;      // the file it was read from
+    bool complete = true;   // false when the monitor stopped before the end edge
     std::string node_basis; // how the node figure was obtained, in words
     std::vector<std::string> notes;
     std::vector<trace::Event> events;
@@ -155,8 +155,8 @@ struct RepeatSummary : FigureStats {
 [[nodiscard]] std::vector<RepeatSummary> group_runs(std::vector<RunSummary> runs, bool by_trace);
 
 // Summarises every run of a trace; measured runs grouped by label.
-[[nodiscard]] Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader,
-                                                                 const SummaryOptions& options = {});
+[[nodiscard]] Result<std::vector<RepeatSummary>>
+summarize_trace(trace::Reader& reader, const SummaryOptions& options = {});
 
 // The measured runs of every trace (warm-ups left out, baselines only as idle_w).
 [[nodiscard]] Result<std::vector<RunSummary>> measured_runs(trace::Reader& reader,

@@ -125,7 +125,8 @@ Result<ChannelSamples> Reader::samples(std::int64_t run_id, std::size_t channel)
 }
 
 Result<std::vector<Marker>> Reader::markers(std::int64_t run_id) {
-    auto stmt = m_db.prepare("SELECT t_ns, kind, name FROM marker WHERE run_id = ? ORDER BY t_ns");
+    auto stmt =
+        m_db.prepare("SELECT t_ns, kind, name FROM marker WHERE run_id = ? ORDER BY t_ns, rowid");
     if (!stmt) {
         return std::unexpected(stmt.error());
     }

@@ -107,7 +107,7 @@ TEST(Summary, WithoutNodeMeterNodeIsPartsPlusRestModelAndEstimated) {
     EXPECT_NEAR(s->rest->energy_j, 200, 1e-9);
     EXPECT_NEAR(*s->node.peak_w, 260, 1e-9);
     const auto text = format_text(*summarize_trace(r), node_facts(r));
-    EXPECT_NE(text.find("% of rated 1000 W"), std::string::npos) << text;
+    EXPECT_NE(text.find("peak 260.0 W = 26 % of rated 1.0 kW (config)"), std::string::npos) << text;
     EXPECT_NE(text.find("estimated"), std::string::npos);
 }
 

@@ -1,0 +1,187 @@
+// `jouleprof sweep --param NAME=V1,V2 [--param ...] [run options] -- CMD ... {NAME} ...`:
+// measures the command at every point of the parameter grid, one trace per
+// point in one directory, and reports energy per point and the optimal one.
+#include "cli/command.hpp"
+#include "cli/measurement.hpp"
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "process/runner.hpp"
+#include "report/sweep.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+
+namespace jp::cli {
+namespace {
+
+struct SweepOptions {
+    std::vector<std::string> param_specs;
+    std::vector<report::SweepParam> params;
+    RunOptions run;
+    std::filesystem::path dir;
+    bool json = false;
+};
+
+void validate(SweepOptions& o) {
+    if (o.run.command.empty()) {
+        throw CLI::ValidationError("sweep", "no command given: jouleprof sweep --param N=V,... -- "
+                                            "CMD ARGS... ({N} is replaced by each value)");
+    }
+    o.params.clear();
+    for (const auto& spec : o.param_specs) {
+        auto p = report::parse_param(spec);
+        if (!p) {
+            throw CLI::ValidationError("--param", p.error().detail);
+        }
+        if (std::ranges::find(o.params, p->name, &report::SweepParam::name) != o.params.end()) {
+            throw CLI::ValidationError("--param", "'" + p->name + "' is given twice");
+        }
+        o.params.push_back(std::move(*p));
+    }
+    const auto points = report::grid_points(o.params);
+    if (auto r = report::substitute(o.run.command, points.front()); !r) {
+        throw CLI::ValidationError("sweep", r.error().detail);
+    }
+    if (o.run.interval < std::chrono::milliseconds{1}) {
+        throw CLI::ValidationError("--interval", "must be at least 1ms");
+    }
+    if (o.run.repeat < 1 || o.run.warmup < 0) {
+        throw CLI::ValidationError("--repeat", "repeat must be >= 1 and warmup >= 0");
+    }
+}
+
+std::filesystem::path default_dir() {
+    char buf[32];
+    std::string stamp;
+    for (char c : std::string{format_utc(wall_ns(), buf)}.substr(0, 19)) {
+        if (c != '-' && c != ':') {
+            stamp += c == 'T' ? '-' : c;
+        }
+    }
+    std::filesystem::path dir = "sweep-" + stamp;
+    for (int i = 2; std::filesystem::exists(dir); ++i) {
+        dir = fmt::format("sweep-{}-{}", stamp, i);
+    }
+    return dir;
+}
+
+std::optional<report::RepeatSummary> summary_of(const report::SweepPoint& p) {
+    auto reader = trace::Reader::open(p.trace);
+    if (!reader) {
+        return std::nullopt;
+    }
+    auto groups = report::summarize_trace(*reader);
+    if (!groups) {
+        JP_LOG_WARN("{}: {}", p.label, groups.error().message());
+        return std::nullopt;
+    }
+    for (auto& g : *groups) {
+        if (g.label == p.label && !g.runs.empty()) {
+            return std::move(g);
+        }
+    }
+    return std::nullopt;
+}
+
+bool is_interrupt(int code) {
+    return code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP;
+}
+
+// Runs every point; returns the interrupting exit status, if any.
+std::optional<int>
+run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Context& ctx) {
+    const auto points = report::grid_points(o.params);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        if (i > 0 && o.run.cooldown.count() > 0) {
+            if (auto sig = process::sleep_unless_signalled(mono_ns() + o.run.cooldown.count())) {
+                return 128 + *sig;
+            }
+        }
+        report::SweepPoint p;
+        p.label = points[i].label();
+        p.command = *report::substitute(o.run.command, points[i]);
+        p.trace = o.dir / report::trace_file_name(points[i], i + 1, points.size());
+        if (log::enabled(log::Level::warn)) {
+            std::fprintf(stderr, "jouleprof sweep [%zu/%zu] %s\n", i + 1, points.size(),
+                         p.label.c_str());
+        }
+        RunOptions ro = o.run;
+        ro.command = p.command;
+        ro.label = p.label;
+        ro.output = p.trace;
+        ro.json = false;
+        ro.print_summary = false;
+        p.exit_code = run_measurement(ro, ctx.host, ctx.config);
+        if (p.exit_code != 0) {
+            JP_LOG_WARN("sweep: {} failed with exit status {}; going on with the other points",
+                        p.label, p.exit_code);
+        }
+        p.summary = summary_of(p);
+        out.push_back(std::move(p));
+        if (is_interrupt(out.back().exit_code)) {
+            return out.back().exit_code;
+        }
+    }
+    return std::nullopt;
+}
+
+int run_sweep(SweepOptions o, const Context& ctx) {
+    if (o.dir.empty()) {
+        o.dir = default_dir();
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.dir, ec);
+    if (ec) {
+        JP_LOG_ERROR("cannot create {}: {}", o.dir.string(), ec.message());
+        return 2;
+    }
+    const auto points = report::grid_points(o.params);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto t = o.dir / report::trace_file_name(points[i], i + 1, points.size());
+        if (std::filesystem::exists(t, ec)) {
+            JP_LOG_ERROR("{} already exists: choose another directory with -o", t.string());
+            return 2;
+        }
+    }
+    std::vector<report::SweepPoint> results;
+    const auto interrupted = run_points(o, results, ctx);
+    const auto j = report::sweep_json(results, o.dir);
+    std::ofstream{o.dir / "sweep.json"} << j.dump(2) << "\n";
+    const auto text = o.json ? j.dump(2) + "\n" : report::format_sweep(results, o.dir);
+    std::fputs(text.c_str(), stdout);
+    if (interrupted) {
+        JP_LOG_WARN("interrupted: the remaining points were not run");
+        return *interrupted;
+    }
+    const bool failed =
+        std::ranges::any_of(results, [](const auto& p) { return p.exit_code != 0; });
+    return failed ? 1 : 0;
+}
+
+} // namespace
+
+void register_sweep(CLI::App& app, Commands& out) {
+    auto o = std::make_shared<SweepOptions>();
+    auto* cmd = app.add_subcommand("sweep", "Measure a command over a grid of parameter values");
+    cmd->add_option("-p,--param", o->param_specs,
+                    "NAME=V1,V2,... ; several form a grid; {NAME} in the command is replaced")
+        ->required();
+    add_duration(cmd, "-i,--interval", o->run.interval, "Sampling interval (default 500ms)");
+    cmd->add_option("-r,--repeat", o->run.repeat, "Measured repetitions per point (default 1)");
+    cmd->add_option("-w,--warmup", o->run.warmup, "Unmeasured warm-up runs per point");
+    add_duration(cmd, "--cooldown", o->run.cooldown, "Pause between runs and between points");
+    add_duration(cmd, "--baseline", o->run.baseline, "Measure the idle node first, per point");
+    cmd->add_option("-o,--output", o->dir, "Directory for the traces (default ./sweep-<time>/)");
+    cmd->add_flag("--json", o->json, "Print the results as JSON on stdout");
+    cmd->add_flag("!--no-live", o->run.live, "No live status line");
+    cmd->add_option("command", o->run.command, "The command and its arguments (after --)")
+        ->required();
+    cmd->positionals_at_end(true);
+    out.push_back(Command{cmd, [o] { validate(*o); },
+                          [o](const Context& ctx) { return run_sweep(*o, ctx); }});
+}
+
+} // namespace jp::cli

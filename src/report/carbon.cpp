@@ -1,0 +1,58 @@
+#include "report/carbon.hpp"
+
+#include <fmt/format.h>
+
+namespace jp::report {
+
+std::optional<Footprint> footprint(double node_j, const CarbonConfig& c) {
+    if (!c.any()) {
+        return std::nullopt;
+    }
+    Footprint f;
+    f.node_j = node_j;
+    f.pue = c.pue.value_or(1.0);
+    f.facility_j = node_j * f.pue;
+    const double kwh = f.facility_j / k_joules_per_kwh;
+    f.intensity_g_per_kwh = c.intensity_g_per_kwh;
+    if (c.intensity_g_per_kwh) {
+        f.kg_co2e = kwh * *c.intensity_g_per_kwh / 1000.0;
+    }
+    f.price_per_kwh = c.price_per_kwh;
+    if (c.price_per_kwh) {
+        f.cost = kwh * *c.price_per_kwh;
+    }
+    f.currency = c.currency.value_or("");
+    return f;
+}
+
+std::string format_footprint(const Footprint& f) {
+    std::string out = fmt::format("facility energy {:.3f} kJ ({:.4g} kWh = node × PUE {:.2f})",
+                                  f.facility_j * 1e-3, f.facility_j / k_joules_per_kwh, f.pue);
+    if (f.kg_co2e) {
+        out += fmt::format("; {:.4g} kg CO2e at {:g} g/kWh", *f.kg_co2e, *f.intensity_g_per_kwh);
+    }
+    if (f.cost) {
+        const std::string cur = f.currency.empty() ? "" : " " + f.currency;
+        out += fmt::format("; cost {:.4g}{} at {:g}{}/kWh", *f.cost, cur, *f.price_per_kwh, cur);
+    }
+    return out;
+}
+
+CarbonConfig merged(const CarbonConfig& config, const CarbonConfig& overrides) {
+    CarbonConfig c = config;
+    if (overrides.intensity_g_per_kwh) {
+        c.intensity_g_per_kwh = overrides.intensity_g_per_kwh;
+    }
+    if (overrides.pue) {
+        c.pue = overrides.pue;
+    }
+    if (overrides.price_per_kwh) {
+        c.price_per_kwh = overrides.price_per_kwh;
+    }
+    if (overrides.currency) {
+        c.currency = overrides.currency;
+    }
+    return c;
+}
+
+} // namespace jp::report

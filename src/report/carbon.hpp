@@ -1,0 +1,34 @@
+#pragma once
+// Node energy into facility energy (× PUE), emissions (× grid carbon intensity)
+// and cost (× price). Nothing is assumed: with no factor configured there is no figure.
+#include "config/config.hpp"
+
+#include <optional>
+#include <string>
+
+namespace jp::report {
+
+struct Footprint {
+    double node_j = 0;
+    double pue = 1.0;
+    double facility_j = 0; // node_j × pue
+    std::optional<double> intensity_g_per_kwh;
+    std::optional<double> kg_co2e; // facility kWh × intensity / 1000
+    std::optional<double> price_per_kwh;
+    std::optional<double> cost; // facility kWh × price
+    std::string currency;
+};
+
+inline constexpr double k_joules_per_kwh = 3.6e6;
+
+// nullopt when no factor (intensity, PUE, price) is set.
+[[nodiscard]] std::optional<Footprint> footprint(double node_j, const CarbonConfig& factors);
+
+// "facility energy 443.5 kJ (0.123 kWh = node × PUE 1.20); 0.047 kg CO2e at 380 g/kWh; cost
+// 0.03 EUR at 0.25 EUR/kWh"
+[[nodiscard]] std::string format_footprint(const Footprint& f);
+
+// Command-line values take precedence over the config file.
+[[nodiscard]] CarbonConfig merged(const CarbonConfig& config, const CarbonConfig& overrides);
+
+} // namespace jp::report

@@ -1,0 +1,138 @@
+#include "report/compare.hpp"
+
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace jp::report {
+namespace {
+
+std::string entry_name(const RepeatSummary& g, const std::vector<RepeatSummary>& all) {
+    const auto same = std::ranges::count(all, g.label, &RepeatSummary::label);
+    if (same < 2 || g.traces.empty()) {
+        return g.label;
+    }
+    return std::filesystem::path(g.traces.front()).stem().string() + ":" + g.label;
+}
+
+std::optional<std::size_t> find_baseline(const std::vector<CompareEntry>& e, std::string_view b) {
+    if (b.empty()) {
+        return 0;
+    }
+    if (const auto it = std::ranges::find(e, b, &CompareEntry::name); it != e.end()) {
+        return static_cast<std::size_t>(it - e.begin());
+    }
+    for (std::size_t i = 0; i < e.size(); ++i) {
+        if (e[i].group.label == b) {
+            return i;
+        }
+    }
+    std::size_t n = 0;
+    const auto [ptr, ec] = std::from_chars(b.data(), b.data() + b.size(), n);
+    if (ec == std::errc{} && ptr == b.data() + b.size() && n >= 1 && n <= e.size()) {
+        return n - 1;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+Result<Comparison> compare_groups(std::vector<RepeatSummary> groups, std::string_view baseline) {
+    Comparison c;
+    for (const auto& g : groups) {
+        c.entries.push_back({entry_name(g, groups), g, 0, 0, 0, 0});
+    }
+    if (c.entries.empty()) {
+        return fail(ErrorKind::config, "compare", "no measured runs to compare");
+    }
+    const auto b = find_baseline(c.entries, baseline);
+    if (!b) {
+        std::string names;
+        for (const auto& e : c.entries) {
+            names += (names.empty() ? "" : ", ") + e.name;
+        }
+        return fail(ErrorKind::config, "--baseline",
+                    fmt::format("'{}' is neither a label nor a position 1..{} (runs: {})", baseline,
+                                c.entries.size(), names));
+    }
+    c.baseline = *b;
+    const auto& base = c.entries[*b].group;
+    const double base_e = base.node_energy_j.mean;
+    const double base_t = base.runtime_s.mean;
+    c.p_const_w = base_t > 0 ? base_e / base_t : 0;
+    for (auto& e : c.entries) {
+        const double energy = e.group.node_energy_j.mean;
+        const double runtime = e.group.runtime_s.mean;
+        e.energy_ratio = base_e > 0 ? energy / base_e : 0;
+        e.runtime_ratio = base_t > 0 ? runtime / base_t : 0;
+        e.estimate_j = runtime * c.p_const_w;
+        e.error_percent = energy > 0 ? (e.estimate_j - energy) / energy * 100 : 0;
+    }
+    return c;
+}
+
+std::string format_comparison(const Comparison& c) {
+    constexpr std::string_view k_row =
+        "{:>2}  {:<24} {:>22} {:>8} {:>18} {:>8} {:>18} {:>14} {:>9}\n";
+    const auto& base = c.entries[c.baseline];
+    std::string out =
+        fmt::format(fmt::runtime(k_row), "#", "run", "Energy [kJ]", "× base", "Runtime [s]",
+                    "× base", "Avg power [W]", "Estimate [kJ]", "Error");
+    std::vector<std::string> estimated;
+    for (std::size_t i = 0; i < c.entries.size(); ++i) {
+        const auto& e = c.entries[i];
+        out += fmt::format(
+            fmt::runtime(k_row), i + 1, e.name, pm(e.group.node_energy_j, 1e-3, 3),
+            fmt::format("{:.3f}", e.energy_ratio), pm(e.group.runtime_s, 1, 2),
+            fmt::format("{:.3f}", e.runtime_ratio), pm(e.group.node_avg_w, 1, 1),
+            fmt::format("{:.3f}", e.estimate_j * 1e-3),
+            fmt::format("{:+.1f} %", std::abs(e.error_percent) < 0.05 ? 0.0 : e.error_percent));
+        if (!e.group.runs.empty() &&
+            e.group.runs.front().node.provenance == Provenance::estimated) {
+            estimated.push_back(e.name);
+        }
+    }
+    out += fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
+                       "node power), as if energy were runtime × a constant power; Error = "
+                       "(estimate − measured) / measured.\n",
+                       c.baseline + 1, base.name, c.p_const_w);
+    if (!estimated.empty()) {
+        std::string names;
+        for (const auto& name : estimated) {
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        out += "note: the node energy is estimated, not measured, for " + names + "\n";
+    }
+    return out;
+}
+
+nlohmann::json comparison_json(const Comparison& c) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (std::size_t i = 0; i < c.entries.size(); ++i) {
+        const auto& e = c.entries[i];
+        const auto& g = e.group;
+        entries.push_back(
+            {{"index", i + 1},
+             {"name", e.name},
+             {"label", g.label},
+             {"traces", g.traces},
+             {"runs", g.runs.size()},
+             {"node_energy_j", stat_json(g.node_energy_j)},
+             {"runtime_s", stat_json(g.runtime_s)},
+             {"node_avg_w", stat_json(g.node_avg_w)},
+             {"provenance", g.runs.empty() ? "" : to_string(g.runs.front().node.provenance)},
+             {"energy_ratio", e.energy_ratio},
+             {"runtime_ratio", e.runtime_ratio},
+             {"estimate_j", e.estimate_j},
+             {"estimate_error_percent", e.error_percent}});
+    }
+    return {{"baseline", {{"index", c.baseline + 1}, {"name", c.entries[c.baseline].name}}},
+            {"p_const_w", c.p_const_w},
+            {"entries", entries}};
+}
+
+} // namespace jp::report

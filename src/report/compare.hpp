@@ -1,0 +1,36 @@
+#pragma once
+// Runs side by side: energy and runtime and their ratios to a baseline, average
+// power, and the error a runtime-based estimate (runtime × the baseline's
+// average node power, as much of the literature assumes) would have made.
+#include "report/summary.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace jp::report {
+
+struct CompareEntry {
+    std::string name; // the label, or "<trace stem>:<label>" when labels repeat
+    RepeatSummary group;
+    double energy_ratio = 0;  // energy / baseline energy
+    double runtime_ratio = 0; // runtime / baseline runtime
+    double estimate_j = 0;    // runtime × P_const
+    double error_percent = 0; // (estimate − measured) / measured × 100
+};
+
+struct Comparison {
+    std::size_t baseline = 0; // index into entries
+    double p_const_w = 0;     // the baseline's mean energy / mean runtime
+    std::vector<CompareEntry> entries;
+};
+
+// baseline: an entry's name or label, or its 1-based position; empty: the first.
+// Fails (ErrorKind::config) when it names none of the groups, or there are none.
+[[nodiscard]] Result<Comparison> compare_groups(std::vector<RepeatSummary> groups,
+                                                std::string_view baseline);
+
+[[nodiscard]] std::string format_comparison(const Comparison& c);
+[[nodiscard]] nlohmann::json comparison_json(const Comparison& c);
+
+} // namespace jp::report

@@ -1,0 +1,146 @@
+// The lines under the table: how the node was measured, its power
+// distribution against the rated power, idle accelerators, the baseline, the
+// footprint, overhead, notes and events.
+#include "core/duration.hpp"
+#include "report/carbon.hpp"
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace jp::report {
+namespace {
+
+std::string stat_power(const Stat& s) {
+    return s.n > 1 ? power_text(s.mean) + " ± " + power_text(s.std) : power_text(s.mean);
+}
+
+std::string idle_line(const IdleStats& d) {
+    std::string line =
+        fmt::format("{} idle: {} kJ, {:.1f} % of the node (mean utilisation "
+                    "{:.1f} %)",
+                    d.name, pm(d.energy_j, 1e-3, 3), d.share.mean * 100, d.mean_util.mean);
+    if (d.runs < d.of) {
+        line += fmt::format(" in {} of {} runs", d.runs, d.of);
+    }
+    if (d.provenance == Provenance::estimated) {
+        line += " (estimated)";
+    }
+    return line;
+}
+
+std::vector<std::string> unique_notes(const RepeatSummary& r) {
+    std::vector<std::string> notes; // said once, not once per run
+    for (const auto& run : r.runs) {
+        for (const auto& n : run.notes) {
+            if (std::ranges::find(notes, n) == notes.end()) {
+                notes.push_back(n);
+            }
+        }
+    }
+    return notes;
+}
+
+void add_run_events(std::string& out, const RepeatSummary& r) {
+    for (const auto& run : r.runs) {
+        for (const auto& e : run.events) {
+            out += fmt::format("  event (run {}): {}: {}\n", run.run.repeat, e.kind, e.detail);
+        }
+        if (run.run.signal) {
+            out +=
+                fmt::format("  run {} was killed by signal {}\n", run.run.repeat, *run.run.signal);
+        } else if (run.run.exit_code && *run.run.exit_code != 0) {
+            out +=
+                fmt::format("  run {} exited with status {}\n", run.run.repeat, *run.run.exit_code);
+        }
+    }
+}
+
+// With repeats, each run's phases on one line (the table shows their mean ± std).
+void add_run_phases(std::string& out, const RepeatSummary& r) {
+    if (r.runs.size() < 2 || r.phases.empty()) {
+        return;
+    }
+    for (const auto& run : r.runs) {
+        std::string line;
+        for (const auto& p : run.phase_totals) {
+            line += fmt::format("{}{} {:.3f} kJ, {:.1f} W, {}", line.empty() ? "" : "; ", p.name,
+                                p.node.energy_j * 1e-3, p.node.avg_w, format_hms(p.runtime_s));
+        }
+        out += fmt::format("  run {} phases: {}\n", run.run.repeat,
+                           line.empty() ? std::string{"none"} : line);
+    }
+}
+
+} // namespace
+
+std::string
+format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size_t runs) {
+    std::string out = "peak " + power_text(p.peak_w);
+    if (rating && rating->watts > 0) {
+        out += fmt::format(" = {:.0f} % of rated {} ({})", 100 * p.peak_w / rating->watts,
+                           power_text(rating->watts), rating->source);
+    }
+    const double step_ms = static_cast<double>(p.step_ns) * 1e-6;
+    out += step_ms < 1000 ? fmt::format(" at {:.0f} ms resolution", step_ms)
+                          : fmt::format(" at {:.1f} s resolution", step_ms * 1e-3);
+    if (runs > 1) {
+        out += fmt::format(" (highest of {} runs)", runs);
+    }
+    if (p.peak_1s_w) {
+        out += "; 1 s peak " + power_text(*p.peak_1s_w);
+    }
+    if (p.peak_60s_w) {
+        out += "; 60 s peak " + power_text(*p.peak_60s_w);
+    }
+    out += fmt::format("; p50 {}, p95 {}, p99 {}", stat_power(p.p50_w), stat_power(p.p95_w),
+                       stat_power(p.p99_w));
+    if (p.threshold_w) {
+        out += fmt::format("; above {} for {} s", power_text(*p.threshold_w),
+                           pm(p.seconds_above, 1, 1));
+    }
+    if (!rating) {
+        out += " (rated power unknown: set [node] rated_watts in the config)";
+    }
+    return out;
+}
+
+std::string format_details(const RepeatSummary& r, const FormatOptions& options) {
+    const auto& first = r.runs.front();
+    std::string out =
+        fmt::format("  runtime {} s; node: {}\n", pm(r.runtime_s, 1, 3), first.node_basis);
+    auto rating = r.rating;
+    if (!rating && options.rated_watts) {
+        rating = Rating{*options.rated_watts, "config"};
+    }
+    if (r.power) {
+        out += "  power: " + format_power(*r.power, rating, r.runs.size()) + "\n";
+    }
+    add_run_phases(out, r);
+    for (const auto& d : r.idle) {
+        out += "  " + idle_line(d) + "\n";
+    }
+    if (r.idle_w && r.dynamic_energy_j) {
+        out += fmt::format(
+            "  idle baseline {:.1f} W -> dynamic energy {} kJ (node − idle × runtime)\n", *r.idle_w,
+            pm(*r.dynamic_energy_j, 1e-3, 3));
+    }
+    if (auto f = footprint(r.node_energy_j.mean, options.carbon)) {
+        out += "  footprint: " + format_footprint(*f) +
+               (r.runs.size() > 1 ? " (per run, mean)" : "") + "\n";
+    }
+    const double total_rt = r.runtime_s.mean * static_cast<double>(r.runs.size());
+    out += fmt::format("  monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one core)\n",
+                       r.monitor_cpu_s, total_rt,
+                       total_rt > 0 ? 100 * r.monitor_cpu_s / total_rt : 0.0);
+    for (const auto& n : unique_notes(r)) {
+        out += "  note: " + n + "\n";
+    }
+    add_run_events(out, r);
+    for (const auto& t : r.traces) {
+        out += "  trace: " + t + "\n";
+    }
+    return out;
+}
+
+} // namespace jp::report

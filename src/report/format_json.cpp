@@ -1,0 +1,208 @@
+#include "report/carbon.hpp"
+#include "report/format.hpp"
+
+namespace jp::report {
+namespace {
+
+using nlohmann::json;
+
+json opt(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+json item_json(const Item& i) {
+    json j{{"name", i.name},
+           {"domain", to_string(i.domain)},
+           {"provenance", to_string(i.provenance)},
+           {"backend", i.backend},
+           {"energy_j", i.energy_j},
+           {"avg_w", i.avg_w},
+           {"counted", i.counted},
+           {"parent", i.parent}};
+    j["peak_w"] = opt(i.peak_w);
+    if (i.mean_util) {
+        j["mean_util_percent"] = *i.mean_util;
+    }
+    return j;
+}
+
+json figures_json(const Figures& f) {
+    json j{{"runtime_s", f.runtime_s}, {"node", item_json(f.node)}};
+    j["parts"] = json::array();
+    for (const auto& p : f.parts) {
+        j["parts"].push_back(item_json(p));
+    }
+    j["not_summed"] = json::array();
+    for (const auto& p : f.others) {
+        j["not_summed"].push_back(item_json(p));
+    }
+    j["rest"] = f.rest ? item_json(*f.rest) : json(nullptr);
+    return j;
+}
+
+json phase_json(const PhaseSummary& p, std::int64_t run_start) {
+    json j = figures_json(p);
+    j["name"] = p.name;
+    j["begin_s"] = static_cast<double>(p.begin_ns - run_start) * 1e-9; // since the run began
+    j["end_s"] = static_cast<double>(p.end_ns - run_start) * 1e-9;
+    j["open_at_end"] = p.open_at_end;
+    j["occurrences"] = p.occurrences;
+    return j;
+}
+
+json distribution_json(const Distribution& d, std::int64_t step_ns) {
+    return {{"step_s", static_cast<double>(step_ns) * 1e-9},
+            {"mean_w", d.mean_w},
+            {"peak_w", d.peak_w},
+            {"peak_1s_w", opt(d.peak_1s_w)},
+            {"peak_60s_w", opt(d.peak_60s_w)},
+            {"p50_w", d.p50_w},
+            {"p95_w", d.p95_w},
+            {"p99_w", d.p99_w},
+            {"threshold_w", opt(d.threshold_w)},
+            {"seconds_above", d.seconds_above}};
+}
+
+json idle_json(const IdleDevice& d) {
+    return {{"name", d.name},
+            {"energy_j", d.energy_j},
+            {"share_of_node", d.share},
+            {"mean_util_percent", d.mean_util},
+            {"provenance", to_string(d.provenance)}};
+}
+
+} // namespace
+
+json run_to_json(const RunSummary& s) {
+    json j = figures_json(s);
+    j.update({{"id", s.run.id},
+              {"label", s.run.label},
+              {"repeat", s.run.repeat},
+              {"trace", s.trace},
+              {"complete", s.complete},
+              {"node_basis", s.node_basis},
+              {"monitor_cpu_s", s.run.monitor_cpu_s},
+              {"notes", s.notes}});
+    j["exit_code"] = s.run.exit_code ? json(*s.run.exit_code) : json(nullptr);
+    j["signal"] = s.run.signal ? json(*s.run.signal) : json(nullptr);
+    j["events"] = json::array();
+    for (const auto& e : s.events) {
+        j["events"].push_back({{"kind", e.kind}, {"detail", e.detail}, {"t_ns", e.t_ns}});
+    }
+    j["phases"] = json::array();
+    for (const auto& p : s.phases) {
+        j["phases"].push_back(phase_json(p, s.run.start_ns));
+    }
+    j["phase_totals"] = json::array();
+    for (const auto& p : s.phase_totals) {
+        j["phase_totals"].push_back(phase_json(p, s.run.start_ns));
+    }
+    j["points"] = json::array();
+    for (const auto& m : s.points) {
+        j["points"].push_back(
+            {{"name", m.name}, {"t_s", static_cast<double>(m.t_ns - s.run.start_ns) * 1e-9}});
+    }
+    j["power"] = s.power ? distribution_json(*s.power, s.power_step_ns) : json(nullptr);
+    j["idle_accelerators"] = json::array();
+    for (const auto& d : s.idle) {
+        j["idle_accelerators"].push_back(idle_json(d));
+    }
+    return j;
+}
+
+namespace {
+
+json stats_json(const FigureStats& s) {
+    json j{{"runtime_s", stat_json(s.runtime_s)},
+           {"node_energy_j", stat_json(s.node_energy_j)},
+           {"node_avg_w", stat_json(s.node_avg_w)},
+           {"node_peak_w", stat_json(s.node_peak_w)}};
+    json parts = json::object();
+    for (std::size_t i = 0; i < s.part_energy_j.size(); ++i) {
+        parts[s.part_energy_j[i].first] = {{"energy_j", stat_json(s.part_energy_j[i].second)},
+                                           {"avg_w", stat_json(s.part_avg_w[i].second)},
+                                           {"peak_w", stat_json(s.part_peak_w[i].second)}};
+    }
+    j["parts"] = parts;
+    return j;
+}
+
+json power_json(const PowerStats& p) {
+    return {{"step_s", static_cast<double>(p.step_ns) * 1e-9},
+            {"peak_w", p.peak_w},
+            {"peak_1s_w", opt(p.peak_1s_w)},
+            {"peak_60s_w", opt(p.peak_60s_w)},
+            {"mean_w", stat_json(p.mean_w)},
+            {"p50_w", stat_json(p.p50_w)},
+            {"p95_w", stat_json(p.p95_w)},
+            {"p99_w", stat_json(p.p99_w)},
+            {"threshold_w", opt(p.threshold_w)},
+            {"seconds_above", stat_json(p.seconds_above)}};
+}
+
+json footprint_json(const Footprint& f) {
+    json j{{"node_j", f.node_j},
+           {"pue", f.pue},
+           {"facility_j", f.facility_j},
+           {"facility_kwh", f.facility_j / k_joules_per_kwh},
+           {"intensity_g_per_kwh", opt(f.intensity_g_per_kwh)},
+           {"kg_co2e", opt(f.kg_co2e)},
+           {"price_per_kwh", opt(f.price_per_kwh)},
+           {"cost", opt(f.cost)}};
+    j["currency"] = f.currency;
+    return j;
+}
+
+json group_json(const RepeatSummary& r, const FormatOptions& options) {
+    json g = stats_json(r);
+    g.update({{"label", r.label}, {"traces", r.traces}, {"monitor_cpu_s", r.monitor_cpu_s}});
+    g["idle_w"] = opt(r.idle_w);
+    g["dynamic_energy_j"] = r.dynamic_energy_j ? stat_json(*r.dynamic_energy_j) : json(nullptr);
+    g["phases"] = json::array();
+    for (const auto& p : r.phases) {
+        json pj = stats_json(p);
+        pj.update({{"name", p.name}, {"runs", p.runs}, {"occurrences", p.occurrences}});
+        g["phases"].push_back(pj);
+    }
+    g["power"] = r.power ? power_json(*r.power) : json(nullptr);
+    auto rating = r.rating;
+    if (!rating && options.rated_watts) {
+        rating = Rating{*options.rated_watts, "config"};
+    }
+    g["rated"] =
+        rating ? json{{"watts", rating->watts}, {"source", rating->source}} : json(nullptr);
+    g["idle_accelerators"] = json::array();
+    for (const auto& d : r.idle) {
+        g["idle_accelerators"].push_back({{"name", d.name},
+                                          {"runs", d.runs},
+                                          {"of", d.of},
+                                          {"energy_j", stat_json(d.energy_j)},
+                                          {"share_of_node", stat_json(d.share)},
+                                          {"mean_util_percent", stat_json(d.mean_util)}});
+    }
+    const auto f = footprint(r.node_energy_j.mean, options.carbon);
+    g["footprint"] = f ? footprint_json(*f) : json(nullptr);
+    g["runs"] = json::array();
+    for (const auto& run : r.runs) {
+        g["runs"].push_back(run_to_json(run));
+    }
+    return g;
+}
+
+} // namespace
+
+json to_json(const std::vector<RepeatSummary>& summaries, const FormatOptions& options) {
+    json groups = json::array();
+    std::optional<double> rated = options.rated_watts;
+    for (const auto& r : summaries) {
+        groups.push_back(group_json(r, options));
+        if (!rated && r.rating && r.rating->source == "config") {
+            rated = r.rating->watts;
+        }
+    }
+    json j{{"groups", groups}};
+    j["rated_watts"] = opt(rated);
+    return j;
+}
+
+} // namespace jp::report

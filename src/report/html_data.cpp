@@ -1,0 +1,415 @@
+#include "report/html_data.hpp"
+
+#include "report/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace jp::report::html {
+namespace {
+
+// interpolate() and the search behind it, for queries at non-decreasing times:
+// the cursor only moves forward, so a whole grid costs one pass.
+class Cursor {
+public:
+    explicit Cursor(std::span<const TimedValue> p) : m_p(p) {}
+
+    // Index of the first sample later than t (std::upper_bound).
+    std::size_t upper(std::int64_t t) {
+        while (m_k < m_p.size() && m_p[m_k].t_ns <= t) {
+            ++m_k;
+        }
+        return m_k;
+    }
+
+    double at(std::int64_t t) {
+        if (t <= m_p.front().t_ns) {
+            return m_p.front().value;
+        }
+        if (t >= m_p.back().t_ns) {
+            return m_p.back().value;
+        }
+        const std::size_t k = upper(t);
+        const auto& b = m_p[k];
+        const auto& a = m_p[k - 1];
+        if (b.t_ns == a.t_ns) {
+            return b.value;
+        }
+        const double f = static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
+        return a.value + f * (b.value - a.value);
+    }
+
+    // trapezoid_joules(p, a, b) for a at or after the previous call's b.
+    double trapezoid(std::int64_t a, std::int64_t b) {
+        if (b <= a) {
+            return 0.0;
+        }
+        double joules = 0;
+        std::int64_t prev_t = a;
+        double prev_v = at(a);
+        for (std::size_t j = upper(a); j < m_p.size() && m_p[j].t_ns < b; ++j) {
+            joules +=
+                0.5 * (prev_v + m_p[j].value) * static_cast<double>(m_p[j].t_ns - prev_t) * 1e-9;
+            prev_t = m_p[j].t_ns;
+            prev_v = m_p[j].value;
+        }
+        const double end_v = at(b);
+        joules += 0.5 * (prev_v + end_v) * static_cast<double>(b - prev_t) * 1e-9;
+        return joules;
+    }
+
+private:
+    std::span<const TimedValue> m_p;
+    std::size_t m_k = 0;
+};
+
+// Node energy from the start of the grid to t (the grid's windows are flat).
+class EnergyIndex {
+public:
+    explicit EnergyIndex(const GridSeries& g) : m_g(g) {
+        m_cum.reserve(g.watts.size() + 1);
+        m_cum.push_back(0);
+        for (std::size_t i = 0; i < g.watts.size(); ++i) {
+            m_cum.push_back(m_cum.back() + g.watts[i] * g.seconds_of(i));
+        }
+    }
+    [[nodiscard]] double at(std::int64_t t) const {
+        if (m_g.watts.empty() || m_g.step_ns <= 0) {
+            return 0;
+        }
+        t = std::clamp(t, m_g.t0, m_g.t1);
+        const auto i = static_cast<std::size_t>((t - m_g.t0) / m_g.step_ns);
+        if (i >= m_g.watts.size()) {
+            return m_cum.back();
+        }
+        const std::int64_t a = m_g.t0 + static_cast<std::int64_t>(i) * m_g.step_ns;
+        return m_cum[i] + m_g.watts[i] * static_cast<double>(t - a) * 1e-9;
+    }
+
+private:
+    const GridSeries& m_g;
+    std::vector<double> m_cum;
+};
+
+void fill_histogram(RunProfile& out, const GridSeries& g, const ProfileOptions& opt) {
+    double lo = INFINITY;
+    double hi = -INFINITY;
+    double total = 0;
+    for (std::size_t i = 0; i < g.watts.size(); ++i) {
+        if (std::isfinite(g.watts[i])) {
+            lo = std::min(lo, g.watts[i]);
+            hi = std::max(hi, g.watts[i]);
+            total += g.seconds_of(i);
+        }
+    }
+    if (!std::isfinite(lo) || total <= 0) {
+        return;
+    }
+    // The rated power is drawn when it is within reach of the peak (a small job
+    // on a big node would otherwise squeeze its whole distribution into a corner).
+    if (opt.rated_w && *opt.rated_w > 0 && *opt.rated_w <= 2.5 * std::max(hi, 1.0)) {
+        hi = std::max(hi, *opt.rated_w);
+    }
+    if (opt.threshold_w && *opt.threshold_w > 0 && *opt.threshold_w <= 2.5 * std::max(hi, 1.0)) {
+        hi = std::max(hi, *opt.threshold_w);
+    }
+    if (lo < 0.25 * hi) {
+        lo = std::min(lo, 0.0);
+    }
+    const Axis ax = nice_axis(lo, hi, 10);
+    out.hist_lo = ax.lo;
+    out.hist_hi = ax.hi;
+    const auto bins = static_cast<std::size_t>(std::max(opt.bins, 1));
+    out.histogram.assign(bins, 0.0);
+    const double bw = (ax.hi - ax.lo) / static_cast<double>(bins);
+    for (std::size_t i = 0; i < g.watts.size(); ++i) {
+        if (!std::isfinite(g.watts[i])) {
+            continue;
+        }
+        const double b = std::floor((g.watts[i] - ax.lo) / bw);
+        const auto k = b <= 0 ? 0 : std::min(static_cast<std::size_t>(b), bins - 1);
+        out.histogram[k] += g.seconds_of(i) / total;
+    }
+}
+
+void fill_phase_totals(RunProfile& out, const GridSeries& g) {
+    const EnergyIndex energy{g};
+    std::map<std::string, std::size_t> index;
+    for (const auto& p : out.phases.phases) {
+        auto [it, added] = index.try_emplace(p.name, out.phase_totals.size());
+        if (added) {
+            out.phase_totals.push_back({p.name, 0, 0, 0, false});
+        }
+        auto& t = out.phase_totals[it->second];
+        ++t.count;
+        t.seconds += static_cast<double>(p.end_ns - p.begin_ns) * 1e-9;
+        t.joules += energy.at(p.end_ns) - energy.at(p.begin_ns);
+        t.open_at_end = t.open_at_end || p.open_at_end;
+    }
+}
+
+} // namespace
+
+GridSeries channel_grid(const Channel& channel,
+                        std::span<const TimedValue> points,
+                        std::int64_t t0,
+                        std::int64_t t1,
+                        std::int64_t step) {
+    GridSeries g{t0, t1, step, {}};
+    if (step <= 0 || t1 <= t0) {
+        g.step_ns = 0;
+        return g;
+    }
+    g.watts.reserve(static_cast<std::size_t>((t1 - t0) / step + 1));
+    Cursor cur{points};
+    for (std::int64_t a = t0; a < t1; a += step) {
+        const std::int64_t b = std::min(a + step, t1);
+        if (b - a < step / 2 && a > t0) {
+            g.t1 = a; // as grid_of: a short tail window is quantisation noise
+            break;
+        }
+        const double dt = static_cast<double>(b - a) * 1e-9;
+        double w = 0;
+        if (!points.empty() && channel.quantity == Quantity::energy) {
+            const double ea = cur.at(a); // a before b: the cursor only moves forward
+            w = (cur.at(b) - ea) / dt;
+        } else if (!points.empty()) {
+            w = cur.trapezoid(a, b) / dt;
+        }
+        g.watts.push_back(w);
+    }
+    return g;
+}
+
+std::vector<Point>
+decimate_grid(const GridSeries& g, std::int64_t t0, std::int64_t t1, int columns) {
+    MinMaxDecimator d{0.0, 1.0, columns};
+    const double span = static_cast<double>(t1 - t0);
+    if (span <= 0) {
+        return {};
+    }
+    for (std::size_t i = 0; i < g.watts.size(); ++i) {
+        const std::int64_t a = g.t0 + static_cast<std::int64_t>(i) * g.step_ns;
+        const std::int64_t b = std::min(a + g.step_ns, g.t1);
+        const double mid = static_cast<double>(a - t0) + static_cast<double>(b - a) / 2;
+        d.add(mid / span, g.watts[i]);
+    }
+    return d.finish();
+}
+
+namespace {
+
+bool drawn(const Channel& c) {
+    return c.counted && c.quantity != Quantity::utilization;
+}
+
+Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
+                                                    std::span<const trace::RunInfo> runs) {
+    auto db = trace::Database::open(reader.path(), trace::Database::Mode::read_only);
+    if (!db) {
+        return std::unexpected(db.error());
+    }
+    // Map the file rather than copy page by page; a hint SQLite may ignore.
+    (void)db->exec("PRAGMA mmap_size = 1073741824");
+    std::string sql = "SELECT run_id, channel_id, t_ns, value FROM sample NOT INDEXED WHERE "
+                      "run_id IN (";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        sql += i == 0 ? "?" : ",?";
+    }
+    sql += ")";
+    auto st = db->prepare(sql);
+    if (!st) {
+        return std::unexpected(st.error());
+    }
+    const auto& chans = reader.channels();
+    std::map<std::int64_t, RunSeries> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        st->bind(static_cast<int>(i) + 1, runs[i].id);
+        out[runs[i].id].resize(chans.size());
+    }
+    std::int64_t current = -1;
+    RunSeries* series = nullptr;
+    for (;;) {
+        auto row = st->step();
+        if (!row) {
+            return std::unexpected(row.error());
+        }
+        if (!*row) {
+            break;
+        }
+        const std::int64_t run = st->column_int(0);
+        const std::int64_t ch = st->column_int(1) - 1;
+        if (ch < 0 || ch >= static_cast<std::int64_t>(chans.size()) ||
+            !drawn(chans[static_cast<std::size_t>(ch)])) {
+            continue;
+        }
+        if (run != current) {
+            current = run;
+            series = &out[run];
+        }
+        (*series)[static_cast<std::size_t>(ch)].push_back(
+            {st->column_int(2), st->column_double(3)});
+    }
+    // Rows come in insertion order, which is time order except for values
+    // written late (an interpolated edge of a slow source): sort those.
+    for (auto& [id, rs] : out) {
+        for (auto& p : rs) {
+            if (!std::ranges::is_sorted(p, {}, &TimedValue::t_ns)) {
+                std::ranges::stable_sort(p, {}, &TimedValue::t_ns);
+            }
+        }
+    }
+    return out;
+}
+
+Result<RunProfile> profile_of(trace::Reader& reader,
+                              const trace::RunInfo& run,
+                              RunSeries series,
+                              const ProfileOptions& opt) {
+    RunProfile out;
+    out.run = run;
+    auto window = run_window(reader, run);
+    if (!window) {
+        return std::unexpected(window.error());
+    }
+    out.t0 = window->first;
+    out.t1 = window->second;
+    auto markers = reader.markers(run.id);
+    if (!markers) {
+        return std::unexpected(markers.error());
+    }
+    out.phases = phases_of(*markers, out.t0, out.t1);
+
+    const auto& chans = reader.channels();
+    std::optional<std::size_t> node_ch;
+    for (std::size_t i = 0; i < chans.size(); ++i) {
+        if (chans[i].counted && chans[i].quantity != Quantity::utilization &&
+            chans[i].domain == Domain::node) {
+            node_ch = i;
+            break;
+        }
+    }
+    // Without a node meter the node is the sum of the parts on their finest
+    // common grid (as node_power_series), so their samples are kept for it.
+    std::vector<std::vector<TimedValue>> kept;
+    std::vector<std::size_t> kept_channel;
+    std::int64_t finest = 0;
+    GridSeries node_grid;
+    for (std::size_t i = 0; i < chans.size(); ++i) {
+        const auto& c = chans[i];
+        if (!drawn(c)) {
+            continue;
+        }
+        auto& points = series.at(i);
+        const std::int64_t step = median_step(points);
+        PlotSeries ps{c.name, i, c.provenance, {}};
+        GridSeries g;
+        if (step > 0) {
+            g = channel_grid(c, points, out.t0, out.t1, step);
+            ps.points = decimate_grid(g, out.t0, out.t1, opt.columns);
+        }
+        if (node_ch && i == *node_ch) {
+            ps.name = "node";
+            out.node = std::move(ps);
+            node_grid = std::move(g);
+            points = {};
+            continue;
+        }
+        out.parts.push_back(std::move(ps));
+        if (!node_ch) {
+            finest = finest == 0 ? step : (step > 0 ? std::min(finest, step) : finest);
+            kept.push_back(std::move(points));
+            kept_channel.push_back(i);
+        }
+        points = {};
+    }
+    if (!node_ch && !out.parts.empty()) {
+        const auto rest_w = node_facts(reader).rest_watts;
+        node_grid = GridSeries{out.t0, out.t1, finest, {}};
+        for (std::size_t k = 0; k < kept.size() && finest > 0; ++k) {
+            const auto g = channel_grid(chans[kept_channel[k]], kept[k], out.t0, out.t1, finest);
+            if (k == 0) {
+                node_grid.t1 = g.t1;
+                node_grid.step_ns = g.step_ns;
+                node_grid.watts.assign(g.watts.size(), rest_w.value_or(0));
+            }
+            for (std::size_t j = 0; j < g.watts.size() && j < node_grid.watts.size(); ++j) {
+                node_grid.watts[j] += g.watts[j];
+            }
+        }
+        kept.clear();
+        PlotSeries ps{rest_w ? "node (sum of parts + rest model)" : "node (sum of parts)", 0,
+                      Provenance::estimated, decimate_grid(node_grid, out.t0, out.t1, opt.columns)};
+        out.node = std::move(ps);
+        out.node_estimated = true;
+    }
+    out.step_ns = node_grid.step_ns;
+    out.windows = node_grid.watts.size();
+    out.distribution = power_distribution(node_grid, opt.threshold_w);
+    fill_histogram(out, node_grid, opt);
+    fill_phase_totals(out, node_grid);
+    return out;
+}
+
+} // namespace
+
+Result<std::map<std::int64_t, RunSeries>> read_runs(trace::Reader& reader,
+                                                    std::span<const trace::RunInfo> runs) {
+    if (auto scanned = scan_runs(reader, runs)) {
+        return scanned;
+    }
+    std::map<std::int64_t, RunSeries> out;
+    const auto& chans = reader.channels();
+    for (const auto& run : runs) {
+        auto& rs = out[run.id];
+        rs.resize(chans.size());
+        for (std::size_t i = 0; i < chans.size(); ++i) {
+            if (!drawn(chans[i])) {
+                continue;
+            }
+            auto s = reader.samples(run.id, i);
+            if (!s) {
+                return std::unexpected(s.error());
+            }
+            rs[i] = std::move(s->points);
+        }
+    }
+    return out;
+}
+
+Result<std::vector<RunProfile>> load_profiles(trace::Reader& reader,
+                                              std::span<const trace::RunInfo> runs,
+                                              const ProfileOptions& options) {
+    auto series = read_runs(reader, runs);
+    if (!series) {
+        return std::unexpected(series.error());
+    }
+    std::vector<RunProfile> out;
+    for (const auto& run : runs) {
+        auto it = series->find(run.id);
+        if (it == series->end()) {
+            return fail(ErrorKind::internal, reader.path().string(),
+                        fmt::format("run {} asked for twice", run.id));
+        }
+        auto p = profile_of(reader, run, std::move(it->second), options);
+        series->erase(it); // free each run's samples once drawn
+        if (!p) {
+            return std::unexpected(p.error());
+        }
+        out.push_back(std::move(*p));
+    }
+    return out;
+}
+
+Result<RunProfile>
+load_profile(trace::Reader& reader, const trace::RunInfo& run, const ProfileOptions& options) {
+    auto p = load_profiles(reader, {&run, 1}, options);
+    if (!p) {
+        return std::unexpected(p.error());
+    }
+    return std::move(p->front());
+}
+
+} // namespace jp::report::html

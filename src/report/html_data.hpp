@@ -1,0 +1,91 @@
+#pragma once
+// What the HTML report draws for one run, read from the trace once per
+// channel: each counted part's and the node's power, decimated to the pixel
+// width while streaming, the node's power distribution and histogram, and the
+// phases with the node energy spent in each.
+#include "report/distribution.hpp"
+#include "report/html_svg.hpp"
+#include "report/phases.hpp"
+#include "report/series.hpp"
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace jp::report::html {
+
+// The same windows and values as grid_of() for one channel, in one pass over
+// the samples (grid_of integrates each window of a power channel from the
+// first sample on, which is quadratic on day-long traces).
+[[nodiscard]] GridSeries channel_grid(const Channel& channel,
+                                      std::span<const TimedValue> points,
+                                      std::int64_t t0,
+                                      std::int64_t t1,
+                                      std::int64_t step);
+
+// A grid decimated to `columns` pixel columns over the fraction of the run
+// [t0, t1] (x = window midpoint as a fraction of the run, y = W).
+[[nodiscard]] std::vector<Point>
+decimate_grid(const GridSeries& g, std::int64_t t0, std::int64_t t1, int columns);
+
+struct PlotSeries {
+    std::string name;
+    std::size_t channel = 0; // index into reader.channels()
+    Provenance provenance = Provenance::measured;
+    std::vector<Point> points;
+};
+
+struct PhaseTotal {
+    std::string name;
+    std::size_t count = 0;
+    double seconds = 0;
+    double joules = 0; // node energy inside the phase(s)
+    bool open_at_end = false;
+};
+
+struct RunProfile {
+    trace::RunInfo run;
+    std::int64_t t0 = 0;
+    std::int64_t t1 = 0;
+    std::int64_t step_ns = 0; // of the node's series
+    std::optional<PlotSeries> node;
+    bool node_estimated = false; // sum of the parts (+ rest model), not a node meter
+    std::vector<PlotSeries> parts;
+    Distribution distribution;
+    std::size_t windows = 0; // of the node's series
+    double hist_lo = 0;
+    double hist_hi = 0;
+    std::vector<double> histogram; // share of time per bin on [hist_lo, hist_hi]
+    Phases phases;
+    std::vector<PhaseTotal> phase_totals; // one per name, in order of first begin
+};
+
+struct ProfileOptions {
+    int columns = 900;
+    std::optional<double> threshold_w;
+    std::optional<double> rated_w; // widens the histogram's range to show it when close
+    int bins = 60;
+};
+
+// Samples of one run per channel (index into reader.channels()), by time;
+// empty for channels the report does not draw.
+using RunSeries = std::vector<std::vector<TimedValue>>;
+
+// The counted channels of several runs, read in one sequential pass over the
+// sample table: on long traces much faster than one indexed query per channel,
+// which visits every page of the table once per channel. Falls back to
+// Reader::samples when the pass cannot be made.
+[[nodiscard]] Result<std::map<std::int64_t, RunSeries>>
+read_runs(trace::Reader& reader, std::span<const trace::RunInfo> runs);
+
+// The profiles of several runs (one pass over the samples for all of them).
+[[nodiscard]] Result<std::vector<RunProfile>> load_profiles(trace::Reader& reader,
+                                                            std::span<const trace::RunInfo> runs,
+                                                            const ProfileOptions& options);
+
+[[nodiscard]] Result<RunProfile>
+load_profile(trace::Reader& reader, const trace::RunInfo& run, const ProfileOptions& options);
+
+} // namespace jp::report::html

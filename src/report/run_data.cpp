@@ -1,0 +1,126 @@
+// A run's samples loaded once, with running integrals so that the energy of
+// any window costs a binary search, whatever the run's length.
+#include "report/window.hpp"
+
+#include <algorithm>
+
+namespace jp::report {
+namespace {
+
+std::vector<double> running_integral(const std::vector<TimedValue>& p) {
+    std::vector<double> f(p.size(), 0.0);
+    for (std::size_t i = 1; i < p.size(); ++i) {
+        f[i] = f[i - 1] + 0.5 * (p[i - 1].value + p[i].value) *
+                              static_cast<double>(p[i].t_ns - p[i - 1].t_ns) * 1e-9;
+    }
+    return f;
+}
+
+// ∫ from the first sample to t of the linearly interpolated series (held
+// constant outside it): the same integral as trapezoid_joules.
+double cumulative(const std::vector<TimedValue>& p, const std::vector<double>& f, std::int64_t t) {
+    if (t <= p.front().t_ns) {
+        return p.front().value * static_cast<double>(t - p.front().t_ns) * 1e-9;
+    }
+    if (t >= p.back().t_ns) {
+        return f.back() + p.back().value * static_cast<double>(t - p.back().t_ns) * 1e-9;
+    }
+    const auto it = std::ranges::upper_bound(p, t, {}, &TimedValue::t_ns); // first > t
+    const auto i = static_cast<std::size_t>(it - p.begin()) - 1;
+    const auto& a = p[i];
+    const auto& b = p[i + 1];
+    const double v = a.value + static_cast<double>(t - a.t_ns) /
+                                   static_cast<double>(b.t_ns - a.t_ns) * (b.value - a.value);
+    return f[i] + 0.5 * (a.value + v) * static_cast<double>(t - a.t_ns) * 1e-9;
+}
+
+bool in_node_grid(const RunData& d, std::size_t i) {
+    const auto& c = (*d.channels)[i];
+    if (d.node_channel) {
+        return i == *d.node_channel;
+    }
+    return c.counted && c.quantity != Quantity::utilization && c.domain != Domain::node;
+}
+
+} // namespace
+
+Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
+    auto window = run_window(reader, run);
+    if (!window) {
+        return std::unexpected(window.error());
+    }
+    RunData d;
+    d.channels = &reader.channels();
+    d.facts = node_facts(reader);
+    std::tie(d.t0, d.t1) = *window;
+    for (std::size_t i = 0; i < d.channels->size(); ++i) {
+        auto s = reader.samples(run.id, i);
+        if (!s) {
+            return std::unexpected(s.error());
+        }
+        const auto& c = (*d.channels)[i];
+        d.integral.push_back(c.quantity == Quantity::energy ? std::vector<double>{}
+                                                            : running_integral(s->points));
+        d.steps.push_back(median_step(s->points));
+        d.series.push_back(std::move(s->points));
+        if (c.domain == Domain::node && c.counted && c.quantity != Quantity::utilization &&
+            !d.node_channel) {
+            d.node_channel = i;
+        }
+    }
+    return d;
+}
+
+double integral_of(const RunData& d, std::size_t i, std::int64_t a, std::int64_t b) {
+    const auto& p = d.series[i];
+    if (p.empty() || b <= a) {
+        return 0;
+    }
+    if ((*d.channels)[i].quantity == Quantity::energy) {
+        return interpolate(p, b) - interpolate(p, a);
+    }
+    return cumulative(p, d.integral[i], b) - cumulative(p, d.integral[i], a);
+}
+
+std::span<const TimedValue>
+samples_around(const RunData& d, std::size_t i, std::int64_t a, std::int64_t b) {
+    const auto& p = d.series[i];
+    auto lo = std::ranges::upper_bound(p, a, {}, &TimedValue::t_ns);
+    auto hi = std::ranges::lower_bound(p, b, {}, &TimedValue::t_ns);
+    lo = lo == p.begin() ? lo : lo - 1;
+    hi = hi == p.end() ? hi : hi + 1;
+    return {lo, hi};
+}
+
+GridSeries node_grid(const RunData& d, std::int64_t t0, std::int64_t t1) {
+    GridSeries g{t0, t1, 0, {}};
+    std::vector<std::size_t> chans;
+    for (std::size_t i = 0; i < d.channels->size(); ++i) {
+        if (in_node_grid(d, i)) {
+            chans.push_back(i);
+            if (d.steps[i] > 0) {
+                g.step_ns = g.step_ns == 0 ? d.steps[i] : std::min(g.step_ns, d.steps[i]);
+            }
+        }
+    }
+    if (g.step_ns <= 0 || t1 <= t0) {
+        g.step_ns = 0;
+        return g;
+    }
+    const double offset = d.node_channel ? 0.0 : d.facts.rest_watts.value_or(0);
+    for (std::int64_t a = t0; a < t1; a += g.step_ns) {
+        const std::int64_t b = std::min(a + g.step_ns, t1);
+        if (b - a < g.step_ns / 2 && a > t0) {
+            g.t1 = a; // a short tail window is quantisation noise
+            break;
+        }
+        double w = offset;
+        for (auto i : chans) {
+            w += integral_of(d, i, a, b) / (static_cast<double>(b - a) * 1e-9);
+        }
+        g.watts.push_back(w);
+    }
+    return g;
+}
+
+} // namespace jp::report

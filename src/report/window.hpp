@@ -1,0 +1,51 @@
+#pragma once
+// The samples of one run loaded once, and the figures of any window of it:
+// the whole run, a phase, or the union of several phases.
+#include "report/series.hpp"
+#include "report/summary.hpp"
+
+#include <span>
+#include <utility>
+
+namespace jp::report {
+
+struct RunData {
+    const std::vector<Channel>* channels = nullptr;
+    std::vector<std::vector<TimedValue>> series; // per channel, by time
+    // Power and utilisation channels: the trapezoid integral from the first
+    // sample to each sample (J, or %·s), so any window's integral is O(log n).
+    std::vector<std::vector<double>> integral;
+    std::vector<std::int64_t> steps; // median sample step per channel (0: fewer than 2)
+    NodeFacts facts;
+    std::optional<std::size_t> node_channel; // the measured node, if any
+    std::int64_t t0 = 0;                     // the run's window
+    std::int64_t t1 = 0;
+};
+
+[[nodiscard]] Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run);
+
+// Channel i over [a, b]: joules for energy (counter difference) and power
+// channels (trapezoid rule), %·s for utilisation; values held outside the samples.
+[[nodiscard]] double
+integral_of(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);
+
+// The samples of channel i from the last at or before a to the first at or after b.
+[[nodiscard]] std::span<const TimedValue>
+samples_around(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);
+
+// Energy, average and peak power of the node, each part and the rest over [t0, t1].
+[[nodiscard]] Figures figures_of(const RunData& data, std::int64_t t0, std::int64_t t1);
+
+// Figures over a union of windows (sorted, not overlapping): sums of energy and
+// runtime, highest peak, time-weighted utilisation.
+[[nodiscard]] Figures figures_of(const RunData& data,
+                                 std::span<const std::pair<std::int64_t, std::int64_t>> windows);
+
+// The node's power on a regular grid over [t0, t1]: the same windows and
+// figures as node_power_series/grid_of, in O(log n) per window.
+[[nodiscard]] GridSeries node_grid(const RunData& data, std::int64_t t0, std::int64_t t1);
+
+// How the node figure was obtained, in words.
+[[nodiscard]] std::string node_basis(const RunData& data);
+
+} // namespace jp::report

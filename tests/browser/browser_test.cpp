@@ -1,0 +1,395 @@
+// The HTML report in a real browser: Debian's chromium, headless, renders a
+// report of a study-like trace. (a) A screenshot is kept as an artefact next to
+// this test's build folder (report.png) and must be a PNG of the window's size
+// with real content; (b) the page must load without console messages (script
+// errors, invalid SVG attributes) and its script must have run (it adds
+// #jp-ready). Skipped only when chromium is not installed (JP_CHROMIUM or
+// /usr/bin/chromium).
+#include "report/html.hpp"
+#include "trace_maker.hpp"
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <zlib.h>
+
+extern char** environ;
+
+namespace jp {
+namespace {
+
+namespace fs = std::filesystem;
+using test::channel;
+using test::k_sec;
+
+const fs::path k_out_dir = JP_BROWSER_OUT_DIR;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in{p, std::ios::binary};
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::optional<fs::path> chromium() {
+    const char* env = std::getenv("JP_CHROMIUM");
+    fs::path p = env != nullptr && *env != '\0' ? fs::path{env} : fs::path{"/usr/bin/chromium"};
+    if (::access(p.c_str(), X_OK) == 0) {
+        return p;
+    }
+    return std::nullopt;
+}
+
+// Deterministic noise in [-1, 1].
+double noise(double t, double seed) {
+    const double x = std::sin(t * 12.9898 + seed * 78.233) * 43758.5453;
+    return 2 * (x - std::floor(x)) - 1;
+}
+
+// The study's GPU node: LSTM training then inference on one of four GPUs,
+// three GPUs idle, two CPU packages, DRAM estimated; a CPU-only node too.
+void make_study_trace(const fs::path& path) {
+    std::vector<test::ChannelSpec> specs;
+    const auto busy = [](double t) {
+        if (t < 20) {
+            return 0.15; // loading data
+        }
+        if (t < 380) {
+            return 0.9 + 0.08 * std::sin(t / 9.0);
+        }
+        return 0.55 + 0.1 * std::sin(t / 4.0);
+    };
+    const auto gpu0 = [busy](double t) {
+        return 70 + 330 * busy(t) + 15 * noise(t, 1) + (std::abs(t - 250) < 0.3 ? 120 : 0);
+    };
+    const auto cpu = [busy](double t, double seed) {
+        return 95 + 60 * busy(t) + 6 * noise(t, seed);
+    };
+    const auto idle_gpu = [](double t, double seed) { return 58 + 2 * noise(t, seed); };
+    specs.push_back({channel("node", Domain::node, Quantity::energy), [=](double t) {
+                         return gpu0(t) + cpu(t, 2) + cpu(t, 3) + idle_gpu(t, 4) + idle_gpu(t, 5) +
+                                idle_gpu(t, 6) + 35 + 420 + 8 * noise(t, 7);
+                     }});
+    specs.push_back({channel("cpu0.package", Domain::cpu_package, Quantity::energy),
+                     [=](double t) { return cpu(t, 2); }});
+    specs.push_back({channel("cpu1.package", Domain::cpu_package, Quantity::energy),
+                     [=](double t) { return cpu(t, 3); }});
+    specs.push_back({channel("dram", Domain::dram, Quantity::power, Provenance::estimated),
+                     [](double) { return 35.0; }});
+    for (int g = 0; g < 4; ++g) {
+        auto c = channel("gpu" + std::to_string(g), Domain::gpu, Quantity::energy);
+        c.limit_watts = 700;
+        c.backend = "nvml";
+        if (g == 0) {
+            specs.push_back({c, gpu0});
+        } else {
+            specs.push_back({c, [=](double t) { return idle_gpu(t, 3 + g); }});
+        }
+    }
+    for (int g = 0; g < 4; ++g) {
+        specs.push_back(
+            {channel("gpu" + std::to_string(g) + ".util", Domain::gpu, Quantity::utilization),
+             [=](double t) { return g == 0 ? 100 * busy(t) : 0.0; }});
+    }
+    const std::vector<trace::Marker> phases{
+        {0, 2 * k_sec, "begin", "load data"},   {0, 20 * k_sec, "end", "load data"},
+        {0, 20 * k_sec, "begin", "training"},   {0, 380 * k_sec, "end", "training"},
+        {0, 380 * k_sec, "begin", "inference"}, {0, 470 * k_sec, "end", "inference"},
+        {0, 200 * k_sec, "point", "checkpoint"}};
+    std::vector<test::RunSpec> runs;
+    runs.push_back({"gpu-node <lstm>", "baseline", "", 30, 0.5, {}});
+    for (double len : {480.0, 486.0, 474.0}) {
+        runs.push_back(
+            {"gpu-node <lstm>", "measure", "python lstm.py --device cuda:0", len, 0.5, phases});
+    }
+    runs.push_back({"cpu-only", "measure", "python lstm.py --device cpu", 300, 0.5, {}});
+    ASSERT_TRUE(test::make_trace(path, specs, runs,
+                                 {{"host", "hkn0901"},
+                                  {"node.rated_watts", "2000"},
+                                  {"epoch_utc", "2026-11-22T07:00:00Z"},
+                                  {"interval_ns", "500000000"}}));
+}
+
+struct Exit {
+    int status = -1;
+    bool timed_out = false;
+};
+
+// Runs argv with stdout and stderr to files, in its own process group, which
+// is killed after `timeout`.
+Exit run(const std::vector<std::string>& argv,
+         const fs::path& out,
+         const fs::path& err,
+         std::chrono::seconds timeout) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    std::vector<char*> args;
+    for (const auto& a : argv) {
+        args.push_back(const_cast<char*>(a.c_str()));
+    }
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    Exit e;
+    if (rc != 0) {
+        return e;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        int status = 0;
+        const pid_t w = ::waitpid(pid, &status, WNOHANG);
+        if (w == pid) {
+            e.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            break;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(-pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            e.timed_out = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::kill(-pid, SIGKILL); // helpers chromium may leave behind in its group
+    return e;
+}
+
+std::vector<std::string> chromium_args(const fs::path& exe, const fs::path& profile) {
+    return {exe.string(),
+            "--headless",
+            "--no-sandbox", // CI runs as root
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            "--user-data-dir=" + profile.string()};
+}
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(s[at])) << 24U |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(s[at + 1])) << 16U |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(s[at + 2])) << 8U |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(s[at + 3]));
+}
+
+struct Image {
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::size_t channels = 0;
+    std::vector<std::uint8_t> pixels; // rows of width × channels bytes
+};
+
+int paeth(int a, int b, int c) {
+    const int p = a + b - c;
+    const int pa = std::abs(p - a);
+    const int pb = std::abs(p - b);
+    const int pc = std::abs(p - c);
+    return pa <= pb && pa <= pc ? a : (pb <= pc ? b : c);
+}
+
+// Decodes an 8-bit RGB or RGBA, non-interlaced PNG (what chromium writes).
+std::optional<Image> decode_png(const std::string& png, std::string& why) {
+    if (png.size() < 33 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) {
+        why = "no PNG signature";
+        return std::nullopt;
+    }
+    Image img;
+    std::string idat;
+    for (std::size_t at = 8; at + 12 <= png.size();) {
+        const std::uint32_t len = be32(png, at);
+        const std::string type = png.substr(at + 4, 4);
+        if (at + 12 + len > png.size()) {
+            why = "truncated chunk " + type;
+            return std::nullopt;
+        }
+        if (type == "IHDR") {
+            img.width = be32(png, at + 8);
+            img.height = be32(png, at + 12);
+            const int depth = png[at + 16];
+            const int color = png[at + 17];
+            const int interlace = png[at + 20];
+            if (depth != 8 || (color != 2 && color != 6) || interlace != 0) {
+                why = "unexpected PNG format";
+                return std::nullopt;
+            }
+            img.channels = color == 6 ? 4 : 3;
+        } else if (type == "IDAT") {
+            idat.append(png, at + 8, len);
+        } else if (type == "IEND") {
+            break;
+        }
+        at += 12 + len;
+    }
+    const std::size_t stride = img.width * img.channels;
+    std::vector<std::uint8_t> raw((stride + 1) * img.height);
+    uLongf raw_len = static_cast<uLongf>(raw.size());
+    if (img.channels == 0 ||
+        ::uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()),
+                     static_cast<uLong>(idat.size())) != Z_OK ||
+        raw_len != raw.size()) {
+        why = "cannot inflate the image data";
+        return std::nullopt;
+    }
+    img.pixels.assign(stride * img.height, 0);
+    for (std::size_t y = 0; y < img.height; ++y) {
+        const std::uint8_t filter = raw[y * (stride + 1)];
+        const std::uint8_t* in = &raw[y * (stride + 1) + 1];
+        std::uint8_t* row = &img.pixels[y * stride];
+        const std::uint8_t* up = y > 0 ? &img.pixels[(y - 1) * stride] : nullptr;
+        for (std::size_t x = 0; x < stride; ++x) {
+            const int a = x >= img.channels ? row[x - img.channels] : 0;
+            const int b = up != nullptr ? up[x] : 0;
+            const int c = up != nullptr && x >= img.channels ? up[x - img.channels] : 0;
+            int pred = 0;
+            switch (filter) {
+            case 0:
+                break;
+            case 1:
+                pred = a;
+                break;
+            case 2:
+                pred = b;
+                break;
+            case 3:
+                pred = (a + b) / 2;
+                break;
+            case 4:
+                pred = paeth(a, b, c);
+                break;
+            default:
+                why = "bad filter";
+                return std::nullopt;
+            }
+            row[x] = static_cast<std::uint8_t>((in[x] + pred) & 0xFF);
+        }
+    }
+    return img;
+}
+
+class Browser : public ::testing::Test {
+protected:
+    void SetUp() override {
+        exe = chromium();
+        if (!exe) {
+            GTEST_SKIP() << "chromium not installed (apt-get install chromium, or set "
+                            "JP_CHROMIUM)";
+        }
+        fs::create_directories(k_out_dir);
+        const auto trace = k_out_dir / "report.jptrace";
+        fs::remove(trace);
+        fs::remove(fs::path{trace} += "-wal");
+        fs::remove(fs::path{trace} += "-shm");
+        make_study_trace(trace);
+        page = k_out_dir / "report.html";
+        auto r = report::write_html_report({trace}, page, {});
+        ASSERT_TRUE(r) << r.error().message();
+        std::string tmpl = (fs::temp_directory_path() / "jp-chromium-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+        profile = tmpl;
+    }
+    void TearDown() override {
+        if (!profile.empty()) {
+            std::error_code ec;
+            fs::remove_all(profile, ec);
+        }
+    }
+    std::optional<fs::path> exe;
+    fs::path page;
+    fs::path profile;
+};
+
+TEST_F(Browser, ScreenshotOfTheReportHasContent) {
+    const auto png = k_out_dir / "report.png";
+    fs::remove(png);
+    auto args = chromium_args(*exe, profile);
+    args.push_back("--window-size=1200,2400");
+    args.push_back("--screenshot=" + png.string());
+    args.push_back("file://" + fs::absolute(page).string());
+    const auto e = run(args, k_out_dir / "screenshot.out", k_out_dir / "screenshot.err",
+                       std::chrono::seconds{120});
+    ASSERT_FALSE(e.timed_out) << "chromium did not finish in 120 s";
+    ASSERT_EQ(e.status, 0) << slurp(k_out_dir / "screenshot.err");
+    ASSERT_TRUE(fs::exists(png)) << slurp(k_out_dir / "screenshot.err");
+    std::string why;
+    const auto img = decode_png(slurp(png), why);
+    ASSERT_TRUE(img) << why;
+    EXPECT_EQ(img->width, 1200U);
+    EXPECT_EQ(img->height, 2400U);
+    // Real content: many non-white pixels and the figures' colours.
+    std::size_t inked = 0;
+    std::set<std::uint32_t> colours;
+    for (std::size_t i = 0; i + img->channels <= img->pixels.size(); i += img->channels) {
+        const auto r = img->pixels[i];
+        const auto g = img->pixels[i + 1];
+        const auto b = img->pixels[i + 2];
+        if (r < 200 || g < 200 || b < 200) {
+            ++inked;
+        }
+        if (colours.size() < 5000) {
+            colours.insert(static_cast<std::uint32_t>(r) << 16U |
+                           static_cast<std::uint32_t>(g) << 8U | b);
+        }
+    }
+    const double share = static_cast<double>(inked) / (img->width * img->height);
+    EXPECT_GT(share, 0.02) << "the page looks empty";
+    EXPECT_GT(colours.size(), 200U) << "too few colours for text and figures";
+    std::cout << "screenshot: " << png.string() << " (" << fs::file_size(png) << " bytes, "
+              << share * 100 << " % inked, " << colours.size() << "+ colours)\n";
+}
+
+TEST_F(Browser, PageLoadsWithoutConsoleErrorsAndItsScriptRuns) {
+    auto args = chromium_args(*exe, profile);
+    args.push_back("--enable-logging=stderr");
+    args.push_back("--v=0");
+    args.push_back("--dump-dom");
+    args.push_back("file://" + fs::absolute(page).string());
+    const auto out = k_out_dir / "dom.html";
+    const auto err = k_out_dir / "dom.err";
+    const auto e = run(args, out, err, std::chrono::seconds{120});
+    ASSERT_FALSE(e.timed_out) << "chromium did not finish in 120 s";
+    ASSERT_EQ(e.status, 0) << slurp(err);
+    const auto dom = slurp(out);
+    EXPECT_NE(dom.find("id=\"jp-ready\""), std::string::npos)
+        << "the page's script did not run to its end";
+    EXPECT_NE(dom.find("class=\"jp-profile\""), std::string::npos);
+    // Every console message (errors, warnings, invalid SVG attributes) is a failure.
+    std::istringstream log{slurp(err)};
+    std::string line;
+    std::string console;
+    while (std::getline(log, line)) {
+        if (line.find("CONSOLE") != std::string::npos ||
+            line.find("Uncaught") != std::string::npos) {
+            console += line + "\n";
+        }
+    }
+    EXPECT_TRUE(console.empty()) << console;
+}
+
+} // namespace
+} // namespace jp

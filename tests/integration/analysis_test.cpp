@@ -1,0 +1,289 @@
+// The analysis commands end to end: report, compare, sweep and export run as
+// the real binary on traces with known content, and sweep measures a tiny job
+// on a fake RAPL tree driven by a known power profile.
+#include "fake_sysfs.hpp"
+#include "profile_writer.hpp"
+#include "trace_builder.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace jp::test {
+namespace {
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;
+};
+
+Outcome sh(const std::string& cmd) {
+    Outcome o;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) {
+        o.out.append(buf, n);
+    }
+    const int st = ::pclose(p);
+    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return o;
+}
+
+std::size_t line_count(const std::string& s) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in{p};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// node, cpu0.package and gpu0 energy counters; training (10..30 s) draws more.
+double load(std::size_t ch, double t) {
+    static constexpr double before[] = {500, 200, 100};
+    static constexpr double train[] = {900, 250, 500};
+    return t >= 10 && t < 30 ? train[ch] : before[ch];
+}
+
+class Analysis : public ::testing::Test {
+protected:
+    std::string jp(const std::string& args) const {
+        return fmt::format("{} -c {} {}", JP_BINARY, fs.path("/config.toml").string(), args);
+    }
+    std::string file(const char* name) const { return fs.path(name).string(); }
+    // A trace of `runs` runs of 40 s with a marked training phase.
+    std::string phased_trace(const char* name, const std::string& label, int runs) {
+        TraceBuilder b{fs.path(name),
+                       {channel("node", Domain::node, Quantity::energy),
+                        channel("cpu0.package", Domain::cpu_package, Quantity::energy),
+                        channel("gpu0", Domain::gpu, Quantity::energy)},
+                       {{"node.rated_watts", "1000"}}};
+        for (int i = 0; i < runs; ++i) {
+            auto spec = make_run(label, 40, load);
+            spec.markers = {{10, "begin", "train"}, {30, "end", "train"}};
+            b.run(spec);
+        }
+        return b.path().string();
+    }
+    FakeSysfs fs{{"/config.toml", "[sensors.estimate]\nenabled = false\n"}};
+};
+
+TEST_F(Analysis, ReportPrintsTheStudysTableWithPhasesAndPowerAgainstRating) {
+    const auto trace = phased_trace("/p.jptrace", "gpu-node", 2);
+    const auto r = sh(jp("report --threshold 800 " + trace));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    for (const char* s :
+         {"Consumption [kJ]", "Average power [W]", "Runtime", "Provenance",
+          "gpu-node  (2 runs; job)", "phase train", "rest", "measured (test)", "derived",
+          "00:00:40", "00:00:20", "peak 900.0 W = 90 % of rated 1.0 kW (config)",
+          "above 800.0 W for 20.0 ± 0.0 s"}) {
+        EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+    }
+    // Node energy over the run and over the phase, computed from the profile.
+    const double node_kj = exact_joules(load, 0, 1, 0, 40) * 1e-3;
+    const double train_kj = exact_joules(load, 0, 1, 10, 30) * 1e-3;
+    EXPECT_NE(r.out.find(fmt::format("{:.3f} ± 0.000", node_kj)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(fmt::format("{:.3f} ± 0.000", train_kj)), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("footprint"), std::string::npos) << "no carbon factors, no footprint";
+}
+
+TEST_F(Analysis, ReportJsonCarriesPhasesPowerAndFootprint) {
+    const auto trace = phased_trace("/j.jptrace", "a", 1);
+    const auto r = sh(jp("report --json --carbon-intensity 400 --pue 1.5 --price 0.3 "
+                         "--currency EUR " +
+                         trace));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& g = j["groups"][0];
+    const double node_j = exact_joules(load, 0, 1, 0, 40);
+    EXPECT_NEAR(g["node_energy_j"]["mean"].get<double>(), node_j, 1e-6);
+    EXPECT_EQ(g["phases"][0]["name"], "train");
+    EXPECT_NEAR(g["phases"][0]["node_energy_j"]["mean"].get<double>(), 900 * 20.0, 1e-6);
+    EXPECT_NEAR(g["power"]["peak_w"].get<double>(), 900, 1e-6);
+    const double kwh = node_j * 1.5 / 3.6e6;
+    EXPECT_NEAR(g["footprint"]["kg_co2e"].get<double>(), kwh * 400 / 1000, 1e-12);
+    EXPECT_NEAR(g["footprint"]["cost"].get<double>(), kwh * 0.3, 1e-12);
+    EXPECT_EQ(g["footprint"]["currency"], "EUR");
+    EXPECT_EQ(j["trace"], trace);
+}
+
+TEST_F(Analysis, ReportReadsCarbonFromTheConfigAndOptionsOverrideIt) {
+    const auto trace = phased_trace("/c.jptrace", "a", 1);
+    fs.add({"/carbon.toml", "[carbon]\nintensity_g_per_kwh = 300\npue = 1.2\n"});
+    const auto base = fmt::format("{} -c {} report ", JP_BINARY, file("/carbon.toml"));
+    const auto r = sh(base + trace);
+    EXPECT_NE(r.out.find("footprint: facility energy"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("at 300 g/kWh"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("PUE 1.20"), std::string::npos) << r.out;
+    const auto o = sh(base + "--carbon-intensity 50 " + trace);
+    EXPECT_NE(o.out.find("at 50 g/kWh"), std::string::npos) << o.out;
+}
+
+TEST_F(Analysis, ReportMergesTheSameLabelAcrossTraces) {
+    const auto a = phased_trace("/m1.jptrace", "gpu", 1);
+    const auto b = phased_trace("/m2.jptrace", "gpu", 2);
+    const auto r = sh(jp(fmt::format("report --json {} {}", a, b)));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["groups"].size(), 1U);
+    EXPECT_EQ(j["groups"][0]["runs"].size(), 3U);
+    EXPECT_EQ(j["traces"].size(), 2U);
+    const auto apart =
+        nlohmann::json::parse(sh(jp(fmt::format("report --json --by-trace {} {}", a, b))).out);
+    EXPECT_EQ(apart["groups"].size(), 2U);
+}
+
+TEST_F(Analysis, ReportBadOptionsAreOneLineAndExit2) {
+    const auto trace = phased_trace("/b.jptrace", "a", 1);
+    for (const char* bad : {"--pue 0.5", "--threshold -3", "--idle-util 300"}) {
+        const auto r = sh(jp(fmt::format("report {} {} 2>&1", bad, trace)));
+        EXPECT_EQ(r.exit_code, 2) << bad;
+        EXPECT_EQ(line_count(r.out), 1U) << r.out;
+    }
+}
+
+// Table 2 of Caspart et al.: GPU ≈ ¼ of the CPU-only energy, 7.4× faster; CPU-mix ≈ 1.7×.
+TEST_F(Analysis, CompareThreeTracesAgainstTheFirst) {
+    std::vector<std::string> traces;
+    for (const auto& [name, label, seconds, watts] :
+         {std::tuple{"/cpu.jptrace", "cpu-only", 740.0, 400.0},
+          std::tuple{"/gpu.jptrace", "gpu", 100.0, 740.0},
+          std::tuple{"/mix.jptrace", "cpu-mix", 629.0, 800.0}}) {
+        TraceBuilder b{fs.path(name), {channel("node", Domain::node, Quantity::energy)}};
+        b.run(make_run(label, seconds, flat(watts), 10));
+        traces.push_back(b.path().string());
+    }
+    const auto args = fmt::format("{} {} {}", traces[0], traces[1], traces[2]);
+    const auto r = sh(jp("compare --json " + args));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& e = j["entries"];
+    EXPECT_NEAR(j["p_const_w"].get<double>(), 400, 1e-9);
+    EXPECT_NEAR(e[1]["energy_ratio"].get<double>(), 74000.0 / 296000.0, 1e-9);
+    EXPECT_NEAR(1 / e[1]["runtime_ratio"].get<double>(), 7.4, 1e-9);
+    EXPECT_NEAR(e[2]["energy_ratio"].get<double>(), 1.7, 1e-9);
+    EXPECT_NEAR(e[1]["estimate_error_percent"].get<double>(), (40000.0 - 74000) / 74000 * 100,
+                1e-9);
+    const auto text = sh(jp("compare --baseline gpu " + args));
+    EXPECT_NE(text.out.find("baseline: #2 gpu"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("4.000"), std::string::npos) << text.out;
+    const auto one = sh(jp(fmt::format("compare --json {}:gpu {}", traces[1], traces[0])));
+    ASSERT_EQ(one.exit_code, 0) << one.out;
+    EXPECT_EQ(nlohmann::json::parse(one.out)["entries"][0]["name"], "gpu");
+    for (const auto& bad :
+         {"--baseline tpu " + args, traces[0] + ":nolabel", std::string{"/nonexistent.jptrace"}}) {
+        const auto b = sh(jp("compare " + bad + " 2>&1"));
+        EXPECT_EQ(b.exit_code, 2) << bad << "\n" << b.out;
+        EXPECT_EQ(line_count(b.out), 1U) << b.out;
+    }
+}
+
+TEST_F(Analysis, ExportWritesCsvFilesAndJson) {
+    const auto trace = phased_trace("/x.jptrace", "a", 1);
+    const auto out = file("/out.csv");
+    ASSERT_EQ(sh(jp(fmt::format("export {} --format csv -o {}", trace, out))).exit_code, 0);
+    const auto samples = read_file(out);
+    EXPECT_EQ(samples.substr(0, samples.find('\n')),
+              "run_id,label,channel,quantity,unit,t_s,value,flags");
+    EXPECT_EQ(line_count(samples), 1U + 3 * 41);
+    EXPECT_EQ(line_count(read_file(file("/out.markers.csv"))), 3U);
+    EXPECT_NE(read_file(file("/out.summary.csv")).find(",train,node,18000,900,"),
+              std::string::npos);
+    const auto stdout_csv = sh(jp(fmt::format("export {} -f csv", trace)));
+    EXPECT_EQ(stdout_csv.out, samples);
+    const auto j = sh(jp(fmt::format("export {} --format json", trace)));
+    ASSERT_EQ(j.exit_code, 0);
+    EXPECT_EQ(nlohmann::json::parse(j.out)["runs"][0]["samples"]["gpu0"]["value"].size(), 41U);
+    const auto bad = sh(jp(fmt::format("export {} --format xml 2>&1", trace)));
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_EQ(line_count(bad.out), 1U) << bad.out;
+}
+
+TEST_F(Analysis, ReportWritesHtml) {
+    const auto trace = phased_trace("/h.jptrace", "a", 1);
+    const auto out = file("/r.html");
+    const auto r = sh(jp(fmt::format("report --html {} {}", out, trace)));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("Consumption [kJ]"), std::string::npos) << "the table is still printed";
+    const auto html = read_file(out);
+    EXPECT_NE(html.find("<html"), std::string::npos);
+}
+
+// sweep runs the real job on a fake RAPL package drawing a constant 150 W, so
+// each point's energy is 150 W × its runtime.
+class Sweep : public Analysis {
+protected:
+    void SetUp() override {
+        add_rapl_zone(fs, "intel-rapl:0", "package-0", 0, 4294967296ULL, 0444);
+        ProfileWriter::Profile p;
+        p.amp_w = 0;
+        timespec ts{};
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        writer.emplace(fs.path("/sys/class/powercap/intel-rapl:0/energy_uj"), p,
+                       static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec);
+    }
+    std::string sweep(const std::string& args) const {
+        return fmt::format("{} --sysfs-root {} -c {} sweep --no-live -i 50ms {}", JP_BINARY,
+                           fs.root().string(), file("/config.toml"), args);
+    }
+    std::optional<ProfileWriter> writer;
+};
+
+TEST_F(Sweep, EveryGridPointIsMeasuredAndTheOptimumNamed) {
+    const auto dir = file("/sw");
+    const auto r = sh(sweep(fmt::format("-p secs=0.6,0.3 -p tag=a -r 2 -o {} --json -- {} {{secs}} "
+                                        "{}/{{tag}}-{{secs}}.txt",
+                                        dir, JP_TEST_JOB, dir)));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["points"].size(), 2U);
+    EXPECT_EQ(j["points"][0]["label"], "secs=0.6,tag=a");
+    EXPECT_EQ(j["energy_optimal"], "secs=0.3,tag=a");
+    for (const auto& p : j["points"]) {
+        EXPECT_EQ(p["runs"], 2);
+        const double rt = p["runtime_s"]["mean"].get<double>();
+        EXPECT_NEAR(p["node_energy_j"]["mean"].get<double>(), 150 * rt, 150 * rt * 0.01);
+        EXPECT_TRUE(std::filesystem::exists(p["trace"].get<std::string>()));
+    }
+    EXPECT_NEAR(j["points"][1]["runtime_s"]["mean"].get<double>(), 0.3, 0.05);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/a-0.3.txt")) << "placeholders substituted";
+    EXPECT_TRUE(std::filesystem::exists(dir + "/sweep.json"));
+    EXPECT_TRUE(std::filesystem::exists(dir + "/01-secs-0.6_tag-a.jptrace"));
+    // The text form names the optimum too.
+    const auto text = sh(
+        sweep(fmt::format("-p secs=0.2 -o {}/t -- {} {{secs}} {}/t.txt", dir, JP_TEST_JOB, dir)));
+    EXPECT_NE(text.out.find("energy-optimal: secs=0.2"), std::string::npos) << text.out;
+}
+
+TEST_F(Sweep, AFailingPointIsReportedAndTheOthersStillRun) {
+    const auto dir = file("/fail");
+    const auto r = sh(
+        sweep(fmt::format("-p code=3,0 -o {} -- {} 0.1 {}/j.txt {{code}}", dir, JP_TEST_JOB, dir)));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("FAILED: exit status 3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("energy-optimal: code=0"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(read_file(dir + "/sweep.json"));
+    EXPECT_FALSE(j["points"][0]["ok"].get<bool>());
+    EXPECT_TRUE(j["points"][1]["ok"].get<bool>());
+}
+
+TEST_F(Sweep, UnknownPlaceholderIsOneLineAndExit2) {
+    const auto r = sh(
+        sweep(fmt::format("-p batch=1,2 -o {} -- {} {{epochs}} x 2>&1", file("/u"), JP_TEST_JOB)));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(line_count(r.out), 1U) << r.out;
+    EXPECT_NE(r.out.find("{epochs}"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(file("/u"))) << "nothing runs";
+    EXPECT_EQ(sh(sweep("-p batch= -- true 2>&1")).exit_code, 2);
+}
+
+} // namespace
+} // namespace jp::test

@@ -1,0 +1,143 @@
+#include "markers/line_rules.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::markers {
+namespace {
+
+struct Emitted {
+    Kind kind;
+    std::int64_t t;
+    std::string name;
+    bool operator==(const Emitted&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Emitted& e) {
+    return os << to_string(e.kind) << '@' << e.t << ':' << e.name;
+}
+
+// Runs lines (one per t = 1, 2, ...) through the rules; finish at t = 100.
+std::vector<Emitted> run(const std::vector<std::string>& specs,
+                         const std::vector<std::string>& lines) {
+    std::vector<LineRule> rules;
+    for (const auto& s : specs) {
+        auto r = parse_line_rule(s);
+        EXPECT_TRUE(r) << s << ": " << r.error();
+        rules.push_back(std::move(*r));
+    }
+    std::vector<Emitted> out;
+    LineMarker m{std::move(rules), [&](Kind k, std::int64_t t, std::string name) {
+                     out.push_back({k, t, std::move(name)});
+                 }};
+    std::int64_t t = 0;
+    for (const auto& l : lines) {
+        m.line(l, ++t);
+    }
+    m.finish(100);
+    return out;
+}
+
+TEST(MarkRegexRules, ParsesKindNameAndRegex) {
+    auto r = parse_line_rule("Epoch (\\d+)");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, RuleKind::phase);
+    EXPECT_FALSE(r->name);
+
+    r = parse_line_rule("point:ckpt-\\1=saved (\\w+)");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, RuleKind::point);
+    EXPECT_EQ(r->name, "ckpt-\\1");
+
+    r = parse_line_rule("begin:eval=^Evaluating");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, RuleKind::begin);
+    EXPECT_EQ(r->name, "eval");
+
+    // Text before '=' with regex syntax is part of the regex; a leading '=' means no NAME.
+    r = parse_line_rule("(loss)=(\\d+)");
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->name);
+    r = parse_line_rule("=lr=(\\S+)");
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->name);
+    EXPECT_TRUE(std::regex_search(std::string{"lr=0.1"}, r->regex));
+    // An unknown KIND is part of the regex.
+    r = parse_line_rule("step: (\\d+)");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, RuleKind::phase);
+    EXPECT_TRUE(std::regex_search(std::string{"step: 4"}, r->regex));
+}
+
+TEST(MarkRegexRules, RefusesBadSpecsInOneLine) {
+    for (const char* bad : {"Epoch (", "phase:", "point:x=", "[a-", "\\2=(a)", "a{2,1}"}) {
+        const auto r = parse_line_rule(bad);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.error().find('\n'), std::string::npos) << r.error();
+        EXPECT_NE(r.error().find(bad), std::string::npos) << "names the spec: " << r.error();
+    }
+}
+
+TEST(MarkRegexRules, PhaseRuleChainsPhasesAndClosesTheLastAtTheEnd) {
+    const auto got = run({"Epoch (\\d+)"}, {"Epoch 1", "loss 0.5", "Epoch 2", "Epoch 3"});
+    const std::vector<Emitted> want{
+        {Kind::begin, 1, "1"}, {Kind::end, 3, "1"},   {Kind::begin, 3, "2"},
+        {Kind::end, 4, "2"},   {Kind::begin, 4, "3"}, {Kind::end, 100, "3"},
+    };
+    EXPECT_EQ(got, want);
+}
+
+TEST(MarkRegexRules, DefaultNameIsGroupOneElseTheWholeMatch) {
+    EXPECT_EQ(run({"point:done"}, {"all done now"}),
+              (std::vector<Emitted>{{Kind::point, 1, "done"}}));
+    EXPECT_EQ(run({"point:step (\\d+)"}, {"step 7"}),
+              (std::vector<Emitted>{{Kind::point, 1, "7"}}));
+    // Group 1 did not take part: the whole match.
+    EXPECT_EQ(run({"point:(a)?b"}, {"xb"}), (std::vector<Emitted>{{Kind::point, 1, "b"}}));
+}
+
+TEST(MarkRegexRules, NameTemplatesUseGroups) {
+    EXPECT_EQ(run({"point:\\2 of \\1=(\\w+) (\\w+)"}, {"train epoch"}),
+              (std::vector<Emitted>{{Kind::point, 1, "epoch of train"}}));
+    EXPECT_EQ(run({"point:a\\\\b=x"}, {"x"}), (std::vector<Emitted>{{Kind::point, 1, "a\\b"}}));
+    EXPECT_EQ(run({"begin:valid=^Validating", "end:valid=^Validation done"},
+                  {"Validating...", "Validation done: 0.9"}),
+              (std::vector<Emitted>{{Kind::begin, 1, "valid"}, {Kind::end, 2, "valid"}}));
+}
+
+TEST(MarkRegexRules, EveryRuleSeesEveryLine) {
+    const auto got = run({"Epoch (\\d+)", "point:saved"}, {"Epoch 1 saved"});
+    const std::vector<Emitted> want{
+        {Kind::begin, 1, "1"}, {Kind::point, 1, "saved"}, {Kind::end, 100, "1"}};
+    EXPECT_EQ(got, want);
+}
+
+TEST(MarkRegexRules, NamesAreCleanedAndCut) {
+    const auto got = run({"point:x(.*)"}, {"x" + std::string(300, 'y') + "\r"});
+    ASSERT_EQ(got.size(), 1U);
+    EXPECT_EQ(got[0].name, std::string(k_max_name, 'y'));
+    EXPECT_TRUE(run({"point:^$"}, {""}).empty()) << "an empty name gives no marker";
+    const auto cr = run({"point:a([^c]*)c"}, {"a\rbc"});
+    ASSERT_EQ(cr.size(), 1U);
+    EXPECT_EQ(cr[0].name, " b");
+}
+
+TEST(MarkRegexRules, FinishResetsForTheNextRun) {
+    std::vector<Emitted> out;
+    auto rule = parse_line_rule("E(\\d)");
+    ASSERT_TRUE(rule);
+    std::vector<LineRule> rules;
+    rules.push_back(std::move(*rule));
+    LineMarker m{std::move(rules), [&](Kind k, std::int64_t t, std::string n) {
+                     out.push_back({k, t, n});
+                 }};
+    m.line("E1", 1);
+    m.finish(2);
+    m.line("E2", 3);
+    m.finish(4);
+    const std::vector<Emitted> want{
+        {Kind::begin, 1, "1"}, {Kind::end, 2, "1"}, {Kind::begin, 3, "2"}, {Kind::end, 4, "2"}};
+    EXPECT_EQ(out, want);
+}
+
+} // namespace
+} // namespace jp::markers

@@ -1,0 +1,93 @@
+// export: a trace's samples, markers and summary as CSV and as nested JSON.
+#include "fake_sysfs.hpp"
+#include "report/export.hpp"
+#include "trace_builder.hpp"
+
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace jp::report {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in{text};
+    for (std::string line; std::getline(in, line);) {
+        out.push_back(line);
+    }
+    return out;
+}
+
+class Export : public ::testing::Test {
+protected:
+    void SetUp() override {
+        test::RunSpec spec;
+        spec.label = "gpu,node"; // a comma: quoted in CSV
+        spec.seconds = 4;
+        spec.watts = [](std::size_t ch, double) { return ch == 0 ? 300.0 : 120.0; };
+        spec.markers = {{1, "begin", "train"}, {3, "end", "train"}};
+        builder.run(spec);
+    }
+    test::FakeSysfs fs;
+    test::TraceBuilder builder{fs.path("/x.jptrace"),
+                               {test::channel("node", Domain::node, Quantity::energy),
+                                test::channel("gpu0", Domain::gpu, Quantity::power)}};
+};
+
+TEST_F(Export, SamplesCsvHasOneRowPerSample) {
+    auto r = builder.reader();
+    std::ostringstream out;
+    ASSERT_TRUE(write_samples_csv(r, out));
+    const auto lines = lines_of(out.str());
+    ASSERT_EQ(lines.size(), 1U + 2 * 5); // header, 2 channels × samples at 0..4 s
+    EXPECT_EQ(lines[0], "run_id,label,channel,quantity,unit,t_s,value,flags");
+    EXPECT_EQ(lines[1], "1,\"gpu,node\",node,energy,J,0.000000000,0,0");
+    EXPECT_EQ(lines[5], "1,\"gpu,node\",node,energy,J,4.000000000,1200,0");
+    EXPECT_EQ(lines[6], "1,\"gpu,node\",gpu0,power,W,0.000000000,120,0");
+}
+
+TEST_F(Export, MarkersAndSummaryCsv) {
+    auto r = builder.reader();
+    std::ostringstream markers;
+    ASSERT_TRUE(write_markers_csv(r, markers));
+    const auto m = lines_of(markers.str());
+    ASSERT_EQ(m.size(), 3U);
+    EXPECT_EQ(m[0], "run_id,label,t_s,kind,name");
+    EXPECT_EQ(m[1], "1,\"gpu,node\",1.000000000,begin,train");
+    std::ostringstream summary;
+    ASSERT_TRUE(write_summary_csv(r, summary));
+    const auto s = lines_of(summary.str());
+    EXPECT_EQ(s[0], "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,"
+                    "provenance,counted");
+    // Whole run: node, gpu0, rest; then the train phase: node, gpu0, rest.
+    ASSERT_EQ(s.size(), 7U) << summary.str();
+    EXPECT_EQ(s[1].substr(0, s[1].find(",300,")), "1,\"gpu,node\",measure,1,,node,1200");
+    EXPECT_NE(s[3].find(",rest,720,180,"), std::string::npos) << s[3];
+    EXPECT_NE(s[4].find(",train,node,600,300,"), std::string::npos) << s[4];
+    EXPECT_NE(s[4].find(",2,measured,1"), std::string::npos) << s[4];
+}
+
+TEST_F(Export, JsonIsNested) {
+    auto r = builder.reader();
+    auto j = trace_json(r);
+    ASSERT_TRUE(j);
+    EXPECT_EQ((*j)["channels"].size(), 2U);
+    const auto& run = (*j)["runs"][0];
+    EXPECT_EQ(run["label"], "gpu,node");
+    EXPECT_EQ(run["markers"].size(), 2U);
+    EXPECT_EQ(run["samples"]["node"]["value"].size(), 5U);
+    EXPECT_DOUBLE_EQ(run["samples"]["node"]["value"][4].get<double>(), 1200);
+    EXPECT_DOUBLE_EQ(run["samples"]["gpu0"]["t_s"][2].get<double>(), 2);
+    EXPECT_DOUBLE_EQ(run["summary"]["node"]["energy_j"].get<double>(), 1200);
+    EXPECT_EQ(run["summary"]["phases"][0]["name"], "train");
+    EXPECT_EQ((*j)["meta"]["format"], "jouleprof-trace");
+}
+
+TEST(ExportCsv, FieldsAreQuotedOnlyWhenNeeded) {
+    EXPECT_EQ(csv_field("plain"), "plain");
+    EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+    EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+} // namespace
+} // namespace jp::report
