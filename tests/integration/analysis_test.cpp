@@ -3,6 +3,7 @@
 // on a fake RAPL tree driven by a known power profile.
 #include "fake_sysfs.hpp"
 #include "profile_writer.hpp"
+#include "shell.hpp"
 #include "trace_builder.hpp"
 
 #include <cstdio>
@@ -16,24 +17,6 @@
 
 namespace jp::test {
 namespace {
-
-struct Outcome {
-    int exit_code = -1;
-    std::string out;
-};
-
-Outcome sh(const std::string& cmd) {
-    Outcome o;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) {
-        o.out.append(buf, n);
-    }
-    const int st = ::pclose(p);
-    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return o;
-}
 
 std::size_t line_count(const std::string& s) {
     return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));

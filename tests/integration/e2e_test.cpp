@@ -2,6 +2,7 @@
 // profile, a job that records its own start and end.
 #include "fake_sysfs.hpp"
 #include "profile_writer.hpp"
+#include "shell.hpp"
 #include "trace/reader.hpp"
 
 #include <csignal>
@@ -16,31 +17,6 @@
 
 namespace jp::test {
 namespace {
-
-std::int64_t now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-struct Outcome {
-    int exit_code = -1;
-    std::string out;
-};
-
-// Runs a shell command line; returns its exit status and stdout.
-Outcome sh(const std::string& cmd) {
-    Outcome o;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) {
-        o.out.append(buf, n);
-    }
-    const int st = ::pclose(p);
-    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return o;
-}
 
 class EndToEnd : public ::testing::Test {
 protected:

@@ -2,6 +2,7 @@
 // the C API from a C program, and --mark-regex over the job's output.
 #include "fake_sysfs.hpp"
 #include "report/phases.hpp"
+#include "shell.hpp"
 #include "trace/reader.hpp"
 
 #include <csignal>
@@ -19,31 +20,6 @@ namespace jp::test {
 namespace {
 
 constexpr std::int64_t k_ms = 1'000'000;
-
-std::int64_t now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-struct Outcome {
-    int exit_code = -1;
-    std::string out;
-};
-
-// Runs a shell command line; returns its exit status and stdout, byte for byte.
-Outcome sh(const std::string& cmd) {
-    Outcome o;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    ssize_t n = 0;
-    while ((n = ::read(::fileno(p), buf, sizeof buf)) > 0) {
-        o.out.append(buf, static_cast<std::size_t>(n));
-    }
-    const int st = ::pclose(p);
-    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return o;
-}
 
 std::string slurp(const std::filesystem::path& p) {
     std::ifstream in{p, std::ios::binary};

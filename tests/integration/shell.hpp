@@ -1,0 +1,41 @@
+#pragma once
+// Helpers shared by the integration suites: run a shell command line and read
+// the monotonic clock the monitor uses.
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace jp::test {
+
+inline std::int64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out; // stdout, byte for byte
+};
+
+// Runs a command line with /bin/sh; exit status 128+N when killed by signal N.
+inline Outcome sh(const std::string& cmd) {
+    Outcome o;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) {
+        return o;
+    }
+    char buf[4096];
+    ssize_t n = 0;
+    while ((n = ::read(::fileno(p), buf, sizeof buf)) > 0) {
+        o.out.append(buf, static_cast<std::size_t>(n));
+    }
+    const int st = ::pclose(p);
+    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return o;
+}
+
+} // namespace jp::test
