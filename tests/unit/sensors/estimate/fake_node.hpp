@@ -1,6 +1,7 @@
 #pragma once
 // A fake /proc and sysfs topology for the estimate backend's tests.
 #include "fake_sysfs.hpp"
+#include "sensor_checks.hpp"
 #include "sensors/sensor.hpp"
 
 #include <algorithm>
@@ -100,10 +101,6 @@ inline sensors::Value read_one(sensors::Sensor& s) {
     std::vector<sensors::Value> v(s.channels().size());
     s.read(v);
     return v.at(0);
-}
-
-inline bool any_note(const sensors::Discovery& d, std::string_view text) {
-    return std::ranges::any_of(d.notes, [&](const std::string& n) { return n.contains(text); });
 }
 
 } // namespace jp::test

@@ -1,4 +1,5 @@
 #include "fake_sysfs.hpp"
+#include "sensor_checks.hpp"
 #include "sensors/hwmon/hwmon.hpp"
 
 #include <algorithm>
@@ -9,38 +10,11 @@
 namespace jp::sensors {
 namespace {
 
+using test::any_note;
+using test::find;
+using test::read_all;
+
 using test::FakeSysfs;
-
-// Rewrites a mode-0444 attribute in place (same inode). FakeSysfs::add makes it
-// writable first; write() alone fails for a non-root owner, as CI runs.
-void rewrite(FakeSysfs& fs, const std::string& path, std::string_view content) {
-    fs.add({path, std::string{content}});
-}
-
-const Channel* find(const Sensor& s, std::string_view name) {
-    auto ch = s.channels();
-    auto it = std::ranges::find(ch, name, &Channel::name);
-    return it == ch.end() ? nullptr : &*it;
-}
-
-const Channel* find(const Discovery& d, std::string_view name) {
-    for (const auto& s : d.sensors) {
-        if (const auto* c = find(*s, name)) {
-            return c;
-        }
-    }
-    return nullptr;
-}
-
-std::vector<Value> read_all(Sensor& s) {
-    std::vector<Value> v(s.channels().size());
-    s.read(v);
-    return v;
-}
-
-bool any_note(const Discovery& d, std::string_view text) {
-    return std::ranges::any_of(d.notes, [&](const auto& n) { return n.find(text) != n.npos; });
-}
 
 // An hwmon device as the kernel lays it out: attributes in
 // <parent>/hwmon/<id>/, /sys/class/hwmon/<id> a symlink to that directory, and
@@ -242,11 +216,11 @@ TEST(Hwmon, MalformedContentIsRetry) {
     const auto dir = acpi_power_meter(fs);
     auto d = hwmon::discover(Host::with_root(fs.root()));
     auto& s = *d.sensors[0];
-    rewrite(fs, dir + "/power1_average", "34x0\n");
+    fs.write(dir + "/power1_average", "34x0\n");
     EXPECT_EQ(read_all(s)[0].status, ReadStatus::retry);
-    rewrite(fs, dir + "/power1_average", "");
+    fs.write(dir + "/power1_average", "");
     EXPECT_EQ(read_all(s)[0].status, ReadStatus::retry);
-    rewrite(fs, dir + "/power1_average", "350000000\n");
+    fs.write(dir + "/power1_average", "350000000\n");
     auto v = read_all(s);
     EXPECT_EQ(v[0].status, ReadStatus::ok);
     EXPECT_NEAR(v[0].value, 350.0, 1e-9);

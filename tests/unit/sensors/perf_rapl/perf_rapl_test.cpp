@@ -1,4 +1,5 @@
 #include "fake_sysfs.hpp"
+#include "sensor_checks.hpp"
 #include "sensors/perf_rapl/perf_rapl.hpp"
 #include "sensors/perf_rapl/pmu.hpp"
 
@@ -12,6 +13,9 @@
 
 namespace jp::sensors {
 namespace {
+
+using test::find;
+using test::read_all;
 
 using test::FakeSysfs;
 
@@ -112,18 +116,6 @@ protected:
 
     FakeSysfs m_fs;
 };
-
-const Channel* find(const Sensor& s, std::string_view name) {
-    auto ch = s.channels();
-    auto it = std::ranges::find(ch, name, &Channel::name);
-    return it == ch.end() ? nullptr : &*it;
-}
-
-std::vector<Value> read_all(Sensor& s) {
-    std::vector<Value> v(s.channels().size());
-    s.read(v);
-    return v;
-}
 
 TEST(PerfRaplPmu, ParsesSysfsFormats) {
     EXPECT_EQ(perf_rapl::parse_event_config("event=0x02\n"), 2U);

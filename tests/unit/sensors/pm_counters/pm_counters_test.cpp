@@ -1,4 +1,5 @@
 #include "fake_sysfs.hpp"
+#include "sensor_checks.hpp"
 #include "sensors/pm_counters/pm_counters.hpp"
 
 #include <algorithm>
@@ -9,6 +10,10 @@
 namespace jp::sensors {
 namespace {
 
+using test::any_note;
+using test::find;
+using test::read_all;
+
 using pm_counters::parse_counter;
 using test::FakeSysfs;
 
@@ -18,31 +23,9 @@ std::string at(std::string_view file) {
     return fmt::format("{}/{}", k_dir, file);
 }
 
-// Rewrites a mode-0444 attribute in place (same inode). FakeSysfs::add makes it
-// writable first; write() alone fails for a non-root owner, as CI runs.
-void rewrite(FakeSysfs& fs, const std::string& path, std::string_view content) {
-    fs.add({path, std::string{content}});
-}
-
-const Channel* find(const Sensor& s, std::string_view name) {
-    auto ch = s.channels();
-    auto it = std::ranges::find(ch, name, &Channel::name);
-    return it == ch.end() ? nullptr : &*it;
-}
-
 std::size_t index_of(const Sensor& s, std::string_view name) {
     const auto* c = find(s, name);
     return c == nullptr ? s.channels().size() : static_cast<std::size_t>(c - s.channels().data());
-}
-
-std::vector<Value> read_all(Sensor& s) {
-    std::vector<Value> v(s.channels().size());
-    s.read(v);
-    return v;
-}
-
-bool any_note(const Discovery& d, std::string_view text) {
-    return std::ranges::any_of(d.notes, [&](const auto& n) { return n.find(text) != n.npos; });
 }
 
 // An HLRS "Hunter" node (HPE Cray EX255a, 4 MI300A APUs, pm_counters version 3).
@@ -158,8 +141,8 @@ void land_scan(void* context) noexcept {
     }
     --scans.remaining;
     scans.energy += 72;
-    rewrite(*scans.fs, at("energy"), fmt::format("{} J 7810213955886 us\n", scans.energy));
-    rewrite(*scans.fs, at("freshness"), fmt::format("{}\n", ++scans.freshness));
+    scans.fs->write(at("energy"), fmt::format("{} J 7810213955886 us\n", scans.energy));
+    scans.fs->write(at("freshness"), fmt::format("{}\n", ++scans.freshness));
 }
 
 TEST(PmCounters, TornSnapshotIsReadAgain) {
@@ -189,7 +172,7 @@ TEST(PmCounters, ScanThatKeepsMovingIsRetry) {
 }
 
 void change_cap(void* context) noexcept {
-    rewrite(*static_cast<FakeSysfs*>(context), at("generation"), "17\n");
+    static_cast<FakeSysfs*>(context)->write(at("generation"), "17\n");
 }
 
 TEST(PmCounters, CapChangeMidReadIsTornToo) {
@@ -207,16 +190,16 @@ TEST(PmCounters, MalformedLineIsRetry) {
     auto d = pm_counters::discover(Host::with_root(fs.root()));
     auto& s = *d.sensors[0];
     const auto node = index_of(s, "node");
-    rewrite(fs, at("energy"), "12044825x01 J 7810213855886 us\n");
+    fs.write(at("energy"), "12044825x01 J 7810213855886 us\n");
     auto v = read_all(s);
     EXPECT_EQ(v[node].status, ReadStatus::retry);
     EXPECT_EQ(v[index_of(s, "gpu0.pm")].status, ReadStatus::ok) << "one bad file spoils no other";
-    rewrite(fs, at("energy"), "");
+    fs.write(at("energy"), "");
     EXPECT_EQ(read_all(s)[node].status, ReadStatus::retry);
-    rewrite(fs, at("freshness"), "garbage\n");
+    fs.write(at("freshness"), "garbage\n");
     EXPECT_EQ(read_all(s)[node].status, ReadStatus::retry);
-    rewrite(fs, at("freshness"), "60043290\n");
-    rewrite(fs, at("energy"), "12044825200 J 7810214855886 us\n");
+    fs.write(at("freshness"), "60043290\n");
+    fs.write(at("energy"), "12044825200 J 7810214855886 us\n");
     v = read_all(s);
     EXPECT_EQ(v[node].status, ReadStatus::ok);
     EXPECT_EQ(v[node].value, 12044825200.0);

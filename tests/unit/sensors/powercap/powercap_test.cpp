@@ -1,4 +1,5 @@
 #include "fake_sysfs.hpp"
+#include "sensor_checks.hpp"
 #include "sensors/powercap/powercap.hpp"
 
 #include <algorithm>
@@ -9,20 +10,11 @@
 namespace jp::sensors {
 namespace {
 
+using test::find;
+using test::read_all;
+
 using test::add_rapl_zone;
 using test::FakeSysfs;
-
-const Channel* find(const Sensor& s, std::string_view name) {
-    auto ch = s.channels();
-    auto it = std::ranges::find(ch, name, &Channel::name);
-    return it == ch.end() ? nullptr : &*it;
-}
-
-std::vector<Value> read_all(Sensor& s) {
-    std::vector<Value> v(s.channels().size());
-    s.read(v);
-    return v;
-}
 
 // Two-socket Intel server: package + core + dram per socket (ids in hex, dram at :0:1 or :0:2).
 void intel_server(FakeSysfs& fs) {
