@@ -93,13 +93,6 @@ int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE
     return print_report(o, Config{}, text_out);
 }
 
-int report_traces(const std::vector<std::filesystem::path>& traces, bool json) {
-    ReportOptions o;
-    o.traces = traces;
-    o.json = json;
-    return print_report(o, Config{}, stdout);
-}
-
 void register_report(CLI::App& app, Commands& out) {
     auto o = std::make_shared<ReportOptions>();
     auto* cmd = app.add_subcommand("report", "Summarise trace files as the study's table");

@@ -16,7 +16,4 @@ int list_sensors(const sensors::Host& host, bool json);
 // or 1 when the trace cannot be read or summarised.
 int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE* text_out);
 
-// `jouleprof report TRACE... [--json]`. Returns 0, or 1 when a trace cannot be read.
-int report_traces(const std::vector<std::filesystem::path>& traces, bool json);
-
 } // namespace jp::cli

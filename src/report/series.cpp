@@ -113,20 +113,4 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
     return grid_of(parts, t0, t1, node_facts(reader).rest_watts.value_or(0), step);
 }
 
-Result<GridSeries> channel_power_series(trace::Reader& reader,
-                                        const trace::RunInfo& run,
-                                        std::size_t channel,
-                                        std::int64_t step) {
-    auto window = run_window(reader, run);
-    if (!window) {
-        return std::unexpected(window.error());
-    }
-    auto s = reader.samples(run.id, channel);
-    if (!s) {
-        return std::unexpected(s.error());
-    }
-    const ChannelData only{&reader.channels().at(channel), &s->points};
-    return grid_of({&only, 1}, window->first, window->second, 0, step);
-}
-
 } // namespace jp::report

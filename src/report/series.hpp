@@ -47,12 +47,6 @@ struct ChannelData {
 [[nodiscard]] Result<GridSeries>
 node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t step = 0);
 
-// One channel's power over a run (index into reader.channels()).
-[[nodiscard]] Result<GridSeries> channel_power_series(trace::Reader& reader,
-                                                      const trace::RunInfo& run,
-                                                      std::size_t channel,
-                                                      std::int64_t step = 0);
-
 // The run's [start, end]: its end edge, or its last sample when the monitor died.
 [[nodiscard]] Result<std::pair<std::int64_t, std::int64_t>> run_window(trace::Reader& reader,
                                                                        const trace::RunInfo& run);
