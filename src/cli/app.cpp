@@ -103,7 +103,8 @@ int main_entry(int argc, char** argv) {
     add_globals(app, g);
 
     Commands commands;
-    for (auto* add : {register_run, register_sensors, register_report, register_mark}) {
+    for (auto* add :
+         {register_run, register_sensors, register_report, register_mark, register_study}) {
         add(app, commands);
     }
     register_analysis(app, commands); // compare, sweep, export

@@ -8,7 +8,6 @@
 #include "process/runner.hpp"
 #include "report/sweep.hpp"
 
-#include <csignal>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fstream>
@@ -86,10 +85,6 @@ std::optional<report::RepeatSummary> summary_of(const report::SweepPoint& p) {
     return std::nullopt;
 }
 
-bool is_interrupt(int code) {
-    return code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP;
-}
-
 // Runs every point; returns the interrupting exit status, if any.
 std::optional<int>
 run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Context& ctx) {
@@ -121,7 +116,7 @@ run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Co
         }
         p.summary = summary_of(p);
         out.push_back(std::move(p));
-        if (is_interrupt(out.back().exit_code)) {
+        if (is_interrupt_status(out.back().exit_code)) {
             return out.back().exit_code;
         }
     }

@@ -45,5 +45,6 @@ void register_export(CLI::App& app, Commands& out);
 // compare, sweep and export together (one line in app.cpp).
 void register_analysis(CLI::App& app, Commands& out);
 void register_mark(CLI::App& app, Commands& out);
+void register_study(CLI::App& app, Commands& out);
 
 } // namespace jp::cli

@@ -11,24 +11,13 @@
 #include "report/format.hpp"
 #include "sensors/registry.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <fmt/format.h>
 #include <unistd.h>
 
 namespace jp::cli {
 namespace {
-
-std::string join_command(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& a : argv) {
-        if (!out.empty()) {
-            out += ' ';
-        }
-        const bool plain = !a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos;
-        out += plain ? a : "'" + a + "'";
-    }
-    return out;
-}
 
 std::filesystem::path default_trace_path() {
     char buf[32];
@@ -42,7 +31,7 @@ std::filesystem::path default_trace_path() {
     return fmt::format("jouleprof-{}-{}.jptrace", stamp, ::getpid());
 }
 
-std::map<std::string, std::string> trace_meta(const RunOptions& o,
+std::map<std::string, std::string> trace_meta(const SessionOptions& o,
                                               const sensors::Host& host,
                                               const Config& config,
                                               const ClockAnchor& epoch) {
@@ -52,8 +41,6 @@ std::map<std::string, std::string> trace_meta(const RunOptions& o,
     std::map<std::string, std::string> meta{
         {"jouleprof_version", JP_VERSION},
         {"host", host_name},
-        {"command", join_command(o.command)},
-        {"label", o.label},
         {"interval_ns", std::to_string(o.interval.count())},
         {"epoch_mono_ns", std::to_string(epoch.mono)},
         {"epoch_wall_ns", std::to_string(epoch.wall)},
@@ -66,58 +53,109 @@ std::map<std::string, std::string> trace_meta(const RunOptions& o,
     if (config.node.rated_watts) {
         meta["node.rated_watts"] = fmt::format("{}", *config.node.rated_watts);
     }
+    for (const auto& [key, value] : o.meta) {
+        meta[key] = value;
+    }
     return meta;
 }
 
-struct Session {
-    const RunOptions& options;
-    Sampler& sampler;
-    Recorder& recorder;
-    JobMarkers& markers;
-    std::int64_t epoch;
-    bool estimated;
+struct Discovered {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    std::vector<Channel> table;
+    bool estimated = false;
 };
 
-trace::RunInfo new_run(const Session& s, std::string kind, int repeat) {
+Discovered discover(const sensors::Host& host) {
+    auto found = sensors::discover_all(host);
+    for (const auto& note : found.notes) {
+        JP_LOG_INFO("{}", note);
+    }
+    for (const auto& f : found.unreadable) {
+        JP_LOG_WARN("{}: {} cannot be read: {}", f.backend, f.what, f.reason);
+    }
+    Discovered d;
+    d.table = sensors::channel_table(found.sensors);
+    d.sensors = std::move(found.sensors);
+    for (const auto& c : d.table) {
+        d.estimated = d.estimated || c.provenance == Provenance::estimated;
+    }
+    if (d.table.empty()) {
+        JP_LOG_WARN("no sensor can be read on this node: the command runs unmeasured "
+                    "(see `jouleprof sensors`)");
+    }
+    return d;
+}
+
+// The trace file; without -o a new file here, or in the temp dir when here is read-only.
+Result<std::pair<trace::Writer, std::filesystem::path>>
+create_trace(const std::filesystem::path& output, const std::map<std::string, std::string>& meta) {
+    auto path = output.empty() ? default_trace_path() : output;
+    auto writer = trace::Writer::create(path, meta);
+    if (!writer && output.empty()) {
+        const auto fallback = std::filesystem::temp_directory_path() / path.filename();
+        JP_LOG_WARN("{}; writing the trace to {} instead", writer.error().message(),
+                    fallback.string());
+        path = fallback;
+        writer = trace::Writer::create(path, meta);
+    }
+    if (!writer) {
+        return std::unexpected(writer.error());
+    }
+    return std::pair{std::move(*writer), path};
+}
+
+} // namespace
+
+struct MeasurementSession::State {
+    State(SessionOptions&& o,
+          Discovered&& d,
+          trace::Writer&& writer,
+          std::filesystem::path trace,
+          std::int64_t epoch_mono,
+          const Config& config)
+        : live(o.live), path(std::move(trace)), epoch(epoch_mono),
+          estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
+                                          SamplerConfig{o.interval, config.intervals}, epoch_mono},
+          recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
+                                                        epoch_mono, path} {}
+
+    bool live;
+    std::filesystem::path path;
+    std::int64_t epoch;
+    bool estimated;
+    Sampler sampler;
+    Recorder recorder;
+    JobMarkers markers;
+    int runs = 0; // jobs started in this session
+};
+
+namespace {
+
+using State = MeasurementSession::State;
+
+trace::RunInfo new_run(const State& s, const Series& series, std::string kind, int repeat) {
     trace::RunInfo run;
-    run.label = s.options.label;
+    run.label = series.label;
     run.kind = std::move(kind);
     run.repeat = repeat;
-    run.command = join_command(s.options.command);
+    run.command = join_command(series.command);
     char buf[32];
     run.start_utc = std::string{format_utc(wall_ns(), buf)};
     run.start_ns = mono_ns() - s.epoch;
     return run;
 }
 
-// Returns the signal that interrupted the baseline, if any.
-std::optional<int> idle_baseline(Session& s) {
-    auto run = new_run(s, "baseline", 1);
-    run.command = "(idle baseline)";
-    s.recorder.begin_run(run);
-    const double cpu0 = process_cpu_seconds();
-    run.start_ns = s.sampler.begin(run.id);
-    s.recorder.end_run(run);
-    const auto sig =
-        process::sleep_unless_signalled(s.epoch + run.start_ns + s.options.baseline.count());
-    run.end_ns = s.sampler.end();
-    run.monitor_cpu_s = process_cpu_seconds() - cpu0;
-    run.status = sig ? "failed" : "complete";
-    run.exit_code = 0;
-    s.recorder.end_run(run);
-    return sig;
-}
-
 // Runs the command once under measurement; returns its shell exit code.
-int measured_run(Session& s, const std::string& kind, int repeat, std::string& failure) {
-    auto run = new_run(s, kind, repeat);
-    if (auto program = process::resolve_program(s.options.command[0]); !program) {
+int measured_run(
+    State& s, const Series& series, const std::string& kind, int repeat, std::string& failure) {
+    auto run = new_run(s, series, kind, repeat);
+    if (auto program = process::resolve_program(series.command[0]); !program) {
         failure = program.error().message();
         return program.error().kind == ErrorKind::not_found ? 127 : 126;
     }
     s.recorder.begin_run(run); // the run id goes into the job's environment
     auto job = s.markers.prepare(run.id);
-    auto child = process::Child::spawn(s.options.command, job.env, job.stdio);
+    auto child = process::Child::spawn(series.command, job.env, job.stdio);
     if (!child) {
         failure = child.error().message();
         s.markers.ended(mono_ns());
@@ -131,7 +169,7 @@ int measured_run(Session& s, const std::string& kind, int repeat, std::string& f
     run.start_ns = s.sampler.begin(run.id);
     s.markers.started(s.epoch + run.start_ns);
     if (auto released = child->release(); !released) {
-        failure = fmt::format("cannot run '{}': {}", s.options.command[0], released.error().detail);
+        failure = fmt::format("cannot run '{}': {}", series.command[0], released.error().detail);
         auto st = child->wait(100, {});
         run.end_ns = s.sampler.end();
         s.markers.ended(s.epoch + *run.end_ns);
@@ -141,7 +179,7 @@ int measured_run(Session& s, const std::string& kind, int repeat, std::string& f
         return st.shell_code();
     }
     s.recorder.end_run(run); // the exact start, committed for readers now
-    StatusLine status{s.options.live && ::isatty(STDERR_FILENO) == 1};
+    StatusLine status{s.live && ::isatty(STDERR_FILENO) == 1};
     const auto st = child->wait(500, [&] {
         status.update(static_cast<double>(mono_ns() - s.epoch - run.start_ns) * 1e-9,
                       s.sampler.live(), s.estimated);
@@ -182,88 +220,139 @@ void write_summaries(const std::filesystem::path& path, Recorder& recorder) {
 
 } // namespace
 
+MeasurementSession::MeasurementSession(std::unique_ptr<State> state) : m(std::move(state)) {}
+
+MeasurementSession::~MeasurementSession() = default;
+
+Result<std::unique_ptr<MeasurementSession>>
+MeasurementSession::open(SessionOptions o, const sensors::Host& host, const Config& config) {
+    auto found = discover(host);
+    const auto epoch = ClockAnchor::now();
+    auto trace = create_trace(o.output, trace_meta(o, host, config, epoch));
+    if (!trace) {
+        return std::unexpected(trace.error());
+    }
+    auto& [writer, path] = *trace;
+    if (auto r = writer.add_channels(found.table); !r || !writer.commit()) {
+        return std::unexpected(r ? Error{ErrorKind::io, path.string(), "cannot write the trace", {}}
+                                 : r.error());
+    }
+    return std::unique_ptr<MeasurementSession>{new MeasurementSession{std::make_unique<State>(
+        std::move(o), std::move(found), std::move(writer), path, epoch.mono, config)}};
+}
+
+const std::filesystem::path& MeasurementSession::path() const {
+    return m->path;
+}
+
+std::optional<int> MeasurementSession::baseline(Nanos duration) {
+    auto run = new_run(*m, Series{}, "baseline", 1);
+    run.command = "(idle baseline)";
+    m->recorder.begin_run(run);
+    const double cpu0 = process_cpu_seconds();
+    run.start_ns = m->sampler.begin(run.id);
+    m->recorder.end_run(run);
+    const auto sig = process::sleep_unless_signalled(m->epoch + run.start_ns + duration.count());
+    run.end_ns = m->sampler.end();
+    run.monitor_cpu_s = process_cpu_seconds() - cpu0;
+    run.status = sig ? "failed" : "complete";
+    run.exit_code = 0;
+    m->recorder.end_run(run);
+    return sig;
+}
+
+SeriesResult MeasurementSession::run_series(const Series& series) {
+    SeriesResult result;
+    const int total = series.warmup + series.repeat;
+    for (int i = 0; i < total; ++i) {
+        if (m->runs > 0 && series.cooldown.count() > 0) {
+            result.interrupted =
+                process::sleep_unless_signalled(mono_ns() + series.cooldown.count());
+            if (result.interrupted) {
+                break;
+            }
+        }
+        const bool warm = i < series.warmup;
+        const int number = warm ? i + 1 : i - series.warmup + 1;
+        if (series.before_run) {
+            series.before_run(warm ? "warmup" : "measure", number,
+                              warm ? series.warmup : series.repeat);
+        }
+        ++m->runs;
+        result.exit_code =
+            measured_run(*m, series, warm ? "warmup" : "measure", number, result.failure);
+        if (!result.failure.empty()) {
+            break;
+        }
+        if (result.exit_code != 0 && i + 1 < total) {
+            JP_LOG_WARN("the command exited with status {}: remaining repeats skipped",
+                        result.exit_code);
+            break;
+        }
+    }
+    return result;
+}
+
+void MeasurementSession::finish() {
+    m->recorder.flush();
+    write_summaries(m->path, m->recorder);
+}
+
+std::string join_command(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const auto& a : argv) {
+        if (!out.empty()) {
+            out += ' ';
+        }
+        const bool plain = !a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos;
+        out += plain ? a : "'" + a + "'";
+    }
+    return out;
+}
+
+bool is_interrupt_status(int exit_code) {
+    return exit_code == 128 + SIGINT || exit_code == 128 + SIGTERM || exit_code == 128 + SIGHUP;
+}
+
 int run_measurement(const RunOptions& o, const sensors::Host& host, const Config& config) {
     auto rules = parse_mark_regexes(o.mark_regex);
     if (!rules) {
         JP_LOG_ERROR("--mark-regex {}", rules.error());
         return 2;
     }
-    auto found = sensors::discover_all(host);
-    for (const auto& note : found.notes) {
-        JP_LOG_INFO("{}", note);
-    }
-    for (const auto& f : found.unreadable) {
-        JP_LOG_WARN("{}: {} cannot be read: {}", f.backend, f.what, f.reason);
-    }
-    auto table = sensors::channel_table(found.sensors);
-    bool estimated = false;
-    for (const auto& c : table) {
-        estimated = estimated || c.provenance == Provenance::estimated;
-    }
-    if (table.empty()) {
-        JP_LOG_WARN("no sensor can be read on this node: the command runs unmeasured "
-                    "(see `jouleprof sensors`)");
-    }
-    auto path = o.output.empty() ? default_trace_path() : o.output;
-    const auto epoch = ClockAnchor::now();
-    auto writer = trace::Writer::create(path, trace_meta(o, host, config, epoch));
-    if (!writer && o.output.empty()) {
-        // The current directory may be read-only (a job's input folder): use the temp dir.
-        const auto fallback = std::filesystem::temp_directory_path() / path.filename();
-        JP_LOG_WARN("{}; writing the trace to {} instead", writer.error().message(),
-                    fallback.string());
-        path = fallback;
-        writer = trace::Writer::create(path, trace_meta(o, host, config, epoch));
-    }
-    if (!writer) {
-        JP_LOG_ERROR("{}", writer.error().message());
+    SessionOptions so{o.output,
+                      o.interval,
+                      o.live,
+                      std::move(*rules),
+                      {{"command", join_command(o.command)}, {"label", o.label}}};
+    auto session = MeasurementSession::open(std::move(so), host, config);
+    if (!session) {
+        JP_LOG_ERROR("{}", session.error().message());
         return 2;
     }
-    if (auto r = writer->add_channels(table); !r || !writer->commit()) {
-        JP_LOG_ERROR("{}", r ? "cannot write the trace" : r.error().message());
-        return 2;
+    const auto path = (*session)->path();
+    std::optional<int> interrupted;
+    if (o.baseline.count() > 0) {
+        interrupted = (*session)->baseline(o.baseline);
     }
-    SamplerConfig sc{o.interval, config.intervals};
-    Sampler sampler{std::move(found.sensors), table, sc, epoch.mono};
     int exit_code = 0;
-    {
-        Recorder recorder{std::move(*writer), sampler};
-        JobMarkers markers{std::move(*rules), recorder, epoch.mono, path};
-        Session session{o, sampler, recorder, markers, epoch.mono, estimated};
-        std::optional<int> interrupted;
-        if (o.baseline.count() > 0) {
-            interrupted = idle_baseline(session);
+    if (!interrupted) {
+        const auto r =
+            (*session)->run_series({o.label, o.command, o.repeat, o.warmup, o.cooldown, {}});
+        if (!r.failure.empty()) {
+            JP_LOG_ERROR("{}", r.failure);
+            return r.exit_code;
         }
-        const int total = interrupted ? 0 : o.warmup + o.repeat;
-        for (int i = 0; i < total; ++i) {
-            if (i > 0 && o.cooldown.count() > 0) {
-                interrupted = process::sleep_unless_signalled(mono_ns() + o.cooldown.count());
-                if (interrupted) {
-                    break;
-                }
-            }
-            const bool warm = i < o.warmup;
-            std::string failure;
-            exit_code = measured_run(session, warm ? "warmup" : "measure",
-                                     warm ? i + 1 : i - o.warmup + 1, failure);
-            if (!failure.empty()) {
-                JP_LOG_ERROR("{}", failure);
-                return exit_code;
-            }
-            if (exit_code != 0 && i + 1 < total) {
-                JP_LOG_WARN("the command exited with status {}: remaining repeats skipped",
-                            exit_code);
-                break;
-            }
-        }
-        recorder.flush();
-        write_summaries(path, recorder);
-        if (interrupted) {
-            JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
-                        path.string());
-            exit_code = 128 + *interrupted;
-        }
+        exit_code = r.exit_code;
+        interrupted = r.interrupted;
     }
+    (*session)->finish();
+    if (interrupted) {
+        JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
+                    path.string());
+        exit_code = 128 + *interrupted;
+    }
+    session->reset(); // the trace is closed before it is summarised
     if (o.print_summary && print_trace_summary(path, o.json, stderr) != 0) {
         JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
     }

@@ -1,11 +1,19 @@
 #pragma once
 // `jouleprof run`: discover sensors, record a trace, run the command (with
-// repeats, warm-ups, a baseline and cooldowns), print the summary.
+// repeats, warm-ups, a baseline and cooldowns), print the summary. The
+// measurement session under it also serves `jouleprof study`, which records
+// many series (workload × mode × setting) into one trace.
 #include "config/config.hpp"
+#include "markers/line_rules.hpp"
 #include "sensors/host.hpp"
 
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jp::cli {
@@ -29,6 +37,72 @@ struct RunOptions {
 
 // Returns the command's exit status (128+N if killed by signal N); 126/127
 // when it could not be started; 2 for bad options found before starting.
+// One MeasurementSession with one Series.
 int run_measurement(const RunOptions& options, const sensors::Host& host, const Config& config);
+
+struct SessionOptions {
+    std::filesystem::path output; // empty: a new file in the current directory (or temp dir)
+    Nanos interval{std::chrono::milliseconds{500}};
+    bool live = true; // live status line when stderr is a terminal
+    std::vector<markers::LineRule> mark_rules;
+    // Trace meta besides version, host, epoch, interval, sysfs root and the
+    // node model: at least "command" and "label"; jouleprof study adds
+    // "study" and "node_type".
+    std::map<std::string, std::string> meta;
+};
+
+// Runs of one command under one label into a session's trace.
+struct Series {
+    std::string label;
+    std::vector<std::string> command;
+    int repeat = 1;
+    int warmup = 0;
+    Nanos cooldown{0}; // before each run except the session's first
+    // Called before each run: kind "warmup" or "measure", its 1-based number
+    // among runs of that kind, and how many of that kind the series has.
+    std::function<void(std::string_view kind, int number, int count)> before_run;
+};
+
+struct SeriesResult {
+    int exit_code = 0;              // of the last run, as a shell reports it
+    std::string failure;            // why the command could not be started (exit 126/127)
+    std::optional<int> interrupted; // SIGINT/SIGTERM/SIGHUP that ended a cooldown
+};
+
+// Sensors discovered once, one trace, one epoch, one sampler, recorder and
+// marker socket, for any number of series. A series stops at the first run
+// that exits non-zero (its remaining runs are skipped, with a warning).
+class MeasurementSession {
+public:
+    // Discovers the sensors (warning about unreadable ones) and creates the
+    // trace; fails when the trace cannot be created.
+    static Result<std::unique_ptr<MeasurementSession>>
+    open(SessionOptions options, const sensors::Host& host, const Config& config);
+    MeasurementSession(const MeasurementSession&) = delete;
+    MeasurementSession& operator=(const MeasurementSession&) = delete;
+    MeasurementSession(MeasurementSession&&) = delete;
+    MeasurementSession& operator=(MeasurementSession&&) = delete;
+    ~MeasurementSession();
+
+    // Measures the idle node for `duration` (a run of kind "baseline").
+    // Returns the signal that interrupted it, if any.
+    std::optional<int> baseline(Nanos duration);
+    SeriesResult run_series(const Series& series);
+    // Commits everything and stores each run's summary rows; call once, after the last run.
+    void finish();
+    [[nodiscard]] const std::filesystem::path& path() const;
+
+    struct State; // sampler, recorder, marker socket: defined in measurement.cpp
+
+private:
+    explicit MeasurementSession(std::unique_ptr<State> state);
+    std::unique_ptr<State> m;
+};
+
+// The command as one line, arguments with spaces or quotes in single quotes.
+[[nodiscard]] std::string join_command(const std::vector<std::string>& argv);
+
+// An exit status that means the user stopped the job (128 + SIGINT, SIGTERM or SIGHUP).
+[[nodiscard]] bool is_interrupt_status(int exit_code);
 
 } // namespace jp::cli

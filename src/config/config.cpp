@@ -63,6 +63,9 @@ Result<void> parse_node(const toml::table& node, std::string_view origin, NodeMo
     if (auto model = node["cpu_model"].value<std::string>()) {
         out.cpu_model = *model;
     }
+    if (auto name = node["name"].value<std::string>()) {
+        out.name = *name;
+    }
     return {};
 }
 

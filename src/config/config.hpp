@@ -13,6 +13,7 @@ namespace jp {
 
 // What we know of the node that no sensor tells.
 struct NodeModel {
+    std::optional<std::string> name;           // node type, e.g. "gpu-node" (`jouleprof study`)
     std::optional<double> rated_watts;         // nameplate / PSU rating of the whole node
     std::optional<double> rest_watts;          // constant power of the parts no sensor sees
     std::optional<std::string> cpu_model;      // overrides /proc/cpuinfo's model name

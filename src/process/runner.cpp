@@ -123,6 +123,35 @@ Result<std::string> resolve_program(const std::string& name) {
     return fail(ErrorKind::not_found, name, "command not found in PATH");
 }
 
+Result<std::string> find_program(const std::string& name,
+                                 const std::vector<std::filesystem::path>& fallback_dirs) {
+    auto found = resolve_program(name);
+    if (found || found.error().kind != ErrorKind::not_found ||
+        name.find('/') != std::string::npos) {
+        return found;
+    }
+    std::string looked;
+    for (const auto& dir : fallback_dirs) {
+        if (dir.empty()) {
+            continue;
+        }
+        const auto candidate = (dir / name).string();
+        if (executable(candidate)) {
+            return candidate;
+        }
+        looked += (looked.empty() ? "" : ", ") + dir.string();
+    }
+    return fail(ErrorKind::not_found, name,
+                looked.empty() ? "command not found in PATH"
+                               : "command not found in PATH nor in " + looked);
+}
+
+std::filesystem::path executable_dir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::filesystem::path{} : exe.parent_path();
+}
+
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
                            const std::vector<std::pair<std::string, std::string>>& env,
                            Stdio stdio) {

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,6 +34,15 @@ void block_forwarded_signals();
 
 // Finds an executable on PATH (or checks a path with a slash); not_found/permission.
 [[nodiscard]] Result<std::string> resolve_program(const std::string& name);
+
+// resolve_program, then, for a name without a slash that PATH does not have,
+// each of fallback_dirs in turn (e.g. executable_dir(), where jouleprof's
+// companion programs are built and installed). not_found names every place looked in.
+[[nodiscard]] Result<std::string>
+find_program(const std::string& name, const std::vector<std::filesystem::path>& fallback_dirs);
+
+// The directory of the running executable (/proc/self/exe); empty when unknown.
+[[nodiscard]] std::filesystem::path executable_dir();
 
 // Descriptors the child gets as its stdout/stderr (-1: the monitor's own).
 struct Stdio {

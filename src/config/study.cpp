@@ -1,0 +1,340 @@
+#include "config/study.hpp"
+
+#include "sys/file.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <initializer_list>
+#include <toml++/toml.h>
+
+namespace jp {
+namespace {
+
+using Keys = std::initializer_list<std::string_view>;
+
+bool is_var_name(std::string_view s) {
+    const auto head = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    };
+    return !s.empty() && head(s.front()) &&
+           std::ranges::all_of(s, [&](char c) { return head(c) || (c >= '0' && c <= '9'); });
+}
+
+std::string joined(Keys keys) {
+    std::string out;
+    for (auto k : keys) {
+        out += (out.empty() ? "" : ", ") + std::string{k};
+    }
+    return out;
+}
+
+// One table of the file, for messages that name the file, line, table and key.
+struct Scope {
+    std::string_view origin;
+    const toml::table& table;
+    std::string name; // "[study]", "[[workload]] #2"
+
+    [[nodiscard]] std::unexpected<Error>
+    error(const toml::node& at, std::string_view key, std::string detail) const {
+        const auto what = key.empty() ? name : name + " " + std::string{key};
+        return fail(ErrorKind::config,
+                    fmt::format("{}:{}: {}", origin, at.source().begin.line, what),
+                    std::move(detail));
+    }
+
+    [[nodiscard]] Result<void> only(Keys allowed) const {
+        for (const auto& [key, value] : table) {
+            if (std::ranges::find(allowed, key.str()) == allowed.end()) {
+                return error(value, key.str(),
+                             fmt::format("unknown key (known here: {})", joined(allowed)));
+            }
+        }
+        return {};
+    }
+
+    [[nodiscard]] Result<std::optional<std::string>> string(std::string_view key) const {
+        const auto* node = table.get(key);
+        if (node == nullptr) {
+            return std::optional<std::string>{};
+        }
+        if (!node->is_string()) {
+            return error(*node, key, "must be a string");
+        }
+        return std::optional<std::string>{node->value<std::string>()};
+    }
+
+    // Checks the table's keys against allowed (which holds "name") and
+    // returns its required name, made of letters, digits, '.', '_' and '-'.
+    [[nodiscard]] Result<std::string> named(Keys allowed) const {
+        if (auto r = only(allowed); !r) {
+            return std::unexpected(r.error());
+        }
+        auto s = string("name");
+        if (!s) {
+            return std::unexpected(s.error());
+        }
+        if (!*s) {
+            return error(table, "", "needs a name = \"...\"");
+        }
+        if (!is_study_name(**s)) {
+            return error(*table.get("name"), "name",
+                         fmt::format("'{}' may hold only letters, digits, '.', '_' and '-'", **s));
+        }
+        return **s;
+    }
+
+    [[nodiscard]] Result<void> integer(std::string_view key, int min, int& out) const {
+        const auto* node = table.get(key);
+        if (node == nullptr) {
+            return {};
+        }
+        const auto* i = node->as_integer();
+        if (i == nullptr || i->get() < min || i->get() > 1'000'000) {
+            return error(*node, key, fmt::format("must be a whole number of at least {}", min));
+        }
+        out = static_cast<int>(i->get());
+        return {};
+    }
+
+    [[nodiscard]] Result<void> duration(std::string_view key, Nanos min, Nanos& out) const {
+        auto s = string(key);
+        if (!s) {
+            return std::unexpected(s.error());
+        }
+        if (!*s) {
+            return {};
+        }
+        auto d = parse_duration(**s);
+        if (!d || *d < min) {
+            return error(*table.get(key), key,
+                         d ? fmt::format("must be at least {}", format_duration(min))
+                           : d.error().detail);
+        }
+        out = *d;
+        return {};
+    }
+};
+
+Result<void> parse_header(const Scope& s, Study& out) {
+    auto name =
+        s.named({"name", "repeat", "warmup", "cooldown", "baseline", "interval", "node_type"});
+    if (!name) {
+        return std::unexpected(name.error());
+    }
+    out.name = *name;
+    auto node_type = s.string("node_type");
+    if (!node_type) {
+        return std::unexpected(node_type.error());
+    }
+    if (*node_type && !is_study_name(**node_type)) {
+        return s.error(*s.table.get("node_type"), "node_type",
+                       "may hold only letters, digits, '.', '_' and '-'");
+    }
+    out.node_type = *node_type;
+    for (auto r : {s.integer("repeat", 1, out.repeat), s.integer("warmup", 0, out.warmup),
+                   s.duration("cooldown", Nanos{0}, out.cooldown),
+                   s.duration("baseline", Nanos{0}, out.baseline),
+                   s.duration("interval", std::chrono::milliseconds{1}, out.interval)}) {
+        if (!r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<std::vector<std::string>>
+command_of(const Scope& s, const toml::node& node, std::string_view mode) {
+    const auto* array = node.as_array();
+    std::vector<std::string> argv;
+    for (std::size_t i = 0; array != nullptr && i < array->size(); ++i) {
+        const auto* arg = array->get(i)->as_string();
+        if (arg == nullptr) {
+            return s.error(node, fmt::format("commands.{}", mode),
+                           fmt::format("argument {} is not a string", i + 1));
+        }
+        argv.push_back(arg->get());
+    }
+    if (argv.empty() || argv.front().empty()) {
+        return s.error(node, fmt::format("commands.{}", mode),
+                       "must be a non-empty array of strings: [\"program\", \"arg\", ...]");
+    }
+    return argv;
+}
+
+// The modes in the order they are written (toml++ keeps a table's keys sorted).
+Result<std::vector<StudyMode>> parse_modes(const Scope& s, const toml::table& commands) {
+    std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+    for (const auto& [key, value] : commands) {
+        entries.emplace_back(&key, &value);
+    }
+    std::ranges::sort(entries, {}, [](const auto& e) {
+        const auto at = e.first->source().begin;
+        return std::pair{at.line, at.column};
+    });
+    std::vector<StudyMode> modes;
+    for (const auto& [key, value] : entries) {
+        if (!is_study_name(key->str())) {
+            return s.error(*value, fmt::format("commands.{}", key->str()),
+                           "a mode's name may hold only letters, digits, '.', '_' and '-'");
+        }
+        auto argv = command_of(s, *value, key->str());
+        if (!argv) {
+            return std::unexpected(argv.error());
+        }
+        modes.push_back({std::string{key->str()}, std::move(*argv)});
+    }
+    return modes;
+}
+
+Result<StudyWorkload> parse_workload(const Scope& s) {
+    auto name = s.named({"name", "commands"});
+    if (!name) {
+        return std::unexpected(name.error());
+    }
+    const auto* commands = s.table.get_as<toml::table>("commands");
+    if (commands == nullptr || commands->empty()) {
+        return s.error(s.table, "commands",
+                       "needs [workload.commands] with MODE = [\"program\", \"arg\", ...]");
+    }
+    auto modes = parse_modes(s, *commands);
+    if (!modes) {
+        return std::unexpected(modes.error());
+    }
+    return StudyWorkload{*name, std::move(*modes)};
+}
+
+Result<std::string> var_value(const Scope& s, std::string_view key, const toml::node& v) {
+    if (const auto* str = v.as_string()) {
+        return str->get();
+    }
+    if (const auto* i = v.as_integer()) {
+        return fmt::format("{}", i->get());
+    }
+    if (const auto* f = v.as_floating_point()) {
+        return fmt::format("{}", f->get());
+    }
+    return s.error(v, fmt::format("vars.{}", key), "must be a string or a number");
+}
+
+Result<StudySetting> parse_setting(const Scope& s) {
+    auto name = s.named({"name", "vars"});
+    if (!name) {
+        return std::unexpected(name.error());
+    }
+    StudySetting out{*name, {}};
+    const auto* node = s.table.get("vars");
+    if (node != nullptr && !node->is_table()) {
+        return s.error(*node, "vars", "must be a table: vars = { threads = \"2\" }");
+    }
+    if (node == nullptr) {
+        return out;
+    }
+    for (const auto& [key, value] : *node->as_table()) {
+        const auto var = fmt::format("vars.{}", key.str());
+        if (!is_var_name(key.str())) {
+            return s.error(value, var, "a placeholder name holds only letters, digits and '_'");
+        }
+        if (std::ranges::find(k_study_builtins, key.str()) != std::end(k_study_builtins)) {
+            return s.error(value, var, fmt::format("{{{}}} is built in", key.str()));
+        }
+        auto v = var_value(s, key.str(), value);
+        if (!v) {
+            return std::unexpected(v.error());
+        }
+        out.vars.emplace_back(key.str(), std::move(*v));
+    }
+    return out;
+}
+
+// Each [[NAME]] entry parsed by parse(scope); names must be unique.
+template <class T, class F>
+Result<std::vector<T>>
+parse_entries(std::string_view origin, const toml::table& root, std::string_view name, F parse) {
+    std::vector<T> out;
+    const auto* node = root.get(name);
+    if (node == nullptr) {
+        return out;
+    }
+    const auto* array = node->as_array();
+    if (array == nullptr || !array->is_array_of_tables()) {
+        return fail(ErrorKind::config,
+                    fmt::format("{}:{}: {}", origin, node->source().begin.line, name),
+                    fmt::format("must be tables: write [[{}]]", name));
+    }
+    for (std::size_t i = 0; i < array->size(); ++i) {
+        const Scope s{origin, *array->get(i)->as_table(), fmt::format("[[{}]] #{}", name, i + 1)};
+        auto entry = parse(s);
+        if (!entry) {
+            return std::unexpected(entry.error());
+        }
+        if (std::ranges::find(out, entry->name, &T::name) != out.end()) {
+            return s.error(s.table, "name", fmt::format("'{}' is used twice", entry->name));
+        }
+        out.push_back(std::move(*entry));
+    }
+    return out;
+}
+
+Result<Study> parse_root(const toml::table& root, std::string_view origin) {
+    const Scope top{origin, root, "study file"};
+    if (auto r = top.only({"study", "workload", "setting"}); !r) {
+        return std::unexpected(r.error());
+    }
+    const auto* header = root.get_as<toml::table>("study");
+    if (header == nullptr) {
+        return fail(ErrorKind::config, std::string{origin}, "needs a [study] table with a name");
+    }
+    Study study;
+    if (auto r = parse_header(Scope{origin, *header, "[study]"}, study); !r) {
+        return std::unexpected(r.error());
+    }
+    auto workloads = parse_entries<StudyWorkload>(origin, root, "workload", parse_workload);
+    if (!workloads) {
+        return std::unexpected(workloads.error());
+    }
+    if (workloads->empty()) {
+        return fail(ErrorKind::config, std::string{origin},
+                    "no [[workload]]: the study has nothing to measure");
+    }
+    auto settings = parse_entries<StudySetting>(origin, root, "setting", parse_setting);
+    if (!settings) {
+        return std::unexpected(settings.error());
+    }
+    study.workloads = std::move(*workloads);
+    study.settings = std::move(*settings);
+    return study;
+}
+
+} // namespace
+
+bool is_study_name(std::string_view s) {
+    return !s.empty() && std::ranges::all_of(s, [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '.' || c == '_' || c == '-';
+    });
+}
+
+Result<Study> parse_study(std::string_view toml_text, std::string_view origin) {
+    toml::table root;
+    try {
+        root = toml::parse(toml_text, origin);
+    } catch (const toml::parse_error& err) {
+        return fail(ErrorKind::config, fmt::format("{}:{}", origin, err.source().begin.line),
+                    std::string{err.description()});
+    }
+    return parse_root(root, origin);
+}
+
+Result<Study> load_study(const std::filesystem::path& path) {
+    auto text = sys::read_text(path);
+    if (!text) {
+        return std::unexpected(text.error());
+    }
+    auto study = parse_study(*text, path.string());
+    if (study) {
+        study->source = path;
+    }
+    return study;
+}
+
+} // namespace jp

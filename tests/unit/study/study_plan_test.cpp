@@ -1,0 +1,93 @@
+// The cells of a study: their order, labels and commands with every
+// placeholder substituted, and the errors for placeholders without a value.
+#include "report/study.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::report {
+namespace {
+
+Study two_by_two() {
+    Study s;
+    s.name = "quick";
+    s.workloads = {{"energy-lstm",
+                    {{"train", {"wl", "{workload}", "{mode}", "--model", "{dir}/{setting}.pt"}},
+                     {"predict", {"wl", "--threads={threads}"}}}},
+                   {"health-vgg", {{"train", {"vgg", "{threads}"}}}}};
+    s.settings = {{"1-thread", {{"threads", "1"}}}, {"4-threads", {{"threads", "4"}}}};
+    return s;
+}
+
+TEST(StudyPlan, CellsRunPerSettingThenWorkloadThenModeInOrder) {
+    auto cells = study_cells(two_by_two(), "/out");
+    ASSERT_TRUE(cells) << cells.error().message();
+    std::vector<std::string> labels;
+    for (const auto& c : *cells) {
+        labels.push_back(c.label);
+    }
+    const std::vector<std::string> expected{
+        "energy-lstm/train@1-thread",    "energy-lstm/predict@1-thread",
+        "health-vgg/train@1-thread",     "energy-lstm/train@4-threads",
+        "energy-lstm/predict@4-threads", "health-vgg/train@4-threads"};
+    EXPECT_EQ(labels, expected);
+}
+
+TEST(StudyPlan, PlaceholdersAreSubstituted) {
+    auto cells = study_cells(two_by_two(), "/out");
+    ASSERT_TRUE(cells);
+    const std::vector<std::string> train{"wl", "energy-lstm", "train", "--model",
+                                         "/out/4-threads.pt"};
+    EXPECT_EQ((*cells)[3].command, train);
+    EXPECT_EQ((*cells)[4].command.back(), "--threads=4");
+    EXPECT_EQ((*cells)[3].key, (StudyKey{"energy-lstm", "train", "4-threads"}));
+}
+
+TEST(StudyPlan, WithoutSettingsLabelsHaveNoSettingAndSettingIsDefault) {
+    Study s;
+    s.name = "plain";
+    s.workloads = {{"w", {{"run", {"job", "{setting}", "{dir}"}}}}};
+    auto cells = study_cells(s, "/d");
+    ASSERT_TRUE(cells) << cells.error().message();
+    ASSERT_EQ(cells->size(), 1U);
+    EXPECT_EQ(cells->front().label, "w/run");
+    EXPECT_EQ(cells->front().command, (std::vector<std::string>{"job", "default", "/d"}));
+}
+
+TEST(StudyPlan, UnknownPlaceholderNamesItAndTheCell) {
+    auto s = two_by_two();
+    s.workloads[1].modes[0].command = {"vgg", "{epochs}"};
+    s.source = "quick.toml";
+    auto cells = study_cells(s, "/out");
+    ASSERT_FALSE(cells);
+    const auto m = cells.error().message();
+    for (const char* part : {"quick.toml", "{epochs}", "health-vgg/train", "threads"}) {
+        EXPECT_NE(m.find(part), std::string::npos) << part << " in " << m;
+    }
+}
+
+TEST(StudyPlan, AVarMissingFromOneSettingNamesThatSetting) {
+    auto s = two_by_two();
+    s.settings[1].vars.clear();
+    auto cells = study_cells(s, "/out");
+    ASSERT_FALSE(cells);
+    const auto m = cells.error().message();
+    EXPECT_NE(m.find("setting '4-threads' has no var 'threads'"), std::string::npos) << m;
+}
+
+TEST(StudyLabel, RoundTrips) {
+    for (const StudyKey& k :
+         {StudyKey{"energy-lstm", "train", ""}, StudyKey{"health-vgg", "predict", "2-threads"}}) {
+        EXPECT_EQ(parse_study_label(study_label(k)), k) << study_label(k);
+    }
+    EXPECT_EQ(study_label({"w", "m", "s"}), "w/m@s");
+    EXPECT_EQ(study_label({"w", "m", ""}), "w/m");
+}
+
+TEST(StudyLabel, OtherLabelsAreKeptWhole) {
+    for (const char* label : {"default", "gpu node", "a/b/c", "a/", "/m", "w/m@", "w@s"}) {
+        EXPECT_EQ(parse_study_label(label), (StudyKey{label, "", ""})) << label;
+    }
+}
+
+} // namespace
+} // namespace jp::report
