@@ -22,6 +22,8 @@ struct StudyOptions {
     std::filesystem::path output;
     std::filesystem::path dir;
     std::string node_type;
+    std::vector<std::string> set;      // NAME=VALUE
+    std::vector<std::string> settings; // only these
     bool json = false;
     bool live = true;
     bool dry_run = false;
@@ -79,6 +81,9 @@ Result<Plan> make_plan(const StudyOptions& o, const Config& config) {
     auto study = load_study(o.file);
     if (!study) {
         return std::unexpected(study.error());
+    }
+    if (auto r = apply_overrides(*study, o.set, o.settings); !r) {
+        return std::unexpected(r.error());
     }
     auto type = node_type_for(o, *study, config);
     if (!type) {
@@ -244,6 +249,8 @@ void register_study(CLI::App& app, Commands& out) {
     cmd->add_option("--node-type", o->node_type,
                     "Node type of this machine (default: the study's node_type, the config's "
                     "[node] name, the host name)");
+    cmd->add_option("--set", o->set, "NAME=VALUE: a var for every setting, over the file's");
+    cmd->add_option("--setting", o->settings, "Run only this setting (repeatable)");
     cmd->add_flag("--json", o->json, "Print the table as JSON on stdout");
     cmd->add_option("--html", o->html, "Also write the job profiles as an HTML report");
     cmd->add_flag("!--no-live", o->live, "No live status line");

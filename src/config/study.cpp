@@ -115,13 +115,20 @@ struct Scope {
     }
 };
 
+Result<std::vector<std::pair<std::string, std::string>>> parse_vars(const Scope& s);
+
 Result<void> parse_header(const Scope& s, Study& out) {
-    auto name =
-        s.named({"name", "repeat", "warmup", "cooldown", "baseline", "interval", "node_type"});
+    auto name = s.named(
+        {"name", "repeat", "warmup", "cooldown", "baseline", "interval", "node_type", "vars"});
     if (!name) {
         return std::unexpected(name.error());
     }
     out.name = *name;
+    auto vars = parse_vars(s);
+    if (!vars) {
+        return std::unexpected(vars.error());
+    }
+    out.vars = std::move(*vars);
     auto node_type = s.string("node_type");
     if (!node_type) {
         return std::unexpected(node_type.error());
@@ -216,12 +223,9 @@ Result<std::string> var_value(const Scope& s, std::string_view key, const toml::
     return s.error(v, fmt::format("vars.{}", key), "must be a string or a number");
 }
 
-Result<StudySetting> parse_setting(const Scope& s) {
-    auto name = s.named({"name", "vars"});
-    if (!name) {
-        return std::unexpected(name.error());
-    }
-    StudySetting out{*name, {}};
+// `vars = { name = value, ... }` of a table, if it has one.
+Result<std::vector<std::pair<std::string, std::string>>> parse_vars(const Scope& s) {
+    std::vector<std::pair<std::string, std::string>> out;
     const auto* node = s.table.get("vars");
     if (node != nullptr && !node->is_table()) {
         return s.error(*node, "vars", "must be a table: vars = { threads = \"2\" }");
@@ -241,9 +245,21 @@ Result<StudySetting> parse_setting(const Scope& s) {
         if (!v) {
             return std::unexpected(v.error());
         }
-        out.vars.emplace_back(key.str(), std::move(*v));
+        out.emplace_back(key.str(), std::move(*v));
     }
     return out;
+}
+
+Result<StudySetting> parse_setting(const Scope& s) {
+    auto name = s.named({"name", "vars"});
+    if (!name) {
+        return std::unexpected(name.error());
+    }
+    auto vars = parse_vars(s);
+    if (!vars) {
+        return std::unexpected(vars.error());
+    }
+    return StudySetting{*name, std::move(*vars)};
 }
 
 // Each [[NAME]] entry parsed by parse(scope); names must be unique.
@@ -323,6 +339,44 @@ Result<Study> parse_study(std::string_view toml_text, std::string_view origin) {
                     std::string{err.description()});
     }
     return parse_root(root, origin);
+}
+
+Result<void> apply_overrides(Study& study,
+                             const std::vector<std::string>& assignments,
+                             const std::vector<std::string>& only_settings) {
+    for (const auto& a : assignments) {
+        const auto eq = a.find('=');
+        const auto name = a.substr(0, eq);
+        if (eq == std::string::npos || !is_var_name(name)) {
+            return fail(ErrorKind::config, "--set", fmt::format("'{}' is not NAME=VALUE", a));
+        }
+        if (std::ranges::find(k_study_builtins, name) != std::end(k_study_builtins)) {
+            return fail(ErrorKind::config, "--set", fmt::format("{{{}}} is built in", name));
+        }
+        const auto value = a.substr(eq + 1);
+        for (auto* vars : {&study.vars}) {
+            std::erase_if(*vars, [&](const auto& v) { return v.first == name; });
+            vars->emplace_back(name, value);
+        }
+        for (auto& setting : study.settings) {
+            for (auto& [key, v] : setting.vars) {
+                v = key == name ? value : v;
+            }
+        }
+    }
+    if (only_settings.empty()) {
+        return {};
+    }
+    for (const auto& name : only_settings) {
+        if (std::ranges::find(study.settings, name, &StudySetting::name) == study.settings.end()) {
+            return fail(ErrorKind::config, "--setting",
+                        fmt::format("the study has no setting '{}'", name));
+        }
+    }
+    std::erase_if(study.settings, [&](const StudySetting& s) {
+        return std::ranges::find(only_settings, s.name) == only_settings.end();
+    });
+    return {};
 }
 
 Result<Study> load_study(const std::filesystem::path& path) {

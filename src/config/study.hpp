@@ -38,6 +38,8 @@ struct Study {
     Nanos baseline{0}; // idle node measured first; 0: none
     Nanos interval{std::chrono::milliseconds{500}};
     std::optional<std::string> node_type;
+    // [study] vars: placeholders for every setting; a setting's own vars win.
+    std::vector<std::pair<std::string, std::string>> vars;
     std::vector<StudyWorkload> workloads;
     std::vector<StudySetting> settings; // empty: one implicit setting, not named in labels
     std::filesystem::path source;
@@ -53,5 +55,11 @@ inline constexpr std::string_view k_study_builtins[] = {"dir", "mode", "workload
 // Errors are one line: "<origin>:<line>: <table> <key>: <problem>".
 [[nodiscard]] Result<Study> parse_study(std::string_view toml_text, std::string_view origin);
 [[nodiscard]] Result<Study> load_study(const std::filesystem::path& path);
+
+// The command line's say: `--set NAME=VALUE` sets a var for every setting
+// (over the file's values), `--setting NAME` keeps only the named settings.
+[[nodiscard]] Result<void> apply_overrides(Study& study,
+                                           const std::vector<std::string>& assignments,
+                                           const std::vector<std::string>& only_settings);
 
 } // namespace jp

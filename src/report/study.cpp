@@ -48,13 +48,21 @@ Result<void> check_placeholders(const Study& study,
     return {};
 }
 
-GridPoint
-values_of(const std::filesystem::path& dir, const StudyKey& key, const StudySetting& setting) {
+GridPoint values_of(const Study& study,
+                    const std::filesystem::path& dir,
+                    const StudyKey& key,
+                    const StudySetting& setting) {
     GridPoint p{{{"dir", dir.string()},
                  {"mode", key.mode},
                  {"workload", key.workload},
                  {"setting", setting.name.empty() ? std::string{"default"} : setting.name}}};
     std::ranges::copy(setting.vars, std::back_inserter(p.values));
+    for (const auto& var : study.vars) { // the study's defaults, unless the setting has its own
+        if (std::ranges::find(setting.vars, var.first,
+                              &std::pair<std::string, std::string>::first) == setting.vars.end()) {
+            p.values.push_back(var);
+        }
+    }
     return p;
 }
 
@@ -213,7 +221,7 @@ Result<std::vector<StudyCell>> study_cells(const Study& study, const std::filesy
         for (const auto& workload : study.workloads) {
             for (const auto& mode : workload.modes) {
                 StudyKey key{workload.name, mode.name, setting.name};
-                const auto values = values_of(dir, key, setting);
+                const auto values = values_of(study, dir, key, setting);
                 if (auto r = check_placeholders(study, mode.command, values, key); !r) {
                     return std::unexpected(r.error());
                 }

@@ -18,6 +18,7 @@ cooldown = "5s"
 baseline = "10s"
 interval = "250ms"
 node_type = "gpu-node"
+vars = { data = "/shared/load", epochs = 3 }
 
 [[workload]]
 name = "energy-lstm"
@@ -57,6 +58,9 @@ TEST(StudyFile, ParsesEveryKey) {
     const std::vector<std::pair<std::string, std::string>> vars{
         {"batch", "64"}, {"lr", "0.5"}, {"threads", "2"}};
     EXPECT_EQ(s->settings[0].vars, vars);
+    const std::vector<std::pair<std::string, std::string>> study_vars{{"data", "/shared/load"},
+                                                                      {"epochs", "3"}};
+    EXPECT_EQ(s->vars, study_vars);
 }
 
 TEST(StudyFile, ModesRunInTheOrderWrittenNotAlphabetically) {

@@ -89,5 +89,32 @@ TEST(StudyLabel, OtherLabelsAreKeptWhole) {
     }
 }
 
+TEST(StudyPlan, StudyVarsApplyToEverySettingUnlessItHasItsOwn) {
+    auto s = two_by_two();
+    s.workloads[1].modes[0].command = {"vgg", "{data}", "{threads}"};
+    s.vars = {{"data", "/shared/xray"}, {"threads", "9"}};
+    auto cells = study_cells(s, "/out");
+    ASSERT_TRUE(cells) << cells.error().message();
+    EXPECT_EQ((*cells)[2].command, (std::vector<std::string>{"vgg", "/shared/xray", "1"}));
+}
+
+TEST(StudyPlan, CommandLineOverridesSetVarsAndPickSettings) {
+    auto s = two_by_two();
+    ASSERT_TRUE(apply_overrides(s, {"threads=16", "data=/x"}, {"4-threads"}));
+    ASSERT_EQ(s.settings.size(), 1U);
+    EXPECT_EQ(s.settings[0].name, "4-threads");
+    auto cells = study_cells(s, "/out");
+    ASSERT_TRUE(cells) << cells.error().message();
+    EXPECT_EQ((*cells)[1].command.back(), "--threads=16");
+    EXPECT_EQ(s.vars, (std::vector<std::pair<std::string, std::string>>{{"threads", "16"},
+                                                                        {"data", "/x"}}));
+    auto bad = two_by_two();
+    EXPECT_FALSE(apply_overrides(bad, {"threads"}, {}));
+    EXPECT_FALSE(apply_overrides(bad, {"dir=/x"}, {}));
+    auto unknown = apply_overrides(bad, {}, {"64-threads"});
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().message().find("no setting '64-threads'"), std::string::npos);
+}
+
 } // namespace
 } // namespace jp::report
