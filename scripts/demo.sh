@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Sets up, builds a release jouleprof and measures a built-in default job:
-# a CPU-bound loop, 3 repeats after an idle baseline, on whatever sensors this
-# node has (on a VM without sensors the figures are estimated, and say so).
+# Sets up, builds a release jouleprof with the study's reference workloads, and
+# runs studies/quick.toml: both workloads (energy-lstm, health-vgg), training and
+# inference, with 1 and 2 threads, 2 measured runs each after a warm-up; then
+# prints the study's table (consumption kJ ± std, average power W ± std,
+# runtime, parts, phases) and writes the job profiles as HTML. On a node
+# without power sensors (a VM) the figures are estimated, and say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -9,7 +12,6 @@ cmake --preset release >/dev/null
 cmake --build --preset release
 jp=build/release/src/jouleprof
 "$jp" sensors
-out=$(mktemp -d)/demo.jptrace
-"$jp" run --baseline 2s --repeat 3 --cooldown 1s -o "$out" -- \
-    sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'
-echo "trace kept at $out (query it with: sqlite3 $out 'select * from summary')"
+out=$(mktemp -d)
+"$jp" study studies/quick.toml --dir "$out" --html "$out/quick.html"
+echo "results kept in $out (jouleprof study report $out/*.jptrace; open $out/quick.html)"

@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config clang-format
           libfmt-dev libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
           libgtest-dev libgmock-dev googletest libbenchmark-dev
-          chromium fonts-dejavu-core zlib1g-dev)   # the HTML report's browser test
+          chromium fonts-dejavu-core zlib1g-dev    # the HTML report's browser test
+          libtorch-dev libstb-dev)                 # the reference workloads (LibTorch, images)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,89 @@
+#include "data/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace jp::workload {
+
+Result<std::string> read_text(const std::filesystem::path& path) {
+    std::ifstream in{path, std::ios::binary};
+    if (!in) {
+        return std::unexpected(errno_error(errno, path.string()));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) {
+        return fail(ErrorKind::io, path.string(), "read failed");
+    }
+    return std::move(ss).str();
+}
+
+std::string_view trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string_view::npos) {
+        return {};
+    }
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::string lower(std::string_view s) {
+    std::string out{s};
+    std::ranges::transform(out, out.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+bool parse_int(std::string_view s, int& out) {
+    const auto* end = s.data() + s.size();
+    auto [p, ec] = std::from_chars(s.data(), end, out);
+    return ec == std::errc{} && p == end;
+}
+
+bool parse_double(std::string_view s, double& out) {
+    const auto* end = s.data() + s.size();
+    auto [p, ec] = std::from_chars(s.data(), end, out);
+    return ec == std::errc{} && p == end;
+}
+
+std::optional<CsvLines::Line> CsvLines::next() {
+    while (m_pos < m_text.size()) {
+        auto end = m_text.find('\n', m_pos);
+        if (end == std::string_view::npos) {
+            end = m_text.size();
+        }
+        auto raw = m_text.substr(m_pos, end - m_pos);
+        m_pos = end + 1;
+        ++m_number;
+        if (!raw.empty() && raw.back() == '\r') {
+            raw.remove_suffix(1);
+        }
+        if (trim(raw).empty()) {
+            continue;
+        }
+        Line line{m_number, {}};
+        std::string field;
+        bool quoted = false;
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            const char c = raw[i];
+            if (quoted && c == '"' && i + 1 < raw.size() && raw[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = !quoted;
+            } else if (c == ',' && !quoted) {
+                line.fields.emplace_back(trim(field));
+                field.clear();
+            } else {
+                field += c;
+            }
+        }
+        line.fields.emplace_back(trim(field));
+        return line;
+    }
+    return std::nullopt;
+}
+
+} // namespace jp::workload

@@ -1,0 +1,84 @@
+// studies/quick.toml end to end: the real jouleprof runs the real
+// jouleprof-workload (found next to it) on this machine's sensors — on a
+// machine without any, the estimate backend, labelled as such — and the
+// results file holds the study's table with the phases the workloads marked.
+#include "../temp_dir.hpp"
+
+#include <array>
+#include <cstdio>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/wait.h>
+
+namespace jp::workload {
+namespace {
+
+struct Output {
+    int code = -1;
+    std::string text;
+};
+
+Output run(const std::string& cmd) {
+    Output o;
+    std::FILE* p = ::popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf{};
+    while (p != nullptr && std::fgets(buf.data(), buf.size(), p) != nullptr) {
+        o.text += buf.data();
+    }
+    const int status = p != nullptr ? ::pclose(p) : -1;
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return o;
+}
+
+std::set<std::string> phase_names(const nlohmann::json& row) {
+    std::set<std::string> names;
+    for (const auto& p : row["phases"]) {
+        names.insert(p["name"].get<std::string>());
+    }
+    return names;
+}
+
+TEST(QuickStudy, MeasuresEveryCellAndPrintsTheStudysTable) {
+    test::TempDir dir;
+    const auto results = dir.path() / "quick-ci.jptrace";
+    const auto study = run(fmt::format("{} study {} --dir {} --node-type ci --no-live 2>&1",
+                                       JP_BINARY, JP_QUICK_STUDY, dir.path().string()));
+    ASSERT_EQ(study.code, 0) << study.text;
+    for (const char* column : {"Consumption [kJ]", "Average power [W]", "Runtime"}) {
+        EXPECT_NE(study.text.find(column), std::string::npos) << study.text;
+    }
+    EXPECT_NE(study.text.find("jouleprof study [24/24] health-vgg/predict@2-threads"),
+              std::string::npos)
+        << study.text;
+
+    const auto report = run(fmt::format("{} study report {} --json --html {}", JP_BINARY,
+                                        results.string(), (dir.path() / "q.html").string()));
+    ASSERT_EQ(report.code, 0) << report.text;
+    const auto table = nlohmann::json::parse(report.text);
+    ASSERT_EQ(table["rows"].size(), 8U) << report.text;
+    for (const auto& row : table["rows"]) {
+        SCOPED_TRACE(row["label"].get<std::string>());
+        EXPECT_TRUE(row["ok"].get<bool>());
+        EXPECT_EQ(row["ok_runs"], 2);
+        EXPECT_GT(row["node_energy_j"]["mean"].get<double>(), 0.0);
+        EXPECT_GT(row["runtime_s"]["mean"].get<double>(), 0.5);
+        const auto phases = phase_names(row);
+        if (row["mode"] == "train") {
+            EXPECT_TRUE(phases.contains("epoch") && phases.contains("train") &&
+                        phases.contains("validation"));
+            for (const auto& p : row["phases"]) {
+                if (p["name"] == "epoch") {
+                    EXPECT_EQ(p["occurrences"], 4); // 2 epochs × 2 runs
+                }
+            }
+        } else {
+            EXPECT_TRUE(phases.contains("inference"));
+        }
+    }
+    EXPECT_TRUE(std::filesystem::file_size(dir.path() / "q.html") > 10000);
+}
+
+} // namespace
+} // namespace jp::workload

@@ -1,0 +1,11 @@
+#pragma once
+#include "common.hpp"
+
+namespace jp::workload {
+
+int energy_lstm_train(const Options& o);
+int energy_lstm_predict(const Options& o);
+int health_vgg_train(const Options& o);
+int health_vgg_predict(const Options& o);
+
+} // namespace jp::workload
