@@ -1,12 +1,10 @@
 #include "../temp_dir.hpp"
 #include "models.hpp"
+#include "run_command.hpp"
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 namespace jp::workload {
 namespace {
@@ -30,22 +28,10 @@ TEST(Models, TheVggHasAbout20Point04MillionParametersAndTwoOutputs) {
     EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{1, 2}));
 }
 
-struct Output {
-    int code = -1;
-    std::string text; // stdout and stderr
-};
+using test::Output;
 
 Output run(const std::string& args) {
-    Output o;
-    const std::string cmd = std::string{JP_WORKLOAD} + " " + args + " 2>&1";
-    std::FILE* p = ::popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (p != nullptr && std::fgets(buf.data(), buf.size(), p) != nullptr) {
-        o.text += buf.data();
-    }
-    const int status = p != nullptr ? ::pclose(p) : -1;
-    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return o;
+    return test::run_command(std::string{JP_WORKLOAD} + " " + args + " 2>&1");
 }
 
 nlohmann::json read_json(const std::filesystem::path& p) {

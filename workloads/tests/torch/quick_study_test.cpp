@@ -3,33 +3,20 @@
 // machine without any, the estimate backend, labelled as such — and the
 // results file holds the study's table with the phases the workloads marked.
 #include "../temp_dir.hpp"
+#include "run_command.hpp"
 
-#include <array>
-#include <cstdio>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sys/wait.h>
 
 namespace jp::workload {
 namespace {
 
-struct Output {
-    int code = -1;
-    std::string text;
-};
+using test::Output;
 
 Output run(const std::string& cmd) {
-    Output o;
-    std::FILE* p = ::popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (p != nullptr && std::fgets(buf.data(), buf.size(), p) != nullptr) {
-        o.text += buf.data();
-    }
-    const int status = p != nullptr ? ::pclose(p) : -1;
-    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return o;
+    return test::run_command(cmd);
 }
 
 std::set<std::string> phase_names(const nlohmann::json& row) {
