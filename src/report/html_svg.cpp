@@ -161,6 +161,28 @@ std::string svg_open(
 
 } // namespace
 
+int significant_decimals(double v) {
+    const double a = std::abs(v);
+    return a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+}
+
+std::string fit_text(const std::string& s, double font_px, double width) {
+    if (text_width(s, font_px) <= width) {
+        return s;
+    }
+    std::string cut = s;
+    while (!cut.empty() && text_width(cut + "…", font_px) > width) {
+        // One code point: its continuation bytes, then its first byte.
+        while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0U) == 0x80U) {
+            cut.pop_back();
+        }
+        if (!cut.empty()) {
+            cut.pop_back();
+        }
+    }
+    return cut + "…";
+}
+
 std::string escape(std::string_view s) {
     std::string out;
     out.reserve(s.size() + s.size() / 8);
@@ -500,7 +522,6 @@ std::string stacked_bars_svg(const BarsFigure& f) {
     const double plot_w = f.width - ml - mr;
     const double legend_h = legend_height(f.legend, plot_w);
     const Frame fr{ml, 8 + legend_h + 16, plot_w, static_cast<double>(f.plot_height)};
-    const double height = fr.bottom() + 58;
 
     double ymax = 0;
     std::size_t groups = 0;
@@ -519,25 +540,46 @@ std::string stacked_bars_svg(const BarsFigure& f) {
         return fr.bottom() - (y - ay.lo) / (ay.hi - ay.lo) * fr.height;
     };
 
-    std::string out =
-        svg_open(f.id, "jp-bars", f.width, height, R"~( aria-label="energy per run")~");
-    out += "<defs>" + hatch_pattern(f.id) + "</defs>";
-    legend(out, f.legend, f.id, fr.left, 8, plot_w);
-    y_axis(out, fr, ay, f.y_title);
-
     constexpr double group_gap = 0.8; // in slots
     const double slots = static_cast<double>(f.bars.size()) +
                          group_gap * static_cast<double>(groups > 0 ? groups - 1 : 0);
     const double slot = slots > 0 ? fr.width / std::max(slots, 4.0) : fr.width;
     const double bar_w = std::min(slot * 0.68, 64.0);
+    // Group names too wide for their group alternate between two rows, so each
+    // may use the room of its neighbours too; what still does not fit is cut.
+    const auto group_room = [&](std::size_t first) {
+        std::size_t n = 0;
+        while (first + n < f.bars.size() && f.bars[first + n].group == f.bars[first].group) {
+            ++n;
+        }
+        return (static_cast<double>(n) + group_gap) * slot;
+    };
+    bool stagger = false;
+    for (std::size_t i = 0; i < f.bars.size(); ++i) {
+        if ((i == 0 || f.bars[i].group != f.bars[i - 1].group) &&
+            text_width(f.bars[i].group, 12) > group_room(i)) {
+            stagger = true;
+        }
+    }
+    const double height = fr.bottom() + (stagger ? 72 : 58);
+
+    std::string out =
+        svg_open(f.id, "jp-bars", f.width, height, R"~( aria-label="energy per run")~");
+    out += "<defs>" + hatch_pattern(f.id) + "</defs>";
+    legend(out, f.legend, f.id, fr.left, 8, plot_w);
+    y_axis(out, fr, ay, f.y_title);
     const double used = slot * slots;
     double pos = fr.left + (fr.width - used) / 2; // centre the bars
     double group_start = pos;
+    std::size_t group_index = 0;
+    double room = f.bars.empty() ? 0 : group_room(0);
     for (std::size_t i = 0; i < f.bars.size(); ++i) {
         const auto& b = f.bars[i];
         if (i > 0 && b.group != f.bars[i - 1].group) {
             pos += group_gap * slot;
             group_start = pos;
+            ++group_index;
+            room = group_room(i);
         }
         const double cx = pos + slot / 2;
         double acc = 0;
@@ -562,8 +604,9 @@ std::string stacked_bars_svg(const BarsFigure& f) {
         }
         const double top = std::max(acc, std::isfinite(b.total) ? b.total : 0.0);
         out += fmt::format(R"~(<text x="{}" y="{}" class="bar-total" text-anchor="middle">)~"
-                           R"~({:.1f}{}</text>)~",
-                           num(cx), num(Y(top) - 5), b.total, b.total_note.empty() ? "" : "*");
+                           R"~({:.{}f}{}</text>)~",
+                           num(cx), num(Y(top) - 5), b.total, significant_decimals(b.total),
+                           b.total_note.empty() ? "" : "*");
         const std::string lbl = slot >= text_width(b.label, 11) + 4
                                     ? b.label
                                     : fmt::format("{}", i + 1); // too narrow: an index
@@ -577,9 +620,12 @@ std::string stacked_bars_svg(const BarsFigure& f) {
             const double gx1 = pos - slot * 0.1;
             out += fmt::format(R"~(<line x1="{0}" y1="{2}" x2="{1}" y2="{2}" class="axis"/>)~",
                                num(gx0), num(gx1), num(fr.bottom() + 24));
-            out +=
-                fmt::format(R"~(<text x="{}" y="{}" class="group" text-anchor="middle">{}</text>)~",
-                            num((gx0 + gx1) / 2), num(fr.bottom() + 40), escape(b.group));
+            const bool lower = stagger && group_index % 2 == 1;
+            out += fmt::format(R"~(<text x="{}" y="{}" class="group" text-anchor="middle">)~"
+                               R"~({}<title>{}</title></text>)~",
+                               num((gx0 + gx1) / 2), num(fr.bottom() + (lower ? 54 : 40)),
+                               escape(fit_text(b.group, 12, stagger ? 2 * room : room)),
+                               escape(b.group));
         }
     }
     out += "</svg>";

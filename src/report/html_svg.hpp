@@ -135,6 +135,12 @@ struct BarsFigure {
 };
 [[nodiscard]] std::string stacked_bars_svg(const BarsFigure& f);
 
+// Decimals that show a figure with about three significant digits (0.145, 1.23, 12.3, 123).
+[[nodiscard]] int significant_decimals(double v);
+
+// The text, cut to `width` px (estimated) with a trailing ellipsis when it does not fit.
+[[nodiscard]] std::string fit_text(const std::string& s, double font_px, double width);
+
 // --- power distribution ---
 struct VLine {
     std::string name;

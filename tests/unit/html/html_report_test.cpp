@@ -9,6 +9,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace jp::report {
@@ -146,6 +147,69 @@ TEST(HtmlEscape, EscapesMarkupAndRepairsBadUtf8) {
               "a\xEF\xBF\xBD"
               "b");
     EXPECT_EQ(html::escape("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD"); // truncated sequence
+}
+
+TEST(HtmlBars, GroupNamesThatDoNotFitAlternateRowsAndAreCutWithTheFullNameKept) {
+    html::BarsFigure f;
+    f.id = "b";
+    for (const char* g : {"energy-lstm/train@1-thread", "energy-lstm/predict@1-thread",
+                          "health-vgg/train@1-thread", "health-vgg/predict@1-thread",
+                          "energy-lstm/train@2-threads", "energy-lstm/predict@2-threads",
+                          "health-vgg/train@2-threads", "health-vgg/predict@2-threads"}) {
+        for (int run = 1; run <= 2; ++run) {
+            html::Bar bar;
+            bar.group = g;
+            bar.label = "run " + std::to_string(run);
+            bar.segments.push_back({"node", 1.0, "#000", false, "node"});
+            bar.total = 1.0;
+            f.bars.push_back(std::move(bar));
+        }
+    }
+    const auto svg = html::stacked_bars_svg(f);
+    // Every group is named in full in its tooltip; the rows alternate.
+    for (const auto& b : f.bars) {
+        EXPECT_NE(svg.find("<title>" + b.group + "</title>"), std::string::npos) << b.group;
+    }
+    std::set<std::string> rows;
+    for (auto at = svg.find("class=\"group\""); at != std::string::npos;
+         at = svg.find("class=\"group\"", at + 1)) {
+        const auto y = svg.rfind("y=\"", at);
+        rows.insert(svg.substr(y, svg.find('"', y + 3) - y));
+    }
+    EXPECT_EQ(rows.size(), 2U);
+    // Short names stay on one row, uncut.
+    html::BarsFigure small = f;
+    for (auto& b : small.bars) {
+        b.group = b.group.substr(0, 3);
+    }
+    const auto plain = html::stacked_bars_svg(small);
+    EXPECT_EQ(plain.find("…"), std::string::npos);
+}
+
+TEST(HtmlBars, TotalsKeepAboutThreeSignificantDigits) {
+    EXPECT_EQ(html::significant_decimals(0.145), 3);
+    EXPECT_EQ(html::significant_decimals(1.5), 2);
+    EXPECT_EQ(html::significant_decimals(61.4), 1);
+    EXPECT_EQ(html::significant_decimals(6143.0), 0);
+    html::BarsFigure f;
+    f.id = "t";
+    html::Bar bar;
+    bar.group = "g";
+    bar.label = "run 1";
+    bar.segments.push_back({"node", 0.145, "#000", false, "node"});
+    bar.total = 0.145;
+    f.bars.push_back(bar);
+    EXPECT_NE(html::stacked_bars_svg(f).find(">0.145</text>"), std::string::npos);
+}
+
+TEST(HtmlBars, CuttingNeverSplitsACharacter) {
+    const std::string name(40, 'x');
+    const std::string accented = "é" + name;
+    EXPECT_EQ(html::fit_text("short", 12, 200), "short");
+    const auto cut = html::fit_text(accented, 12, 30);
+    EXPECT_TRUE(cut.ends_with("…"));
+    EXPECT_EQ(html::escape(cut), cut); // valid UTF-8 all through
+    EXPECT_EQ(html::fit_text("éé", 12, 8), "…");
 }
 
 TEST(HtmlAxis, NiceTicks) {
