@@ -183,6 +183,11 @@ int energy_lstm_predict(const Options& o) {
             auto [x, y] = windows.batch(index);
             const auto lo = x.min();
             const auto span = x.max() - lo;
+            if (span.item<float>() <= 0.0F) {
+                throw std::runtime_error(test.countries[c] +
+                                         ": the test inputs are constant, so they cannot be "
+                                         "scaled as the study does and the MAPE is undefined");
+            }
             std::vector<torch::Tensor> outs;
             for (std::int64_t s = 0; s < windows.per_country; s += chunk) {
                 auto xs = x.slice(0, s, std::min(s + chunk, windows.per_country));

@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     Options o;
     std::function<int()> job;
+    std::filesystem::path synth_out; // health-vgg synth
+    std::size_t synth_count = 64;
     struct Mode {
         const char* workload;
         const char* mode;
@@ -96,19 +98,19 @@ int main(int argc, char** argv) {
             auto* synth =
                 w->add_subcommand("synth", "Write the synthetic images as a "
                                            "COVIDx-style folder (train/valid/test.csv, imgs/)");
-            static std::filesystem::path out;
-            static std::size_t count = 64;
-            synth->add_option("--out", out, "Folder to write")->required();
-            synth->add_option("--count", count, "Training images (valid/test get a quarter)")
+            synth->add_option("--out", synth_out, "Folder to write")->required();
+            synth->add_option("--count", synth_count, "Training images (valid/test get a quarter)")
                 ->check(CLI::PositiveNumber);
             synth->add_option("--seed", o.seed, "Seed");
-            synth->callback([&o, &job] {
-                job = [&o] {
-                    if (auto r = jp::workload::write_synthetic_covidx(out, count, o.seed); !r) {
+            synth->callback([&] {
+                job = [&] {
+                    if (auto r =
+                            jp::workload::write_synthetic_covidx(synth_out, synth_count, o.seed);
+                        !r) {
                         throw std::runtime_error(r.error().message());
                     }
                     std::printf("wrote %zu training images and their valid/test sets to %s\n",
-                                count, out.c_str());
+                                synth_count, synth_out.c_str());
                     return 0;
                 };
             });

@@ -2,6 +2,7 @@
 #include "models.hpp"
 #include "run_command.hpp"
 
+#include <ctime>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -100,6 +101,30 @@ TEST(Workload, BadInputIsOneLineAndNonZero) {
     EXPECT_NE(cuda.text.find("--device cuda"), std::string::npos) << cuda.text;
     EXPECT_NE(run("health-vgg train --epochs 0").code, 0);
     EXPECT_NE(run("nonsense").code, 0);
+}
+
+TEST(Workload, AConstantLoadTrainsButHasNoMape) {
+    test::TempDir dir;
+    std::string csv = "start,end,load\n";
+    char row[80];
+    for (int day = 0; day < 5 * 366; ++day) { // 2015-01-01 on, past the end of 2019
+        for (int h = 0; h < 24; ++h) {
+            const std::time_t t = 1420070400 + (day * 24 + h) * 3600;
+            std::tm tm{};
+            ::gmtime_r(&t, &tm);
+            std::strftime(row, sizeof row, "%Y-%m-%d %H:%M:%S+00:00,x,500\n", &tm);
+            csv += row;
+        }
+    }
+    const auto data = dir.write("load/flat.csv", csv).parent_path().string();
+    const auto model = (dir.path() / "m.pt").string();
+    auto train = run("energy-lstm train --epochs 1 --limit-batches 1 --threads 1 --data " + data +
+                     " --model " + model);
+    ASSERT_EQ(train.code, 0) << train.text;
+    auto predict = run("energy-lstm predict --threads 1 --data " + data + " --model " + model);
+    EXPECT_EQ(predict.code, 1);
+    EXPECT_NE(predict.text.find("flat: the test inputs are constant"), std::string::npos)
+        << predict.text;
 }
 
 } // namespace
