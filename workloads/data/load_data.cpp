@@ -1,6 +1,7 @@
 #include "data/load_data.hpp"
 
 #include "data/text.hpp"
+#include "sys/file.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -87,7 +88,7 @@ parse_load_csv(std::string_view text, std::string country, std::string_view wher
             return std::unexpected(t.error());
         }
         double mw = k_nan;
-        const auto v = trim(line->fields[2]);
+        const auto v = sys::trim(line->fields[2]);
         if (!v.empty() && lower(v) != "nan" && !parse_double(v, mw)) {
             return fail(ErrorKind::parse, at, fmt::format("load '{}' is not a number", v));
         }

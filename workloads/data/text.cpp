@@ -1,5 +1,7 @@
 #include "data/text.hpp"
 
+#include "sys/file.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -19,14 +21,6 @@ Result<std::string> read_text(const std::filesystem::path& path) {
         return fail(ErrorKind::io, path.string(), "read failed");
     }
     return std::move(ss).str();
-}
-
-std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos) {
-        return {};
-    }
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 std::string lower(std::string_view s) {
@@ -60,7 +54,7 @@ std::optional<CsvLines::Line> CsvLines::next() {
         if (!raw.empty() && raw.back() == '\r') {
             raw.remove_suffix(1);
         }
-        if (trim(raw).empty()) {
+        if (sys::trim(raw).empty()) {
             continue;
         }
         Line line{m_number, {}};
@@ -74,13 +68,13 @@ std::optional<CsvLines::Line> CsvLines::next() {
             } else if (c == '"') {
                 quoted = !quoted;
             } else if (c == ',' && !quoted) {
-                line.fields.emplace_back(trim(field));
+                line.fields.emplace_back(sys::trim(field));
                 field.clear();
             } else {
                 field += c;
             }
         }
-        line.fields.emplace_back(trim(field));
+        line.fields.emplace_back(sys::trim(field));
         return line;
     }
     return std::nullopt;

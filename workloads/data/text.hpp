@@ -13,12 +13,11 @@ namespace jp::workload {
 
 [[nodiscard]] Result<std::string> read_text(const std::filesystem::path& path);
 
-[[nodiscard]] std::string_view trim(std::string_view s);
 [[nodiscard]] std::string lower(std::string_view s);
 [[nodiscard]] bool parse_int(std::string_view s, int& out);
 [[nodiscard]] bool parse_double(std::string_view s, double& out);
 
-// Comma-separated lines: blank lines skipped, CR stripped, fields trimmed,
+// Comma-separated lines: blank lines skipped, CR stripped, fields trimmed (sys::trim),
 // double-quoted fields may hold commas ("" is a quote).
 class CsvLines {
 public:
