@@ -1,179 +1,239 @@
-#include "config/config.hpp"
-
+#include "config/config_toml.hpp"
+#include "config/toml_scope.hpp"
 #include "sys/file.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 namespace jp {
 namespace {
 
-Error config_error(std::string_view origin, std::string_view key, std::string detail) {
-    return Error{
-        ErrorKind::config, std::string{origin} + ": " + std::string{key}, std::move(detail), {}};
-}
+// Every backend a [sensors.NAME] table may name (src/sensors/registry.cpp).
+constexpr std::array<std::string_view, 9> k_backend_names{"replay", "powercap",   "perf_rapl",
+                                                          "nvml",   "rocm_smi",   "pm_counters",
+                                                          "hwmon",  "jouleprofd", "estimate"};
 
-template <class T>
-Result<std::optional<T>>
-get_number(const toml::table& t, std::string_view origin, std::string_view key, bool positive) {
-    const auto* node = t.get(key);
-    if (node == nullptr) {
-        return std::optional<T>{};
-    }
-    std::optional<double> value;
-    if (const auto* i = node->as_integer()) {
-        value = static_cast<double>(i->get());
-    } else if (const auto* f = node->as_floating_point()) {
-        value = f->get();
-    }
-    if (!value) {
-        return std::unexpected(config_error(origin, key, "must be a number"));
-    }
-    if (*value < 0 || (positive && *value == 0)) {
-        return std::unexpected(config_error(origin, key, "must be positive"));
-    }
-    return std::optional<T>{static_cast<T>(*value)};
-}
+using Scope = TomlScope;
 
-Result<void> parse_node(const toml::table& node, std::string_view origin, NodeModel& out) {
-    const std::string o = std::string{origin} + " [node]";
-    auto rated = get_number<double>(node, o, "rated_watts", true);
-    auto rest = get_number<double>(node, o, "rest_watts", false);
-    auto tdp = get_number<double>(node, o, "cpu_tdp_watts", true);
-    auto idle = get_number<double>(node, o, "cpu_idle_fraction", false);
-    auto threads = get_number<int>(node, o, "cpu_threads_per_socket", true);
-    auto dram = get_number<double>(node, o, "dram_watts_per_gib", false);
-    for (const auto* r : {&rated, &rest, &tdp, &idle, &dram}) {
-        if (!*r) {
-            return std::unexpected(r->error());
+// Assigns the numbers of `keys` in order to `targets` (same length).
+template <class... T>
+Result<void> numbers(const Scope& s, bool positive, std::pair<std::string_view, T*>... fields) {
+    Result<void> out;
+    auto one = [&](std::string_view key, auto* target) {
+        if (!out) {
+            return;
         }
+        auto v = s.number(key, positive);
+        if (!v) {
+            out = std::unexpected(v.error());
+        } else if (*v) {
+            *target = static_cast<std::remove_reference_t<decltype(**target)>>(**v);
+        }
+    };
+    (one(fields.first, fields.second), ...);
+    return out;
+}
+
+Result<void> parse_node(const Scope& s, NodeModel& out) {
+    if (auto r = s.only({"name", "rated_watts", "rest_watts", "cpu_model", "cpu_tdp_watts",
+                         "cpu_idle_fraction", "cpu_threads_per_socket", "dram_watts_per_gib"});
+        !r) {
+        return r;
     }
-    if (!threads) {
-        return std::unexpected(threads.error());
+    if (auto r = numbers(
+            s, true, std::pair{std::string_view{"rated_watts"}, &out.rated_watts},
+            std::pair{std::string_view{"cpu_tdp_watts"}, &out.cpu_tdp_watts},
+            std::pair{std::string_view{"cpu_threads_per_socket"}, &out.cpu_threads_per_socket});
+        !r) {
+        return r;
     }
-    out.rated_watts = *rated;
-    out.rest_watts = *rest;
-    out.cpu_tdp_watts = *tdp;
-    out.cpu_idle_fraction = *idle;
-    out.cpu_threads_per_socket = *threads;
-    out.dram_watts_per_gib = *dram;
+    if (auto r =
+            numbers(s, false, std::pair{std::string_view{"rest_watts"}, &out.rest_watts},
+                    std::pair{std::string_view{"cpu_idle_fraction"}, &out.cpu_idle_fraction},
+                    std::pair{std::string_view{"dram_watts_per_gib"}, &out.dram_watts_per_gib});
+        !r) {
+        return r;
+    }
     if (out.cpu_idle_fraction && *out.cpu_idle_fraction > 1.0) {
-        return std::unexpected(config_error(o, "cpu_idle_fraction", "must be between 0 and 1"));
+        return s.error(*s.table.get("cpu_idle_fraction"), "cpu_idle_fraction",
+                       "must be between 0 and 1");
     }
-    if (auto model = node["cpu_model"].value<std::string>()) {
-        out.cpu_model = *model;
+    auto model = s.string("cpu_model");
+    auto name = s.string("name");
+    if (!model || !name) {
+        return std::unexpected(!model ? model.error() : name.error());
     }
-    if (auto name = node["name"].value<std::string>()) {
-        out.name = *name;
+    out.cpu_model = *model;
+    out.name = *name;
+    return {};
+}
+
+Result<void> parse_carbon(const Scope& s, CarbonConfig& out) {
+    if (auto r = s.only({"intensity_g_per_kwh", "pue", "price_per_kwh", "currency"}); !r) {
+        return r;
+    }
+    if (auto r = numbers(
+            s, false, std::pair{std::string_view{"intensity_g_per_kwh"}, &out.intensity_g_per_kwh},
+            std::pair{std::string_view{"price_per_kwh"}, &out.price_per_kwh});
+        !r) {
+        return r;
+    }
+    if (auto r = numbers(s, true, std::pair{std::string_view{"pue"}, &out.pue}); !r) {
+        return r;
+    }
+    if (out.pue && *out.pue < 1.0) {
+        return s.error(*s.table.get("pue"), "pue", "must be at least 1 (facility / IT energy)");
+    }
+    auto currency = s.string("currency");
+    if (!currency) {
+        return std::unexpected(currency.error());
+    }
+    out.currency = *currency;
+    return {};
+}
+
+Result<void> parse_report(const Scope& s, ReportConfig& out) {
+    if (auto r = s.only({"idle_util_percent", "threshold_watts"}); !r) {
+        return r;
+    }
+    if (auto r = numbers(s, false,
+                         std::pair{std::string_view{"idle_util_percent"}, &out.idle_util_percent});
+        !r) {
+        return r;
+    }
+    if (auto r =
+            numbers(s, true, std::pair{std::string_view{"threshold_watts"}, &out.threshold_watts});
+        !r) {
+        return r;
+    }
+    if (out.idle_util_percent && *out.idle_util_percent > 100.0) {
+        return s.error(*s.table.get("idle_util_percent"), "idle_util_percent",
+                       "must be between 0 and 100");
     }
     return {};
 }
 
-Result<void> parse_carbon(const toml::table& t, std::string_view origin, CarbonConfig& out) {
-    const std::string o = std::string{origin} + " [carbon]";
-    auto intensity = get_number<double>(t, o, "intensity_g_per_kwh", false);
-    auto pue = get_number<double>(t, o, "pue", true);
-    auto price = get_number<double>(t, o, "price_per_kwh", false);
-    for (const auto* r : {&intensity, &pue, &price}) {
+Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out) {
+    const bool has_library = backend == "nvml" || backend == "rocm_smi";
+    if (auto r = has_library               ? s.only({"interval", "enabled", "library"})
+                 : backend == "jouleprofd" ? s.only({"enabled", "socket"})
+                                           : s.only({"interval", "enabled"});
+        !r) {
+        return r;
+    }
+    auto interval = s.string("interval");
+    auto enabled = s.boolean("enabled");
+    auto library = s.string("library");
+    auto socket = s.string("socket");
+    for (const auto* r : {&interval, &library, &socket}) {
         if (!*r) {
             return std::unexpected(r->error());
         }
     }
-    if (*pue && **pue < 1.0) {
-        return std::unexpected(config_error(o, "pue", "must be at least 1 (facility / IT energy)"));
+    if (!enabled) {
+        return std::unexpected(enabled.error());
     }
-    out.intensity_g_per_kwh = *intensity;
-    out.pue = *pue;
-    out.price_per_kwh = *price;
-    if (const auto* c = t.get("currency")) {
-        if (!c->is_string()) {
-            return std::unexpected(config_error(o, "currency", "must be a string"));
+    if (*interval) {
+        auto d = parse_duration(**interval);
+        if (!d || d->count() <= 0) {
+            return s.error(*s.table.get("interval"), "interval",
+                           d ? "must be longer than 0" : d.error().detail);
         }
-        out.currency = c->value<std::string>();
+        out.intervals.emplace(std::string{backend}, *d);
+    }
+    if (*enabled && !**enabled) {
+        out.disabled.emplace(backend);
+    }
+    if (*library) {
+        (backend == "nvml" ? out.nvml_library : out.rocm_library) = **library;
+    }
+    if (*socket) {
+        out.daemon_socket = **socket;
     }
     return {};
 }
 
-Result<void> parse_report(const toml::table& t, std::string_view origin, ReportConfig& out) {
-    const std::string o = std::string{origin} + " [report]";
-    auto idle = get_number<double>(t, o, "idle_util_percent", false);
-    auto threshold = get_number<double>(t, o, "threshold_watts", true);
-    for (const auto* r : {&idle, &threshold}) {
-        if (!*r) {
-            return std::unexpected(r->error());
+Result<void> parse_sensors(const Scope& s, Config& out) {
+    for (const auto& [key, value] : s.table) {
+        if (std::ranges::find(k_backend_names, key.str()) == k_backend_names.end()) {
+            return s.error(
+                value, key.str(),
+                fmt::format("unknown sensor backend (known: {})", joined(k_backend_names)));
         }
-    }
-    if (*idle && **idle > 100.0) {
-        return std::unexpected(config_error(o, "idle_util_percent", "must be between 0 and 100"));
-    }
-    out.idle_util_percent = *idle;
-    out.threshold_watts = *threshold;
-    return {};
-}
-
-Result<void> parse_sensors(const toml::table& sensors, std::string_view origin, Config& out) {
-    for (const auto& [key, value] : sensors) {
         const auto* t = value.as_table();
-        const std::string where = std::string{origin} + " [sensors." + std::string{key.str()} + "]";
         if (t == nullptr) {
-            return std::unexpected(config_error(where, "", "must be a table"));
+            return s.error(value, key.str(), "must be a table");
         }
-        if (auto interval = (*t)["interval"].value<std::string>()) {
-            auto d = parse_duration(*interval);
-            if (!d) {
-                return std::unexpected(config_error(where, "interval", d.error().message()));
-            }
-            out.intervals.emplace(std::string{key.str()}, *d);
-        }
-        if (auto enabled = (*t)["enabled"].value<bool>(); enabled && !*enabled) {
-            out.disabled.emplace(key.str());
-        }
-        if (auto lib = (*t)["library"].value<std::string>()) {
-            if (key.str() == "nvml") {
-                out.nvml_library = *lib;
-            } else if (key.str() == "rocm_smi") {
-                out.rocm_library = *lib;
-            }
+        const Scope backend{s.origin, *t, "[sensors." + std::string{key.str()} + "]"};
+        if (auto r = parse_backend(backend, key.str(), out); !r) {
+            return r;
         }
     }
     return {};
+}
+
+template <class Fn> Result<void> section(const Scope& root, std::string_view key, Fn parse) {
+    auto t = root.table_at(key);
+    if (!t) {
+        return std::unexpected(t.error());
+    }
+    return *t ? parse(**t) : Result<void>{};
 }
 
 } // namespace
 
-Result<Config> parse_config(std::string_view toml_text, std::string_view origin) {
-    toml::table root;
+Result<Config> config_from_table(const toml::table& root,
+                                 std::string_view origin,
+                                 std::span<const std::string_view> extra_tables) {
+    const Scope top{origin, root, "top level"};
+    for (const auto& [key, value] : root) {
+        const auto k = key.str();
+        const bool known = k == "node" || k == "carbon" || k == "report" || k == "sensors" ||
+                           k == "sysfs_root" ||
+                           std::ranges::find(extra_tables, k) != extra_tables.end();
+        if (!known) {
+            std::vector<std::string_view> all{"node", "carbon", "report", "sensors", "sysfs_root"};
+            all.insert(all.end(), extra_tables.begin(), extra_tables.end());
+            return top.error(value, k, fmt::format("unknown key (known here: {})", joined(all)));
+        }
+    }
+    Config config;
+    for (auto r :
+         {section(top, "node", [&](const Scope& s) { return parse_node(s, config.node); }),
+          section(top, "carbon", [&](const Scope& s) { return parse_carbon(s, config.carbon); }),
+          section(top, "report", [&](const Scope& s) { return parse_report(s, config.report); }),
+          section(top, "sensors", [&](const Scope& s) { return parse_sensors(s, config); })}) {
+        if (!r) {
+            return std::unexpected(r.error());
+        }
+    }
+    auto root_dir = top.string("sysfs_root");
+    if (!root_dir) {
+        return std::unexpected(root_dir.error());
+    }
+    if (*root_dir) {
+        config.sysfs_root = **root_dir;
+    }
+    return config;
+}
+
+Result<toml::table> parse_toml(std::string_view toml_text, std::string_view origin) {
     try {
-        root = toml::parse(toml_text, origin);
+        return toml::parse(toml_text, origin);
     } catch (const toml::parse_error& err) {
         return fail(ErrorKind::config, std::string{origin},
                     fmt::format("line {}: {}", err.source().begin.line, err.description()));
     }
-    Config config;
-    if (const auto* node = root["node"].as_table()) {
-        if (auto r = parse_node(*node, origin, config.node); !r) {
-            return std::unexpected(r.error());
-        }
+}
+
+Result<Config> parse_config(std::string_view toml_text, std::string_view origin) {
+    auto root = parse_toml(toml_text, origin);
+    if (!root) {
+        return std::unexpected(root.error());
     }
-    if (const auto* carbon = root["carbon"].as_table()) {
-        if (auto r = parse_carbon(*carbon, origin, config.carbon); !r) {
-            return std::unexpected(r.error());
-        }
-    }
-    if (const auto* report = root["report"].as_table()) {
-        if (auto r = parse_report(*report, origin, config.report); !r) {
-            return std::unexpected(r.error());
-        }
-    }
-    if (const auto* sensors = root["sensors"].as_table()) {
-        if (auto r = parse_sensors(*sensors, origin, config); !r) {
-            return std::unexpected(r.error());
-        }
-    }
-    if (auto root_dir = root["sysfs_root"].value<std::string>()) {
-        config.sysfs_root = *root_dir;
-    }
-    return config;
+    return config_from_table(*root, origin, {});
 }
 
 Result<Config> load_config(const std::filesystem::path& path) {

@@ -47,10 +47,12 @@ struct Config {
     std::optional<std::string> nvml_library;
     std::optional<std::string> rocm_library;
     std::optional<std::filesystem::path> sysfs_root;
-    std::filesystem::path source; // file it came from, for messages
+    std::optional<std::filesystem::path> daemon_socket; // [sensors.jouleprofd] socket
+    std::filesystem::path source;                       // file it came from, for messages
 };
 
-// Parses a TOML config file; config errors name the file, key and problem.
+// Parses a TOML config file; errors name the file, line, table, key and
+// problem. Unknown tables and keys, wrong types, NaN and infinities are errors.
 [[nodiscard]] Result<Config> load_config(const std::filesystem::path& path);
 [[nodiscard]] Result<Config> parse_config(std::string_view toml_text, std::string_view origin);
 

@@ -1,5 +1,6 @@
 #include "config/study.hpp"
 
+#include "config/toml_scope.hpp"
 #include "sys/file.hpp"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 namespace jp {
 namespace {
 
-using Keys = std::initializer_list<std::string_view>;
+using Scope = TomlScope;
 
 bool is_var_name(std::string_view s) {
     const auto head = [](char c) {
@@ -20,106 +21,31 @@ bool is_var_name(std::string_view s) {
            std::ranges::all_of(s, [&](char c) { return head(c) || (c >= '0' && c <= '9'); });
 }
 
-std::string joined(Keys keys) {
-    std::string out;
-    for (auto k : keys) {
-        out += (out.empty() ? "" : ", ") + std::string{k};
+// Checks the table's keys against allowed (which holds "name") and returns its
+// required name, made of letters, digits, '.', '_' and '-'.
+Result<std::string> named(const Scope& s, Keys allowed) {
+    if (auto r = s.only(allowed); !r) {
+        return std::unexpected(r.error());
     }
-    return out;
+    auto name = s.string("name");
+    if (!name) {
+        return std::unexpected(name.error());
+    }
+    if (!*name) {
+        return s.error(s.table, "", "needs a name = \"...\"");
+    }
+    if (!is_study_name(**name)) {
+        return s.error(*s.table.get("name"), "name",
+                       fmt::format("'{}' may hold only letters, digits, '.', '_' and '-'", **name));
+    }
+    return **name;
 }
-
-// One table of the file, for messages that name the file, line, table and key.
-struct Scope {
-    std::string_view origin;
-    const toml::table& table;
-    std::string name; // "[study]", "[[workload]] #2"
-
-    [[nodiscard]] std::unexpected<Error>
-    error(const toml::node& at, std::string_view key, std::string detail) const {
-        const auto what = key.empty() ? name : name + " " + std::string{key};
-        return fail(ErrorKind::config,
-                    fmt::format("{}:{}: {}", origin, at.source().begin.line, what),
-                    std::move(detail));
-    }
-
-    [[nodiscard]] Result<void> only(Keys allowed) const {
-        for (const auto& [key, value] : table) {
-            if (std::ranges::find(allowed, key.str()) == allowed.end()) {
-                return error(value, key.str(),
-                             fmt::format("unknown key (known here: {})", joined(allowed)));
-            }
-        }
-        return {};
-    }
-
-    [[nodiscard]] Result<std::optional<std::string>> string(std::string_view key) const {
-        const auto* node = table.get(key);
-        if (node == nullptr) {
-            return std::optional<std::string>{};
-        }
-        if (!node->is_string()) {
-            return error(*node, key, "must be a string");
-        }
-        return std::optional<std::string>{node->value<std::string>()};
-    }
-
-    // Checks the table's keys against allowed (which holds "name") and
-    // returns its required name, made of letters, digits, '.', '_' and '-'.
-    [[nodiscard]] Result<std::string> named(Keys allowed) const {
-        if (auto r = only(allowed); !r) {
-            return std::unexpected(r.error());
-        }
-        auto s = string("name");
-        if (!s) {
-            return std::unexpected(s.error());
-        }
-        if (!*s) {
-            return error(table, "", "needs a name = \"...\"");
-        }
-        if (!is_study_name(**s)) {
-            return error(*table.get("name"), "name",
-                         fmt::format("'{}' may hold only letters, digits, '.', '_' and '-'", **s));
-        }
-        return **s;
-    }
-
-    [[nodiscard]] Result<void> integer(std::string_view key, int min, int& out) const {
-        const auto* node = table.get(key);
-        if (node == nullptr) {
-            return {};
-        }
-        const auto* i = node->as_integer();
-        if (i == nullptr || i->get() < min || i->get() > 1'000'000) {
-            return error(*node, key, fmt::format("must be a whole number of at least {}", min));
-        }
-        out = static_cast<int>(i->get());
-        return {};
-    }
-
-    [[nodiscard]] Result<void> duration(std::string_view key, Nanos min, Nanos& out) const {
-        auto s = string(key);
-        if (!s) {
-            return std::unexpected(s.error());
-        }
-        if (!*s) {
-            return {};
-        }
-        auto d = parse_duration(**s);
-        if (!d || *d < min) {
-            return error(*table.get(key), key,
-                         d ? fmt::format("must be at least {}", format_duration(min))
-                           : d.error().detail);
-        }
-        out = *d;
-        return {};
-    }
-};
 
 Result<std::vector<std::pair<std::string, std::string>>> parse_vars(const Scope& s);
 
 Result<void> parse_header(const Scope& s, Study& out) {
-    auto name = s.named(
-        {"name", "repeat", "warmup", "cooldown", "baseline", "interval", "node_type", "vars"});
+    auto name = named(
+        s, {"name", "repeat", "warmup", "cooldown", "baseline", "interval", "node_type", "vars"});
     if (!name) {
         return std::unexpected(name.error());
     }
@@ -138,7 +64,8 @@ Result<void> parse_header(const Scope& s, Study& out) {
                        "may hold only letters, digits, '.', '_' and '-'");
     }
     out.node_type = *node_type;
-    for (auto r : {s.integer("repeat", 1, out.repeat), s.integer("warmup", 0, out.warmup),
+    for (auto r : {s.integer("repeat", 1, 1'000'000, out.repeat),
+                   s.integer("warmup", 0, 1'000'000, out.warmup),
                    s.duration("cooldown", Nanos{0}, out.cooldown),
                    s.duration("baseline", Nanos{0}, out.baseline),
                    s.duration("interval", std::chrono::milliseconds{1}, out.interval)}) {
@@ -194,7 +121,7 @@ Result<std::vector<StudyMode>> parse_modes(const Scope& s, const toml::table& co
 }
 
 Result<StudyWorkload> parse_workload(const Scope& s) {
-    auto name = s.named({"name", "commands"});
+    auto name = named(s, {"name", "commands"});
     if (!name) {
         return std::unexpected(name.error());
     }
@@ -251,7 +178,7 @@ Result<std::vector<std::pair<std::string, std::string>>> parse_vars(const Scope&
 }
 
 Result<StudySetting> parse_setting(const Scope& s) {
-    auto name = s.named({"name", "vars"});
+    auto name = named(s, {"name", "vars"});
     if (!name) {
         return std::unexpected(name.error());
     }

@@ -45,3 +45,46 @@ TEST(Config, ErrorsNameFileAndKey) {
 
 } // namespace
 } // namespace jp
+
+namespace jp {
+namespace {
+
+TEST(Config, UnknownKeysWrongTypesAndNonFiniteNumbersAreRefused) {
+    const std::pair<const char*, const char*> bad[] = {
+        {"[nodes]\n", "unknown key"},
+        {"[node]\nrated_wats = 10\n", "rated_wats"},
+        {"[node]\nrated_watts = nan\n", "must be a finite number"},
+        {"[node]\nrest_watts = inf\n", "must be a finite number"},
+        {"[node]\ncpu_model = 3\n", "must be a string"},
+        {"[carbon]\nprice = 0.2\n", "price"},
+        {"[report]\nthreshold = 1\n", "threshold"},
+        {"[sensors.rapl]\nenabled = false\n", "unknown sensor backend"},
+        {"[sensors.hwmon]\nenabled = \"no\"\n", "must be true or false"},
+        {"[sensors.hwmon]\ninterval = 5\n", "must be a string"},
+        {"[sensors.hwmon]\ninterval = \"0s\"\n", "must be longer than 0"},
+        {"[sensors.powercap]\nlibrary = \"/x.so\"\n", "library"},
+        {"[sensors.nvml]\nsocket = \"/x\"\n", "socket"},
+        {"sensors = 1\n", "must be a table"},
+        {"sysfs_root = 1\n", "must be a string"},
+    };
+    for (const auto& [text, expect] : bad) {
+        auto c = parse_config(text, "e.toml");
+        ASSERT_FALSE(c) << text;
+        EXPECT_NE(c.error().message().find(expect), std::string::npos)
+            << text << " -> " << c.error().message();
+        EXPECT_NE(c.error().message().find("e.toml:"), std::string::npos) << "file and line";
+    }
+}
+
+TEST(Config, TheDaemonSocketAndEveryBackendNameAreAccepted) {
+    auto c = parse_config("[sensors.jouleprofd]\nsocket = \"/run/j.sock\"\nenabled = true\n"
+                          "[sensors.replay]\n[sensors.powercap]\n[sensors.perf_rapl]\n"
+                          "[sensors.rocm_smi]\n[sensors.pm_counters]\n[sensors.estimate]\n",
+                          "ok.toml");
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_EQ(*c->daemon_socket, "/run/j.sock");
+    EXPECT_FALSE(c->disabled.contains("jouleprofd"));
+}
+
+} // namespace
+} // namespace jp
