@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace jp {
 
@@ -18,7 +19,8 @@ struct Sampler::ChannelState {
     std::int64_t last_t = 0;
     double last_watts = 0;
     bool have_last = false;
-    bool reported = false; // gone/fatal said once
+    bool needs_reset = true; // the next reading starts the run's counter at zero
+    bool reported = false;   // gone/fatal said once
 };
 
 struct Sampler::Slot {
@@ -31,8 +33,6 @@ struct Sampler::Slot {
 };
 
 namespace {
-constexpr std::size_t k_queue_capacity = 1U << 18U;
-
 std::int64_t interval_for(const sensors::Sensor& s, const SamplerConfig& c) {
     Nanos interval = c.default_interval;
     if (auto it = c.backend_intervals.find(s.backend()); it != c.backend_intervals.end()) {
@@ -47,7 +47,7 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
                  const SamplerConfig& config,
                  std::int64_t epoch_mono_ns)
     : m_sensors(std::move(sensors)), m_table(std::move(table)), m_epoch(epoch_mono_ns),
-      m_queue(k_queue_capacity) {
+      m_queue(config.queue_capacity) {
     std::size_t first = 0;
     for (const auto& s : m_sensors) {
         auto slot = std::make_unique<Slot>();
@@ -55,6 +55,7 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         slot->first = first;
         slot->interval = interval_for(*s, config);
         slot->buf.resize(s->channels().size());
+        s->prepare(Nanos{slot->interval});
         first += s->channels().size();
         m_slots.push_back(std::move(slot));
     }
@@ -82,6 +83,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
     m_run_id = run_id;
     for (auto& st : m_states) {
         st->have_last = false;
+        st->needs_reset = true;
         st->reported = false;
         st->live_joules = 0;
         st->live_watts = 0;
@@ -89,7 +91,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
     for (auto& slot : m_slots) {
         const std::lock_guard lock{slot->mutex};
         if (!slot->sensor->slow()) {
-            sample_slot(*slot, trace::k_flag_edge, true);
+            sample_slot(*slot, trace::k_flag_edge, nullptr);
         }
     }
     const std::int64_t edge = now(); // the job starts right after these reads
@@ -105,12 +107,22 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
     return edge;
 }
 
+std::int64_t Sampler::sample_now(std::vector<SampleRecord>& out) {
+    for (auto& slot : m_slots) {
+        const std::lock_guard lock{slot->mutex};
+        if (!slot->sensor->slow()) {
+            sample_slot(*slot, trace::k_flag_edge, &out);
+        }
+    }
+    return now();
+}
+
 std::int64_t Sampler::end() {
     const std::int64_t edge = now();
     for (auto& slot : m_slots) {
         const std::lock_guard lock{slot->mutex};
         if (!slot->sensor->slow()) {
-            sample_slot(*slot, trace::k_flag_edge, false);
+            sample_slot(*slot, trace::k_flag_edge, nullptr);
         }
     }
     stop_threads();
@@ -154,7 +166,7 @@ void Sampler::fast_loop() {
             }
             {
                 const std::lock_guard slot_lock{s->mutex};
-                sample_slot(*s, 0, false);
+                sample_slot(*s, 0, nullptr);
             }
             s->next += s->interval;
             if (s->next <= t) { // fell behind: keep the phase, skip what was missed
@@ -177,24 +189,41 @@ void Sampler::slow_loop(Slot& slot) {
         lock.unlock();
         {
             const std::lock_guard slot_lock{slot.mutex};
-            sample_slot(slot, 0, false);
+            sample_slot(slot, 0, nullptr);
         }
         slot.next = std::max(slot.next + slot.interval, now());
         lock.lock();
     }
 }
 
-void Sampler::sample_slot(Slot& slot, std::uint8_t flags, bool reset) {
+void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleRecord>* out) {
+    const bool edge = (flags & trace::k_flag_edge) != 0;
     const std::int64_t before = now();
-    slot.sensor->read(slot.buf);
-    const std::int64_t t = before + (now() - before) / 2;
+    if (edge) {
+        slot.sensor->read_edge(slot.buf);
+    } else {
+        slot.sensor->read(slot.buf);
+    }
+    const std::int64_t t_read = before + (now() - before) / 2;
     for (std::size_t i = 0; i < slot.buf.size(); ++i) {
-        record(slot.first + i, slot.buf[i], t, flags, reset);
+        const auto& v = slot.buf[i];
+        const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, t_read) : t_read;
+        if (edge && v.status == ReadStatus::ok && t_read - t > k_stale_edge_ns) {
+            add_event(static_cast<std::int32_t>(slot.first + i), t_read, "stale_edge",
+                      fmt::format("{}: the edge value was read {} earlier (the source had no "
+                                  "fresher one)",
+                                  m_table[slot.first + i].name,
+                                  format_duration(Nanos{t_read - t})));
+        }
+        auto rec = record(slot.first + i, v, t, flags);
+        if (rec && out != nullptr) {
+            out->push_back(*rec);
+        }
     }
 }
 
-void Sampler::record(
-    std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags, bool reset) {
+std::optional<SampleRecord>
+Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags) {
     auto& st = *m_states[index];
     const auto& channel = m_table[index];
     const auto ch = static_cast<std::int32_t>(index);
@@ -205,12 +234,16 @@ void Sampler::record(
                       channel.name + (v.status == ReadStatus::gone ? " disappeared"
                                                                    : " can no longer be read"));
         }
-        return;
+        return std::nullopt;
+    }
+    if (st.have_last && t <= st.last_t) {
+        return std::nullopt; // a source's own timestamp no newer than what we have
     }
     double value = v.value;
     if (channel.quantity == Quantity::energy) {
-        if (reset || !st.tracker.started()) {
+        if (st.needs_reset || !st.tracker.started()) {
             st.tracker.reset(v.value, t);
+            st.needs_reset = false;
             value = 0;
         } else {
             const auto step = st.tracker.update(v.value, t);
@@ -232,16 +265,19 @@ void Sampler::record(
         }
         st.live_joules = value;
     } else if (channel.quantity == Quantity::power) {
-        if (st.have_last && !reset) {
+        if (st.have_last && !st.needs_reset) {
             const double dt = static_cast<double>(t - st.last_t) * 1e-9;
             st.live_joules = st.live_joules + 0.5 * (st.last_watts + value) * dt;
         }
+        st.needs_reset = false;
         st.live_watts = value;
         st.last_watts = value;
     }
     st.last_t = t;
     st.have_last = true;
-    m_queue.push(SampleRecord{ch, flags, t, value});
+    const SampleRecord rec{ch, flags, t, value};
+    m_queue.push(rec);
+    return rec;
 }
 
 void Sampler::add_event(std::int32_t channel,

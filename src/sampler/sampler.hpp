@@ -21,6 +21,7 @@ namespace jp {
 struct SamplerConfig {
     Nanos default_interval{std::chrono::milliseconds{500}};
     std::map<std::string, Nanos, std::less<>> backend_intervals; // by backend name
+    std::size_t queue_capacity = 1U << 18U;                      // readings held between two drains
 };
 
 struct LiveFigures {
@@ -45,6 +46,10 @@ public:
     // Reads every fast sensor now (the start edge: each counter's zero), then
     // starts the sampling threads. Returns the edge time, ns since the epoch.
     std::int64_t begin(std::int64_t run_id);
+    // Reads every fast sensor now, as at an edge, while the threads go on
+    // (jouleprofd's exact reads); appends what was recorded to out. Returns
+    // the time of the reads, ns since the epoch.
+    std::int64_t sample_now(std::vector<trace::SampleRecord>& out);
     // Reads every fast sensor now (the end edge), then stops the threads.
     // Returns the edge time, ns since the epoch.
     std::int64_t end();
@@ -55,15 +60,21 @@ public:
     [[nodiscard]] std::uint64_t dropped_samples() const noexcept { return m_queue.dropped(); }
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept { return m_missed.load(); }
 
+    // An edge value older than this (a source that gives its own timestamps)
+    // is recorded with a "stale_edge" event.
+    static constexpr std::int64_t k_stale_edge_ns = 5'000'000;
+
 private:
     struct ChannelState;
     struct Slot;
 
     void fast_loop();
     void slow_loop(Slot& slot);
-    void sample_slot(Slot& slot, std::uint8_t flags, bool reset);
-    void record(
-        std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags, bool reset);
+    // Reads a sensor (read_edge() when flags has k_flag_edge) and records its
+    // values; appends the records to out when given.
+    void sample_slot(Slot& slot, std::uint8_t flags, std::vector<trace::SampleRecord>* out);
+    std::optional<trace::SampleRecord>
+    record(std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags);
     void add_event(std::int32_t channel, std::int64_t t, std::string kind, std::string detail);
     [[nodiscard]] std::int64_t now() const noexcept;
     void stop_threads();

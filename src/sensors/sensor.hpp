@@ -19,8 +19,15 @@ namespace jp::sensors {
 enum class ReadStatus : std::uint8_t { ok, retry, gone, fatal };
 
 struct Value {
+    Value() = default;
+    constexpr Value(double v, ReadStatus s, std::int64_t t = 0) noexcept
+        : value(v), status(s), t_mono_ns(t) {}
+
     double value = 0;
     ReadStatus status = ReadStatus::fatal;
+    // When the source measured the value (CLOCK_MONOTONIC ns), for sources that
+    // say so (a daemon's readings); 0: at the read itself.
+    std::int64_t t_mono_ns = 0;
 };
 
 class Sensor {
@@ -39,6 +46,12 @@ public:
     // Units: energy in joules as the raw counter (it may wrap; the sampler unwraps),
     // power in watts, utilisation in percent. Never throws, never allocates.
     virtual void read(std::span<Value> out) noexcept = 0;
+    // The same at a job's start or end edge: as exact as the source allows
+    // (jouleprofd reads its counters at that moment instead of streaming).
+    virtual void read_edge(std::span<Value> out) noexcept { read(out); }
+    // Called once before sampling starts with the interval read() will be
+    // called at (a streaming source asks for that rate).
+    virtual void prepare(Nanos /*interval*/) {}
     // Slow sources (BMC, sacct) are polled on their own thread.
     [[nodiscard]] virtual bool slow() const noexcept { return false; }
     // Shortest useful interval (the source's own update period).
@@ -49,10 +62,20 @@ public:
 
 // Something that exists but cannot be used, for `jouleprof sensors`.
 struct Finding {
+    Finding(std::string backend_,
+            std::string what_,
+            std::string reason_,
+            std::string hint_ = {},
+            std::string channel_ = {})
+        : backend(std::move(backend_)), what(std::move(what_)), reason(std::move(reason_)),
+          hint(std::move(hint_)), channel(std::move(channel_)) {}
+
     std::string backend;
-    std::string what;   // "powercap zone intel-rapl:0 (package-0)"
-    std::string reason; // "energy_uj: Permission denied"
-    std::string hint;   // what fixes it
+    std::string what;      // "powercap zone intel-rapl:0 (package-0)"
+    std::string reason;    // "energy_uj: Permission denied"
+    std::string hint;      // what fixes it
+    std::string channel;   // the channel it would have been ("cpu0.package"), when known
+    std::string served_by; // another backend that serves that channel instead ("jouleprofd")
 };
 
 struct Discovery {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <gtest/gtest.h>
+#include <mutex>
 #include <thread>
 
 namespace jp {
@@ -126,6 +127,121 @@ TEST(Sampler, LiveFiguresFollowTheCountedParts) {
     s.end();
     EXPECT_NEAR(live.watts, 250.0, 5.0);
     EXPECT_GT(live.joules, 30.0);
+}
+
+// A source that stamps its own readings (as jouleprofd's are): edges are read
+// with read_edge(), the rest with read(); it answers from a script.
+class StampedSource final : public sensors::Sensor {
+public:
+    StampedSource() {
+        m_ch.name = "cpu0.package";
+        m_ch.domain = Domain::cpu_package;
+        m_ch.quantity = Quantity::energy;
+        m_ch.backend = "stamped";
+    }
+    std::string_view backend() const noexcept override { return "stamped"; }
+    std::span<const Channel> channels() const noexcept override { return {&m_ch, 1}; }
+    void read(std::span<Value> out) noexcept override { out[0] = next(reads); }
+    void read_edge(std::span<Value> out) noexcept override { out[0] = next(edge_reads); }
+    void prepare(Nanos interval) override { prepared = interval; }
+
+    std::vector<Value> script; // handed out in order; then "retry"
+    std::atomic<int> reads{0};
+    std::atomic<int> edge_reads{0};
+    Nanos prepared{0};
+
+private:
+    Value next(std::atomic<int>& counter) {
+        ++counter;
+        const std::lock_guard lock{m_mutex};
+        if (m_next >= script.size()) {
+            return {0, ReadStatus::retry};
+        }
+        return script[m_next++];
+    }
+    Channel m_ch;
+    std::mutex m_mutex;
+    std::size_t m_next = 0;
+};
+
+TEST(Sampler, EdgesUseReadEdgeAndSourcesLearnTheirInterval) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    auto src = std::make_unique<StampedSource>();
+    auto* p = src.get();
+    const auto epoch = mono_ns();
+    p->script = {{10.0, ReadStatus::ok, epoch + 1'000}, {12.0, ReadStatus::ok, epoch + 2'000}};
+    sensors.push_back(std::move(src));
+    auto table = table_of(sensors);
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::hours{1}, {}}, epoch};
+    EXPECT_EQ(p->prepared, std::chrono::hours{1}) << "told before sampling starts";
+    std::this_thread::sleep_for(std::chrono::milliseconds{20}); // the script's values age
+    s.begin(1);
+    s.end();
+    EXPECT_EQ(p->edge_reads.load(), 2);
+    EXPECT_EQ(p->reads.load(), 0) << "no tick within an hour";
+    std::vector<trace::SampleRecord> samples;
+    std::vector<trace::Event> events;
+    s.drain(samples, events);
+    ASSERT_EQ(samples.size(), 2U);
+    EXPECT_EQ(samples[0].t_ns, 1'000) << "the source's own time, not the read's";
+    EXPECT_DOUBLE_EQ(samples[1].value, 2.0);
+    ASSERT_FALSE(events.empty()) << "edge values this old are named";
+    EXPECT_EQ(events.front().kind, "stale_edge");
+}
+
+TEST(Sampler, AReadingNoNewerThanTheLastIsNotRecordedAgain) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    auto src = std::make_unique<StampedSource>();
+    auto* p = src.get();
+    const auto epoch = mono_ns();
+    p->script = {{10.0, ReadStatus::ok, epoch + 5'000},
+                 {11.0, ReadStatus::ok, epoch + 5'000}, // the same reading again
+                 {9.0, ReadStatus::ok, epoch + 4'000},  // an older one
+                 {13.0, ReadStatus::ok, epoch + 9'000}};
+    sensors.push_back(std::move(src));
+    auto table = table_of(sensors);
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::milliseconds{1}, {}}, epoch};
+    s.begin(1);
+    while (p->reads.load() < 5) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    }
+    s.end();
+    std::vector<trace::SampleRecord> samples;
+    std::vector<trace::Event> events;
+    s.drain(samples, events);
+    ASSERT_EQ(samples.size(), 2U);
+    EXPECT_EQ(samples[1].t_ns, 9'000);
+    EXPECT_DOUBLE_EQ(samples[1].value, 3.0);
+}
+
+TEST(Sampler, NoValueAtTheStartEdgeMakesTheNextOneTheZero) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    sensors.push_back(std::make_unique<ConstantPowerCounter>(100.0, 50.0));
+    auto src = std::make_unique<StampedSource>();
+    auto* p = src.get();
+    sensors.push_back(std::move(src));
+    auto table = table_of(sensors);
+    const auto epoch = mono_ns();
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::hours{1}, {}}, epoch};
+    p->script = {{100.0, ReadStatus::ok, 0}, {150.0, ReadStatus::ok, 0}};
+    s.begin(1); // run 1: 100 J at start, 150 J at the end
+    s.end();
+    p->script.push_back({0, ReadStatus::retry, 0});  // run 2 starts without a value...
+    p->script.push_back({170.0, ReadStatus::ok, 0}); // ...and ends at 170 J
+    s.begin(2);
+    s.end();
+    std::vector<trace::SampleRecord> samples;
+    std::vector<trace::Event> events;
+    s.drain(samples, events);
+    std::vector<double> stamped; // run 1's two edges, run 2's end edge
+    for (const auto& r : samples) {
+        if (r.channel == 1) {
+            stamped.push_back(r.value);
+        }
+    }
+    ASSERT_EQ(stamped.size(), 3U);
+    EXPECT_DOUBLE_EQ(stamped[1], 50.0);
+    EXPECT_DOUBLE_EQ(stamped[2], 0.0) << "not 20 J carried over from run 1's counter";
 }
 
 } // namespace
