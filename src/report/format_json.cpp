@@ -20,6 +20,9 @@ json item_json(const Item& i) {
            {"counted", i.counted},
            {"parent", i.parent}};
     j["peak_w"] = opt(i.peak_w);
+    if (i.lost_at_s) {
+        j["lost_at_s"] = *i.lost_at_s;
+    }
     if (i.mean_util) {
         j["mean_util_percent"] = *i.mean_util;
     }

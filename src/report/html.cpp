@@ -573,7 +573,9 @@ Result<void> label_section(Page& pg,
                         r.run.repeat > 0 ? r.run.repeat : static_cast<int>(i + 1),
                         r.run.start_utc.empty() ? "–" : escape(r.run.start_utc),
                         format_hms(r.runtime_s), r.node.energy_j * 1e-3, r.node.avg_w, exit,
-                        r.complete ? "" : " · <b>incomplete</b>: the monitor stopped early");
+                        r.complete     ? ""
+                        : r.run.end_ns ? " · <b>incomplete</b>: a sensor was lost during the run"
+                                       : " · <b>incomplete</b>: the monitor stopped early");
         profile_figure(pg, *prof, g.label, profile_fig, colors);
         phase_table(pg, *prof);
         distribution_figure(pg, *prof, rated, dist_fig);

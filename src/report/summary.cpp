@@ -100,6 +100,40 @@ void add_estimate_note(RunSummary& out) {
     }
 }
 
+// Channels that went away or became unreadable during the run: their figures
+// cover only the time before, and the run is not a complete measurement.
+void mark_lost(const trace::Reader& reader, RunSummary& out) {
+    const auto& channels = reader.channels();
+    for (const auto& e : out.events) {
+        if ((e.kind != "gone" && e.kind != "read_error") || e.channel < 0 ||
+            static_cast<std::size_t>(e.channel) >= channels.size()) {
+            continue;
+        }
+        const auto& c = channels[static_cast<std::size_t>(e.channel)];
+        const double at = static_cast<double>(e.t_ns - out.run.start_ns) * 1e-9;
+        const auto mark = [&](Item& it) {
+            it.lost_at_s = it.lost_at_s ? std::min(*it.lost_at_s, at) : at;
+        };
+        for (auto* items : {&out.parts, &out.others}) {
+            for (auto& it : *items) {
+                if (it.name == c.name) {
+                    mark(it);
+                }
+            }
+        }
+        if (c.counted || c.domain == Domain::node) {
+            mark(out.node);
+            if (out.rest) {
+                mark(*out.rest);
+            }
+        }
+        out.complete = false;
+        out.notes.push_back(fmt::format("{} was lost {:.3f} s into the run ({}): its figures, and "
+                                        "the node's, cover only the time before",
+                                        c.name, at, e.detail));
+    }
+}
+
 } // namespace
 
 NodeFacts node_facts(const trace::Reader& reader) {
@@ -136,6 +170,7 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     if (auto events = reader.events(run.id)) {
         out.events = std::move(*events);
     }
+    mark_lost(reader, out);
     return out;
 }
 

@@ -26,6 +26,9 @@ struct Item {
     std::optional<double> mean_util; // GPUs: mean utilisation in %, when known
     bool counted = true;
     std::string parent;
+    // Seconds into the run at which the channel was lost (gone, unreadable);
+    // its figures cover only the time before. For the node: its first lost part.
+    std::optional<double> lost_at_s;
 };
 
 // The figures of one window of a run: the whole run, or one phase.
@@ -58,8 +61,10 @@ struct IdleDevice {
 
 struct RunSummary : Figures {
     trace::RunInfo run;
-    std::string trace;      // the file it was read from
-    bool complete = true;   // false when the monitor stopped before the end edge
+    std::string trace; // the file it was read from
+    // False when the monitor stopped before the end edge, or a channel was lost
+    // during the run (its Item says when).
+    bool complete = true;
     std::string node_basis; // how the node figure was obtained, in words
     std::vector<std::string> notes;
     std::vector<trace::Event> events;
