@@ -236,7 +236,10 @@ TEST_F(Sweep, EveryGridPointIsMeasuredAndTheOptimumNamed) {
         EXPECT_NEAR(p["node_energy_j"]["mean"].get<double>(), 150 * rt, 150 * rt * 0.01);
         EXPECT_TRUE(std::filesystem::exists(p["trace"].get<std::string>()));
     }
-    EXPECT_NEAR(j["points"][1]["runtime_s"]["mean"].get<double>(), 0.3, 0.05);
+    // Each point ran its own command: at least as long as the job slept (how much
+    // longer depends on the machine, which a test does not assert).
+    EXPECT_GE(j["points"][0]["runtime_s"]["mean"].get<double>(), 0.6);
+    EXPECT_GE(j["points"][1]["runtime_s"]["mean"].get<double>(), 0.3);
     EXPECT_TRUE(std::filesystem::exists(dir + "/a-0.3.txt")) << "placeholders substituted";
     EXPECT_TRUE(std::filesystem::exists(dir + "/sweep.json"));
     EXPECT_TRUE(std::filesystem::exists(dir + "/01-secs-0.6_tag-a.jptrace"));
