@@ -139,8 +139,13 @@ std::string power_text(double watts) {
 
 std::string provenance_text(const Item& item) {
     std::string prov{to_string(item.provenance)};
-    if (!item.backend.empty()) {
+    if (item.backend == "jouleprofd") {
+        prov += " (via jouleprofd)";
+    } else if (!item.backend.empty()) {
         prov += " (" + item.backend + ")";
+    }
+    if (item.lost_at_s) {
+        prov += fmt::format(", lost at {:.1f} s", *item.lost_at_s);
     }
     return prov;
 }
