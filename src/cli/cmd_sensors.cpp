@@ -57,8 +57,16 @@ int list_sensors(const sensors::Host& host, bool json) {
     }
     nlohmann::json unreadable = nlohmann::json::array();
     for (const auto& f : found.unreadable) {
-        unreadable.push_back(
-            {{"backend", f.backend}, {"what", f.what}, {"reason", f.reason}, {"hint", f.hint}});
+        unreadable.push_back({{"backend", f.backend},
+                              {"what", f.what},
+                              {"reason", f.reason},
+                              {"hint", f.hint},
+                              {"served_by", f.served_by}});
+        if (!f.served_by.empty()) {
+            text += fmt::format("  unreadable here, served by {}: {} {} ({})\n", f.served_by,
+                                f.backend, f.what, f.reason);
+            continue;
+        }
         text += fmt::format("  UNREADABLE {} {}: {}\n", f.backend, f.what, f.reason);
         if (!f.hint.empty()) {
             text += fmt::format("    fix: {}\n", f.hint);

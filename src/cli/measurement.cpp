@@ -71,7 +71,13 @@ Discovered discover(const sensors::Host& host) {
         JP_LOG_INFO("{}", note);
     }
     for (const auto& f : found.unreadable) {
-        JP_LOG_WARN("{}: {} cannot be read: {}", f.backend, f.what, f.reason);
+        if (f.served_by.empty()) {
+            JP_LOG_WARN("{}: {} cannot be read: {}{}{}", f.backend, f.what, f.reason,
+                        f.hint.empty() ? "" : ". ", f.hint);
+        } else {
+            JP_LOG_INFO("{}: {} cannot be read ({}): {} serves it", f.backend, f.what, f.reason,
+                        f.served_by);
+        }
     }
     Discovered d;
     d.table = sensors::channel_table(found.sensors);

@@ -8,6 +8,7 @@ namespace jp::log {
 namespace {
 std::atomic<Level> g_level{Level::warn};
 std::mutex g_mutex;
+const char* g_program = "jouleprof";
 
 const char* prefix(Level level) {
     switch (level) {
@@ -26,6 +27,11 @@ const char* prefix(Level level) {
 }
 } // namespace
 
+void set_program(const char* name) noexcept {
+    const std::lock_guard lock{g_mutex};
+    g_program = name;
+}
+
 void set_level(Level level) noexcept {
     g_level.store(level);
 }
@@ -35,8 +41,8 @@ bool enabled(Level level) noexcept {
 
 void write(Level level, std::string_view message) noexcept {
     const std::lock_guard lock{g_mutex};
-    std::fprintf(stderr, "jouleprof: %s: %.*s\n", prefix(level), static_cast<int>(message.size()),
-                 message.data());
+    std::fprintf(stderr, "%s: %s: %.*s\n", g_program, prefix(level),
+                 static_cast<int>(message.size()), message.data());
 }
 
 } // namespace jp::log

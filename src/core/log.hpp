@@ -8,6 +8,8 @@ namespace jp::log {
 enum class Level { debug = 0, info = 1, warn = 2, error = 3, off = 4 };
 
 void set_level(Level level) noexcept;
+// The name every message starts with ("jouleprof" unless set); a string literal.
+void set_program(const char* name) noexcept;
 [[nodiscard]] bool enabled(Level level) noexcept;
 void write(Level level, std::string_view message) noexcept;
 

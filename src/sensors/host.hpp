@@ -32,6 +32,10 @@ struct Host {
     const Config* config = nullptr;     // node model and overrides; may be null
     const PerfApi* perf = nullptr;      // null: the real syscalls
     bool is_root = false;               // effective uid 0 (for hints only)
+    // jouleprofd's socket; empty: $JOULEPROF_SOCKET or /run/jouleprof/jouleprofd.sock.
+    std::filesystem::path daemon_socket;
+    bool use_daemon =
+        true; // false in jouleprofd itself, and with [sensors.jouleprofd] enabled = false
 
     // A host whose sysfs/procfs live under root (tests use fake trees).
     [[nodiscard]] static Host with_root(std::filesystem::path root) {

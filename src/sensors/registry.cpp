@@ -3,6 +3,7 @@
 #include "config/config.hpp"
 #include "sensors/estimate/estimate.hpp"
 #include "sensors/hwmon/hwmon.hpp"
+#include "sensors/jouleprofd/jouleprofd.hpp"
 #include "sensors/nvml/nvml.hpp"
 #include "sensors/perf_rapl/perf_rapl.hpp"
 #include "sensors/pm_counters/pm_counters.hpp"
@@ -26,6 +27,8 @@ constexpr std::array k_backends{
     Backend{"rocm_smi", "AMD GPUs through ROCm SMI (dlopen)", rocm_smi::discover, false},
     Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
     Backend{"hwmon", "hwmon power/energy (power meters, amdgpu)", hwmon::discover, false},
+    Backend{"jouleprofd", "what this user cannot read, served by the node daemon", nullptr, false,
+            jouleprofd::discover},
     Backend{"estimate", "CPU/DRAM model from utilisation (no measurement)", estimate::discover,
             true},
 };
@@ -87,6 +90,27 @@ const Channel* overlapping(const std::vector<Channel>& table, const Channel& c) 
     return nullptr;
 }
 
+std::vector<Channel> channels_of(const Discovery& d) {
+    std::vector<Channel> out;
+    for (const auto& s : d.sensors) {
+        out.insert(out.end(), s->channels().begin(), s->channels().end());
+    }
+    return out;
+}
+
+// Unreadable channels that a later backend serves after all.
+void mark_served(std::vector<Finding>& unreadable, const Discovery& found, std::string_view by) {
+    for (auto& f : unreadable) {
+        for (const auto& s : found.sensors) {
+            const auto chans = s->channels();
+            if (!f.channel.empty() &&
+                std::ranges::find(chans, f.channel, &Channel::name) != chans.end()) {
+                f.served_by = by;
+            }
+        }
+    }
+}
+
 } // namespace
 
 std::span<const Backend> backends() noexcept {
@@ -104,7 +128,9 @@ Discovery discover_all(const Host& host) {
             all.notes.emplace_back("perf_rapl: not needed, powercap RAPL is readable");
             continue;
         }
-        Discovery found = backend.discover(host);
+        Discovery found = backend.discover_beside != nullptr
+                              ? backend.discover_beside(host, channels_of(all))
+                              : backend.discover(host);
         if (backend.fallback) {
             const auto covered = measured_domains(all);
             std::erase_if(found.sensors, [&](const std::unique_ptr<Sensor>& s) {
@@ -113,6 +139,7 @@ Discovery discover_all(const Host& host) {
                 });
             });
         }
+        mark_served(all.unreadable, found, backend.name);
         append(all, std::move(found));
     }
     return all;

@@ -90,6 +90,9 @@ struct Backend {
     Discovery (*discover)(const Host& host);
     // A fallback (estimate) is used only for domains no measured channel covers.
     bool fallback = false;
+    // Instead of discover: a backend that fills in what the channels found so
+    // far do not cover (jouleprofd serves what this user cannot read).
+    Discovery (*discover_beside)(const Host& host, const std::vector<Channel>& found) = nullptr;
 };
 
 } // namespace jp::sensors

@@ -126,7 +126,7 @@ private:
             m_denied = true;
             m_out.unreadable.push_back(
                 Finding{"perf_rapl", fmt::format("power PMU ({} on cpu {})", event.name, cpu),
-                        std::strerror(err), paranoid_hint(m_host)});
+                        std::strerror(err), paranoid_hint(m_host), channel.name});
             return;
         }
         m_out.notes.push_back(

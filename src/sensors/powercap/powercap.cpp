@@ -36,7 +36,8 @@ Discovery discover(const Host& host) {
         if (!file) {
             out.unreadable.push_back(Finding{
                 "powercap", fmt::format("zone {} ({})", zone.id, zone.name), file.error().message(),
-                file.error().kind == ErrorKind::permission ? access_hint(host) : std::string{}});
+                file.error().kind == ErrorKind::permission ? access_hint(host) : std::string{},
+                zone.channel.name});
             continue;
         }
         channels.push_back(std::move(zone.channel));

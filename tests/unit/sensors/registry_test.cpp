@@ -1,7 +1,9 @@
+#include "config/config.hpp"
 #include "fake_sysfs.hpp"
 #include "sensors/registry.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace jp::sensors {
@@ -99,6 +101,20 @@ TEST(Registry, EstimateDroppedWhereMeasuredAndKeptElsewhere) {
     EXPECT_FALSE(std::ranges::any_of(t, [](auto& c) { return c.name == "cpu.estimate"; }));
     EXPECT_TRUE(std::ranges::any_of(t, [](auto& c) { return c.name == "dram.estimate"; }))
         << "no DRAM zone: DRAM stays estimated";
+}
+
+} // namespace
+} // namespace jp::sensors
+
+namespace jp::sensors {
+namespace {
+
+TEST(Registry, EveryBackendCanBeNamedInTheConfig) {
+    for (const auto& b : backends()) {
+        auto c = parse_config(fmt::format("[sensors.{}]\nenabled = false\n", b.name), "t.toml");
+        ASSERT_TRUE(c) << b.name << ": " << c.error().message();
+        EXPECT_TRUE(c->disabled.contains(b.name));
+    }
 }
 
 } // namespace

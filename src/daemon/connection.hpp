@@ -1,0 +1,45 @@
+#pragma once
+// One client of the daemon: its socket, who it is (from the kernel), the
+// request bytes received so far and the reply bytes not yet sent. Both
+// directions are bounded: a request longer than the protocol allows, a
+// request left half-sent too long, or a client that stops reading its
+// replies gets the connection closed, never the daemon blocked.
+#include "daemon/access.hpp"
+#include "daemon_client/wire.hpp"
+#include "sys/fd.hpp"
+#include "sys/socket.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace jp::daemon {
+
+struct Connection {
+    enum class Kind : std::uint8_t { client, http };
+
+    Connection(std::uint64_t id_, sys::UniqueFd fd_, Kind kind_, std::size_t request_limit)
+        : id(id_), fd(std::move(fd_)), kind(kind_), in(request_limit) {}
+
+    std::uint64_t id;
+    sys::UniqueFd fd;
+    Kind kind;
+    sys::PeerCredentials peer; // clients only
+    Grant grant = Grant::denied;
+    bool said_hello = false;
+    LineReader in;                     // clients: request lines
+    std::string raw;                   // HTTP: the request so far
+    std::int64_t partial_since_ns = 0; // a request begun and not finished since then; 0: none
+    std::string out;
+    std::size_t out_sent = 0;
+    bool closing = false;  // close once out is sent
+    bool want_out = false; // registered for EPOLLOUT
+
+    static constexpr std::size_t k_max_pending_out = 8U * 1024 * 1024;
+
+    void queue(std::string_view bytes) { out.append(bytes); }
+    [[nodiscard]] std::size_t pending_out() const noexcept { return out.size() - out_sent; }
+    // Sends what the socket takes now. False when the peer is gone.
+    bool flush();
+};
+
+} // namespace jp::daemon

@@ -1,0 +1,197 @@
+#include "daemon/engine.hpp"
+
+#include "core/counter.hpp"
+#include "core/log.hpp"
+#include "sensors/registry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace jp::daemon {
+namespace {
+
+// Drained every tick, so it holds a few ticks' readings even at 1 ms.
+constexpr std::size_t k_queue_capacity = 1U << 15U;
+
+// The longest interval at which a counter cannot wrap twice between reads at
+// the highest power the channel can draw (twice its limit, or the plausible maximum).
+std::optional<Nanos> wrap_safe_interval(const Channel& c) {
+    if (c.quantity != Quantity::energy || !c.wrap_joules || *c.wrap_joules <= 0) {
+        return std::nullopt;
+    }
+    const double max_w =
+        c.limit_watts ? 2 * *c.limit_watts : plausible_max_watts(c.domain == Domain::node);
+    return Nanos{static_cast<std::int64_t>(*c.wrap_joules / max_w / 2 * 1e9)};
+}
+
+struct Plan {
+    SamplerConfig sampling;
+    std::vector<Nanos> per_channel;
+    std::vector<std::string> notes;
+};
+
+Plan plan_intervals(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors,
+                    const DaemonConfig& config) {
+    Plan p;
+    p.sampling.default_interval = config.daemon.interval;
+    p.sampling.queue_capacity = k_queue_capacity;
+    std::map<std::string, Nanos, std::less<>> wanted;
+    for (const auto& s : sensors) {
+        const std::string backend{s->backend()};
+        auto it = config.sensors.intervals.find(backend);
+        Nanos w = it != config.sensors.intervals.end() ? it->second : config.daemon.interval;
+        for (const auto& c : s->channels()) {
+            if (auto cap = wrap_safe_interval(c); cap && *cap < w) {
+                p.notes.push_back(fmt::format("{}: read every {} (not {}) so that {} cannot wrap "
+                                              "unseen",
+                                              backend, format_duration(*cap), format_duration(w),
+                                              c.name));
+                w = *cap;
+            }
+        }
+        auto [pos, fresh] = wanted.try_emplace(backend, w);
+        pos->second = fresh ? w : std::min(pos->second, w);
+    }
+    for (const auto& s : sensors) {
+        const auto w = std::max(wanted.at(std::string{s->backend()}), s->min_interval());
+        p.sampling.backend_intervals[std::string{s->backend()}] = w;
+        p.per_channel.insert(p.per_channel.end(), s->channels().size(), w);
+    }
+    return p;
+}
+
+} // namespace
+
+Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
+               std::vector<Channel> table,
+               const SamplerConfig& sampling,
+               const DaemonConfig& config)
+    : m_channels(table), m_base_interval(config.daemon.interval), m_rules(config.access),
+      m_random(std::random_device{}()) {
+    const auto n = m_channels.size();
+    const auto per_floor = static_cast<std::size_t>(config.daemon.history / config.access.floor);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto per_read = static_cast<std::size_t>(config.daemon.history / m_base_interval);
+        m_history.emplace_back(std::clamp<std::size_t>(per_read, 64, 1U << 22U));
+        m_published.emplace_back(std::clamp<std::size_t>(per_floor, 16, 1U << 16U));
+    }
+    m_published_upto.assign(n, 0);
+    m_health.assign(n, ChannelHealth{});
+    set_rules(config.access);
+    m_sampler = std::make_unique<Sampler>(std::move(sensors), std::move(table), sampling, 0);
+    m_sampler->begin(0);
+}
+
+Engine::~Engine() {
+    if (m_sampler) {
+        m_sampler->end();
+    }
+}
+
+Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
+                                              const DaemonConfig& config) {
+    auto host = host_in;
+    host.use_daemon = false;
+    Config sensor_config = config.sensors;
+    sensor_config.disabled.emplace("estimate"); // users model that themselves
+    host.config = &sensor_config;
+    auto found = sensors::discover_all(host);
+    std::vector<std::string> notes = std::move(found.notes);
+    for (const auto& f : found.unreadable) {
+        notes.push_back(fmt::format("{}: {} cannot be read: {}", f.backend, f.what, f.reason));
+    }
+    if (found.sensors.empty()) {
+        return fail(ErrorKind::not_found, "jouleprofd",
+                    fmt::format("no sensor can be read on this node (sysfs root {}); `jouleprof "
+                                "sensors` as root says why",
+                                host.sysfs_root.string()));
+    }
+    auto table = sensors::channel_table(found.sensors);
+    auto plan = plan_intervals(found.sensors, config);
+    std::unique_ptr<Engine> e{
+        new Engine(std::move(found.sensors), std::move(table), plan.sampling, config)};
+    e->m_intervals = std::move(plan.per_channel);
+    e->m_notes = std::move(notes);
+    e->m_notes.insert(e->m_notes.end(), plan.notes.begin(), plan.notes.end());
+    return e;
+}
+
+void Engine::set_rules(const AccessRules& rules) {
+    m_rules = rules;
+    m_restricted.clear();
+    for (const auto& c : m_channels) {
+        m_restricted.push_back(std::ranges::find(rules.unrestricted_backends, c.backend) ==
+                               rules.unrestricted_backends.end());
+    }
+    m_next_publish = 0; // the next tick opens a window with the new floor
+}
+
+std::uint64_t Engine::missed_deadlines() const noexcept {
+    return m_sampler->missed_deadlines();
+}
+
+void Engine::tick(std::int64_t now_ns) {
+    m_records.clear();
+    m_events.clear();
+    m_sampler->drain(m_records, m_events);
+    absorb(m_records);
+    for (const auto& e : m_events) {
+        if (e.channel >= 0 && static_cast<std::size_t>(e.channel) < m_health.size()) {
+            auto& h = m_health[static_cast<std::size_t>(e.channel)];
+            ++h.errors;
+            h.up = h.up && e.kind != "gone" && e.kind != "read_error";
+        }
+    }
+    if (now_ns >= m_next_publish) {
+        publish(now_ns);
+    }
+}
+
+void Engine::absorb(const std::vector<trace::SampleRecord>& records) {
+    for (const auto& r : records) {
+        const auto i = static_cast<std::size_t>(r.channel);
+        auto& h = m_history[i];
+        if ((!h.empty() && r.t_ns <= h.latest().t_ns) || !std::isfinite(r.value)) {
+            continue; // an exact read and a tick at the same instant; never NaN on the wire
+        }
+        h.push({r.t_ns, r.value});
+        m_health[i].up = true;
+    }
+}
+
+void Engine::publish(std::int64_t now_ns) {
+    for (std::size_t i = 0; i < m_channels.size(); ++i) {
+        const auto& h = m_history[i];
+        if (h.empty() || h.newest() == m_published_upto[i]) {
+            continue;
+        }
+        Reading r = h.latest();
+        if (m_channels[i].quantity != Quantity::energy) { // power, utilisation: the window's mean
+            const auto from = std::max(h.oldest(), m_published_upto[i] + 1);
+            double sum = 0;
+            for (auto seq = from; seq <= h.newest(); ++seq) {
+                sum += h.at(seq).value;
+            }
+            r.value = sum / static_cast<double>(h.newest() - from + 1);
+        }
+        m_published[i].push(r);
+        m_published_upto[i] = h.newest();
+    }
+    const auto jitter = m_rules.jitter.count();
+    const auto extra =
+        jitter > 0 ? std::uniform_int_distribution<std::int64_t>{0, jitter}(m_random) : 0;
+    m_next_publish = now_ns + m_rules.floor.count() + extra;
+}
+
+void Engine::read_now(std::vector<std::pair<std::size_t, Reading>>& out) {
+    std::vector<trace::SampleRecord> records;
+    m_sampler->sample_now(records);
+    for (const auto& r : records) {
+        if (std::isfinite(r.value)) {
+            out.emplace_back(static_cast<std::size_t>(r.channel), Reading{r.t_ns, r.value});
+        }
+    }
+}
+
+} // namespace jp::daemon

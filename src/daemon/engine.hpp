@@ -1,0 +1,82 @@
+#pragma once
+// The daemon's measuring side: the same sensors and Sampler as `jouleprof
+// run`, started once and never stopped, every energy counter unwrapped into
+// joules since the daemon started. Each channel keeps a bounded history; the
+// channels restricted to a floor are also published at random windows of at
+// least the floor, the only view of them that floored callers and /metrics get.
+#include "daemon/history.hpp"
+#include "daemon/settings.hpp"
+#include "sampler/sampler.hpp"
+#include "sensors/host.hpp"
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace jp::daemon {
+
+struct ChannelHealth {
+    bool up = true;           // false after a gone or read-error event, until a reading comes
+    std::uint64_t errors = 0; // gone, read-error, jump and stuck events
+};
+
+class Engine {
+public:
+    // Discovers the sensors (never through a daemon), starts sampling. Fails
+    // when nothing can be read.
+    static Result<std::unique_ptr<Engine>> start(const sensors::Host& host,
+                                                 const DaemonConfig& config);
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+    Engine(Engine&&) = delete;
+    Engine& operator=(Engine&&) = delete;
+    ~Engine();
+
+    [[nodiscard]] const std::vector<Channel>& channels() const noexcept { return m_channels; }
+    // Floored for callers without full resolution.
+    [[nodiscard]] bool restricted(std::size_t i) const noexcept { return m_restricted[i]; }
+    [[nodiscard]] Nanos interval(std::size_t i) const noexcept { return m_intervals[i]; }
+    [[nodiscard]] Nanos base_interval() const noexcept { return m_base_interval; }
+    [[nodiscard]] const std::vector<std::string>& notes() const noexcept { return m_notes; }
+
+    // New floor, jitter and unrestricted backends (SIGHUP).
+    void set_rules(const AccessRules& rules);
+    // Moves the sampler's readings into the histories and publishes a floored
+    // window when one is due.
+    void tick(std::int64_t now_ns);
+    // Reads every fast sensor now (an exact read); appends (channel, reading)
+    // for each value read. Slow channels are not read here.
+    void read_now(std::vector<std::pair<std::size_t, Reading>>& out);
+
+    [[nodiscard]] const History& history(std::size_t i) const noexcept { return m_history[i]; }
+    [[nodiscard]] const History& published(std::size_t i) const noexcept { return m_published[i]; }
+    [[nodiscard]] const ChannelHealth& health(std::size_t i) const noexcept { return m_health[i]; }
+    [[nodiscard]] std::uint64_t missed_deadlines() const noexcept;
+
+private:
+    Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
+           std::vector<Channel> table,
+           const SamplerConfig& sampling,
+           const DaemonConfig& config);
+    void absorb(const std::vector<trace::SampleRecord>& records);
+    void publish(std::int64_t now_ns);
+
+    std::vector<Channel> m_channels;
+    std::vector<Nanos> m_intervals;
+    Nanos m_base_interval;
+    std::vector<bool> m_restricted;
+    std::vector<History> m_history;
+    std::vector<History> m_published;
+    std::vector<std::uint64_t> m_published_upto; // history seq the last publication covered
+    std::vector<ChannelHealth> m_health;
+    std::vector<std::string> m_notes;
+    AccessRules m_rules;
+    std::int64_t m_next_publish = 0;
+    std::mt19937_64 m_random;
+    std::vector<trace::SampleRecord> m_records; // reused by tick()
+    std::vector<trace::Event> m_events;
+    std::unique_ptr<Sampler> m_sampler;
+};
+
+} // namespace jp::daemon

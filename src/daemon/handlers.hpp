@@ -1,0 +1,35 @@
+#pragma once
+// The protocol's operations (docs/daemon-protocol.md): one request line in,
+// one reply line out, on the daemon's single I/O thread.
+#include "daemon/connection.hpp"
+#include "daemon/engine.hpp"
+#include "daemon/sessions.hpp"
+
+#include <string>
+
+namespace jp::daemon {
+
+// Everything the handlers see; owned by the server.
+struct DaemonState {
+    DaemonConfig config; // [access] is replaced on SIGHUP
+    Engine& engine;
+    SessionTable sessions;
+    EdgeBudget budget;
+    std::int64_t started_ns = 0;
+    std::size_t clients = 0; // protocol connections open now
+};
+
+// A request line to its reply line (ending in '\n'); sets c.closing when the
+// connection must end after the reply.
+[[nodiscard]] std::string
+handle_line(DaemonState& d, Connection& c, std::string_view line, std::int64_t now_ns);
+
+// Replies that are not answers to a request: a line too long (then the
+// connection closes), the daemon full, the daemon stopping.
+[[nodiscard]] std::string refusal_line(ErrorCode code, std::string_view message);
+
+// The stream event due for s at now_ns, or "" when none is due or there is
+// nothing new; advances the session's stream position.
+[[nodiscard]] std::string stream_event(DaemonState& d, Session& s, std::int64_t now_ns);
+
+} // namespace jp::daemon

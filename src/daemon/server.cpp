@@ -1,0 +1,416 @@
+#include "daemon/server.hpp"
+
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "daemon/http.hpp"
+#include "daemon/metrics.hpp"
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+
+namespace jp::daemon {
+namespace {
+
+enum FixedKey : std::uint64_t { k_listen = 1, k_http_listen = 2, k_timer = 3, k_signals = 4 };
+
+constexpr std::int64_t k_reap_every_ns = 1'000'000'000;
+constexpr std::int64_t k_http_timeout_ns = 5'000'000'000;
+constexpr std::size_t k_read_chunk = 64 * 1024;
+
+// Streams and floored windows need no finer tick than this.
+Nanos tick_of(Nanos interval) {
+    return std::clamp(interval, Nanos{std::chrono::milliseconds{10}},
+                      Nanos{std::chrono::milliseconds{100}});
+}
+
+} // namespace
+
+Server::Server(DaemonConfig config,
+               std::unique_ptr<Engine> engine,
+               std::filesystem::path reload_path)
+    : m_engine(std::move(engine)), m_state{std::move(config), *m_engine, {}, {}, mono_ns(), 0},
+      m_reload_path(std::move(reload_path)) {}
+
+Server::~Server() {
+    if (m_listen) {
+        ::unlink(m_state.config.daemon.socket.c_str());
+    }
+}
+
+Result<std::unique_ptr<Server>> Server::create(DaemonConfig config,
+                                               std::unique_ptr<Engine> engine,
+                                               std::filesystem::path reload_path) {
+    std::unique_ptr<Server> s{
+        new Server(std::move(config), std::move(engine), std::move(reload_path))};
+    if (auto r = s->listen(); !r) {
+        return std::unexpected(r.error());
+    }
+    return s;
+}
+
+Result<void> Server::listen() {
+    const auto& cfg = m_state.config.daemon;
+    m_epoll.reset(::epoll_create1(EPOLL_CLOEXEC));
+    if (!m_epoll) {
+        return std::unexpected(errno_error(errno, "epoll_create1"));
+    }
+    auto sock = sys::listen_unix(cfg.socket, 0666, SOMAXCONN);
+    if (!sock) {
+        return std::unexpected(sock.error());
+    }
+    m_listen = std::move(*sock);
+    watch(m_listen.get(), k_listen, EPOLLIN);
+    if (cfg.prometheus_listen) {
+        auto http = sys::listen_tcp(*cfg.prometheus_listen, 64);
+        if (!http) {
+            return std::unexpected(http.error());
+        }
+        m_http_listen = std::move(*http);
+        watch(m_http_listen.get(), k_http_listen, EPOLLIN);
+    }
+    m_timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    const auto tick = tick_of(m_engine->base_interval()).count();
+    const timespec period{static_cast<time_t>(tick / 1'000'000'000),
+                          static_cast<long>(tick % 1'000'000'000)};
+    const itimerspec spec{period, period};
+    if (!m_timer || ::timerfd_settime(m_timer.get(), 0, &spec, nullptr) != 0) {
+        return std::unexpected(errno_error(errno, "timerfd"));
+    }
+    watch(m_timer.get(), k_timer, EPOLLIN);
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        sigaddset(&set, sig);
+    }
+    m_signals.reset(::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+    if (!m_signals) {
+        return std::unexpected(errno_error(errno, "signalfd"));
+    }
+    watch(m_signals.get(), k_signals, EPOLLIN);
+    return {};
+}
+
+void Server::watch(int fd, std::uint64_t key, std::uint32_t events) const {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.u64 = key;
+    if (::epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, fd, &ev) != 0 && errno == EEXIST) {
+        ::epoll_ctl(m_epoll.get(), EPOLL_CTL_MOD, fd, &ev);
+    }
+}
+
+void Server::run() {
+    std::array<epoll_event, 256> events{};
+    while (!m_stop) {
+        const int n =
+            ::epoll_wait(m_epoll.get(), events.data(), static_cast<int>(events.size()), -1);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            JP_LOG_ERROR("epoll_wait: {}", std::strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n && !m_stop; ++i) {
+            on_event(events[static_cast<std::size_t>(i)].data.u64,
+                     events[static_cast<std::size_t>(i)].events);
+        }
+    }
+    stop();
+}
+
+void Server::on_event(std::uint64_t key, std::uint32_t events) {
+    switch (key) {
+    case k_listen:
+        accept_all(m_listen.get(), Connection::Kind::client);
+        return;
+    case k_http_listen:
+        accept_all(m_http_listen.get(), Connection::Kind::http);
+        return;
+    case k_timer:
+        tick();
+        return;
+    case k_signals:
+        on_signals();
+        return;
+    default:
+        break;
+    }
+    const auto it = m_conns.find(key);
+    if (it == m_conns.end()) {
+        return;
+    }
+    Connection& c = *it->second;
+    if ((events & EPOLLOUT) != 0 && !c.flush()) {
+        drop(key, "the client went away");
+        return;
+    }
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) != 0) {
+        if (c.kind == Connection::Kind::client) {
+            read_client(c);
+        } else {
+            read_http(c);
+        }
+        return;
+    }
+    after_io(c);
+}
+
+std::size_t Server::count(Connection::Kind kind) const {
+    std::size_t n = 0;
+    for (const auto& [id, c] : m_conns) {
+        n += c->kind == kind ? 1U : 0U;
+    }
+    return n;
+}
+
+void Server::accept_all(int listen_fd, Connection::Kind kind) {
+    const auto& cfg = m_state.config.daemon;
+    while (true) {
+        sys::UniqueFd fd{::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)};
+        if (!fd) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                JP_LOG_WARN("accept: {}", std::strerror(errno));
+            }
+            return;
+        }
+        const bool client = kind == Connection::Kind::client;
+        const auto limit = client ? static_cast<std::size_t>(cfg.max_clients)
+                                  : static_cast<std::size_t>(cfg.prometheus_max_connections);
+        if (count(kind) >= limit) { // answered at once, never left waiting
+            const auto msg = client ? refusal_line(ErrorCode::too_many_sessions,
+                                                   "jouleprofd serves no more clients right now")
+                                    : http_response(503, "text/plain", "too many scrapes\n");
+            (void)::send(fd.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            continue;
+        }
+        auto c =
+            std::make_unique<Connection>(m_next_id++, std::move(fd), kind, k_max_request_bytes);
+        c->partial_since_ns = client ? 0 : mono_ns(); // an HTTP request must come in time
+        if (client) {
+            auto peer = sys::peer_credentials(c->fd.get());
+            if (!peer) {
+                JP_LOG_WARN("a client without credentials: {}", peer.error().message());
+                continue;
+            }
+            c->peer = std::move(*peer);
+            ++m_state.clients;
+        }
+        watch(c->fd.get(), c->id, EPOLLIN | EPOLLRDHUP);
+        m_conns.emplace(c->id, std::move(c));
+    }
+}
+
+void Server::read_client(Connection& c) {
+    char buf[k_read_chunk];
+    const auto now = mono_ns();
+    const auto n = ::recv(c.fd.get(), buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop(c.id, "");
+        return;
+    }
+    if (n > 0 && !c.closing) {
+        c.in.append({buf, static_cast<std::size_t>(n)});
+        while (auto line = c.in.next()) {
+            if (!line->empty()) {
+                send(c, handle_line(m_state, c, *line, now));
+            }
+        }
+        if (c.in.oversized()) {
+            send(c, refusal_line(ErrorCode::too_large,
+                                 fmt::format("a request may be at most {} bytes long",
+                                             k_max_request_bytes)));
+            c.closing = true;
+        }
+        c.partial_since_ns =
+            c.in.partial() ? (c.partial_since_ns != 0 ? c.partial_since_ns : now) : 0;
+    }
+    after_io(c);
+}
+
+void Server::read_http(Connection& c) {
+    char buf[k_read_chunk];
+    const auto n = ::recv(c.fd.get(), buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop(c.id, "");
+        return;
+    }
+    if (n > 0 && !c.closing) {
+        c.raw.append(buf, static_cast<std::size_t>(n));
+        if (auto parsed = parse_http_request(c.raw)) {
+            c.closing = true;
+            if (!parsed->request) {
+                send(c, http_response(parsed->status, "text/plain", "bad request\n"));
+            } else if (parsed->request->method != "GET" && parsed->request->method != "HEAD") {
+                send(c, http_response(405, "text/plain", "only GET\n"));
+            } else if (parsed->request->path == "/metrics") {
+                send(c, http_response(200, "text/plain; version=0.0.4; charset=utf-8",
+                                      metrics_text(m_state, mono_ns())));
+            } else if (parsed->request->path == "/") {
+                send(c, http_response(200, "text/plain", "jouleprofd: metrics at /metrics\n"));
+            } else {
+                send(c, http_response(404, "text/plain", "not found: try /metrics\n"));
+            }
+        }
+    }
+    after_io(c);
+}
+
+void Server::send(Connection& c, std::string_view bytes) {
+    c.queue(bytes);
+    if (!c.flush()) {
+        c.closing = true;
+        c.out.clear();
+        c.out_sent = 0;
+    }
+}
+
+// Registers for writability while replies wait; closes what is done or too slow.
+void Server::after_io(Connection& c) {
+    if (c.pending_out() > Connection::k_max_pending_out) {
+        drop(c.id, "it did not read its replies (too slow)");
+        return;
+    }
+    if (c.closing && c.pending_out() == 0) {
+        drop(c.id, "");
+        return;
+    }
+    const bool want = c.pending_out() > 0;
+    if (want != c.want_out) {
+        c.want_out = want;
+        watch(c.fd.get(), c.id, EPOLLIN | EPOLLRDHUP | (want ? EPOLLOUT : 0U));
+    }
+}
+
+void Server::drop(std::uint64_t id, std::string_view why) {
+    const auto it = m_conns.find(id);
+    if (it == m_conns.end()) {
+        return;
+    }
+    Connection& c = *it->second;
+    if (c.kind == Connection::Kind::client) {
+        --m_state.clients;
+        const auto closed = m_state.sessions.close_connection(id);
+        if (!why.empty() || closed > 0) {
+            JP_LOG_INFO("client pid {} uid {} left{}{}", c.peer.pid, c.peer.uid,
+                        why.empty() ? "" : ": ", why);
+        }
+    }
+    ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
+    m_conns.erase(it);
+}
+
+void Server::tick() {
+    std::uint64_t expirations = 0;
+    (void)!::read(m_timer.get(), &expirations, sizeof expirations);
+    const auto now = mono_ns();
+    m_engine->tick(now);
+    std::vector<std::pair<std::uint64_t, std::string>> events;
+    m_state.sessions.for_each([&](Session& s) {
+        if (s.stream_interval_ns > 0 && m_conns.contains(s.stream_connection)) {
+            if (auto event = stream_event(m_state, s, now); !event.empty()) {
+                events.emplace_back(s.stream_connection, std::move(event));
+            }
+        }
+    });
+    for (const auto& [id, event] : events) { // sends may drop connections (and their sessions)
+        if (const auto it = m_conns.find(id); it != m_conns.end()) {
+            send(*it->second, event);
+            after_io(*it->second);
+        }
+    }
+    std::vector<std::uint64_t> late;
+    const auto timeout = m_state.config.daemon.client_timeout.count();
+    for (auto& [id, c] : m_conns) {
+        const auto limit = c->kind == Connection::Kind::http ? k_http_timeout_ns : timeout;
+        if (c->partial_since_ns != 0 && now - c->partial_since_ns > limit) {
+            late.push_back(id);
+        } else if (c->pending_out() > Connection::k_max_pending_out) {
+            late.push_back(id);
+        }
+    }
+    for (auto id : late) {
+        drop(id, "a request left unfinished, or replies left unread, too long");
+    }
+    if (now - m_last_reap >= k_reap_every_ns) {
+        m_last_reap = now;
+        for (const auto& id : m_state.sessions.reap_dead()) {
+            JP_LOG_INFO("session {} ended: its process is gone", id);
+        }
+    }
+}
+
+void Server::on_signals() {
+    signalfd_siginfo info{};
+    while (::read(m_signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        if (info.ssi_signo == SIGHUP) {
+            reload();
+        } else {
+            JP_LOG_INFO("signal {}: stopping", info.ssi_signo);
+            m_stop = true;
+        }
+    }
+}
+
+void Server::reload() {
+    if (m_reload_path.empty()) {
+        JP_LOG_WARN("SIGHUP: jouleprofd runs on built-in defaults, there is no file to reload");
+        return;
+    }
+    auto fresh = load_daemon_config(m_reload_path);
+    if (!fresh) {
+        JP_LOG_ERROR("SIGHUP: keeping the current access rules: {}", fresh.error().message());
+        return;
+    }
+    m_state.config.access = fresh->access;
+    m_engine->set_rules(fresh->access);
+    std::vector<std::uint64_t> denied;
+    for (auto& [id, c] : m_conns) {
+        if (c->kind == Connection::Kind::client && c->said_hello) {
+            c->grant = grant_for(fresh->access, c->peer);
+            if (c->grant == Grant::denied) {
+                c->queue(refusal_line(ErrorCode::denied, "the site's new access rules serve this "
+                                                         "user nothing"));
+                (void)c->flush();
+                denied.push_back(id);
+            }
+        }
+    }
+    for (auto id : denied) {
+        drop(id, "denied by the reloaded access rules");
+    }
+    m_state.sessions.for_each([&](Session& s) {
+        const auto g = grant_for(fresh->access, s.owner);
+        if (g != s.grant) {
+            s.grant = g;
+            for (std::size_t i = 0; i < s.next_seq.size(); ++i) { // the other view's numbering
+                const auto& h = g == Grant::full || !m_engine->restricted(i)
+                                    ? m_engine->history(i)
+                                    : m_engine->published(i);
+                s.next_seq[i] = h.newest() + 1;
+            }
+        }
+    });
+    JP_LOG_INFO("SIGHUP: access rules reloaded from {} (other settings change at the next start)",
+                m_reload_path.string());
+}
+
+void Server::stop() {
+    const auto bye =
+        fmt::format("{{\"event\":\"closing\",\"reason\":\"jouleprofd is stopping\"}}\n");
+    for (auto& [id, c] : m_conns) {
+        if (c->kind == Connection::Kind::client) {
+            c->queue(bye);
+            (void)c->flush();
+        }
+    }
+    m_conns.clear();
+    m_state.clients = 0;
+}
+
+} // namespace jp::daemon

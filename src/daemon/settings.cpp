@@ -1,0 +1,194 @@
+#include "daemon/settings.hpp"
+
+#include "config/config_toml.hpp"
+#include "config/toml_scope.hpp"
+#include "sys/file.hpp"
+
+#include <array>
+#include <fmt/format.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace jp::daemon {
+namespace {
+
+constexpr std::array<std::string_view, 3> k_own_tables{"daemon", "access", "prometheus"};
+
+Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
+    if (auto r = s.only({"socket", "interval", "history", "max_clients", "max_sessions_per_user",
+                         "client_timeout"});
+        !r) {
+        return r;
+    }
+    auto socket = s.string("socket");
+    if (!socket) {
+        return std::unexpected(socket.error());
+    }
+    if (*socket) {
+        if (socket->value().empty() || socket->value().front() != '/') {
+            return s.error(*s.table.get("socket"), "socket", "must be an absolute path");
+        }
+        out.socket = **socket;
+    }
+    for (auto r : {s.duration("interval", std::chrono::milliseconds{1}, out.interval),
+                   s.duration("history", std::chrono::seconds{10}, out.history),
+                   s.duration("client_timeout", std::chrono::milliseconds{100}, out.client_timeout),
+                   s.integer("max_clients", 1, 1'000'000, out.max_clients),
+                   s.integer("max_sessions_per_user", 1, 1'000'000, out.max_sessions_per_user)}) {
+        if (!r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<void> parse_others(const TomlScope& s, AccessRules& out) {
+    auto others = s.string("others");
+    if (!others) {
+        return std::unexpected(others.error());
+    }
+    if (*others) {
+        if (**others != "floor" && **others != "deny") {
+            return s.error(*s.table.get("others"), "others", "must be \"floor\" or \"deny\"");
+        }
+        out.others_allowed = **others == "floor";
+    }
+    return {};
+}
+
+Result<void> parse_access(const TomlScope& s, AccessRules& out) {
+    if (auto r = s.only({"full_resolution_groups", "others", "floor", "jitter", "edge_reads_burst",
+                         "edge_reads_per_minute", "unrestricted_backends"});
+        !r) {
+        return r;
+    }
+    auto groups = s.strings("full_resolution_groups");
+    auto unrestricted = s.strings("unrestricted_backends");
+    auto per_minute = s.number("edge_reads_per_minute", false);
+    if (!groups || !unrestricted || !per_minute) {
+        return std::unexpected(!groups         ? groups.error()
+                               : !unrestricted ? unrestricted.error()
+                                               : per_minute.error());
+    }
+    out.full_resolution_groups = groups->value_or(out.full_resolution_groups);
+    out.unrestricted_backends = unrestricted->value_or(out.unrestricted_backends);
+    out.edge_reads_per_minute = per_minute->value_or(out.edge_reads_per_minute);
+    for (auto r :
+         {parse_others(s, out), s.duration("floor", std::chrono::milliseconds{1}, out.floor),
+          s.duration("jitter", Nanos{0}, out.jitter),
+          s.integer("edge_reads_burst", 0, 1'000'000, out.edge_reads_burst)}) {
+        if (!r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<void> parse_prometheus(const TomlScope& s, DaemonSettings& out) {
+    if (auto r = s.only({"listen", "max_connections"}); !r) {
+        return r;
+    }
+    auto listen = s.string("listen");
+    if (!listen) {
+        return std::unexpected(listen.error());
+    }
+    out.prometheus_listen = *listen;
+    return s.integer("max_connections", 1, 1024, out.prometheus_max_connections);
+}
+
+template <class Fn> Result<void> section(const TomlScope& root, std::string_view key, Fn parse) {
+    auto t = root.table_at(key);
+    if (!t) {
+        return std::unexpected(t.error());
+    }
+    return *t ? parse(**t) : Result<void>{};
+}
+
+// Nobody but root (or the daemon's own user) may change what the daemon reads.
+Result<void> check_owner(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return std::unexpected(errno_error(errno, path.string()));
+    }
+    const auto me = ::geteuid();
+    if (st.st_uid != 0 && st.st_uid != me) {
+        return fail(ErrorKind::permission, path.string(),
+                    fmt::format("owned by uid {}, not root: refusing it (chown root)", st.st_uid));
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return fail(ErrorKind::permission, path.string(),
+                    fmt::format("writable by other users (mode {:04o}): refusing it (chmod go-w)",
+                                st.st_mode & 07777));
+    }
+    const auto dir = path.parent_path().empty() ? std::filesystem::path{"."} : path.parent_path();
+    struct stat d {};
+    if (::stat(dir.c_str(), &d) == 0 && (d.st_mode & S_IWOTH) != 0 && (d.st_mode & S_ISVTX) == 0) {
+        return fail(
+            ErrorKind::permission, path.string(),
+            fmt::format("its directory {} is writable by every user: refusing it", dir.string()));
+    }
+    return {};
+}
+
+} // namespace
+
+Result<DaemonConfig> parse_daemon_config(std::string_view text, std::string_view origin) {
+    auto root = parse_toml(text, origin);
+    if (!root) {
+        return std::unexpected(root.error());
+    }
+    auto sensors = config_from_table(*root, origin, k_own_tables);
+    if (!sensors) {
+        return std::unexpected(sensors.error());
+    }
+    DaemonConfig out;
+    out.sensors = std::move(*sensors);
+    const TomlScope top{origin, *root, "top level"};
+    for (auto r :
+         {section(top, "daemon", [&](const TomlScope& s) { return parse_daemon(s, out.daemon); }),
+          section(top, "access", [&](const TomlScope& s) { return parse_access(s, out.access); }),
+          section(top, "prometheus",
+                  [&](const TomlScope& s) { return parse_prometheus(s, out.daemon); })}) {
+        if (!r) {
+            return std::unexpected(r.error());
+        }
+    }
+    return out;
+}
+
+Result<void> resolve_groups(AccessRules& rules, std::string_view origin) {
+    rules.full_resolution_gids.clear();
+    for (const auto& name : rules.full_resolution_groups) {
+        const group* g = ::getgrnam(name.c_str());
+        if (g == nullptr) {
+            return fail(ErrorKind::config,
+                        fmt::format("{}: [access] full_resolution_groups", origin),
+                        fmt::format("no group named '{}' on this node", name));
+        }
+        rules.full_resolution_gids.push_back(g->gr_gid);
+    }
+    return {};
+}
+
+Result<DaemonConfig> load_daemon_config(const std::filesystem::path& path) {
+    if (auto r = check_owner(path); !r) {
+        return std::unexpected(r.error());
+    }
+    auto text = sys::read_text(path);
+    if (!text) {
+        return std::unexpected(text.error());
+    }
+    auto config = parse_daemon_config(*text, path.string());
+    if (!config) {
+        return config;
+    }
+    config->source = path;
+    config->sensors.source = path;
+    if (auto r = resolve_groups(config->access, path.string()); !r) {
+        return std::unexpected(r.error());
+    }
+    return config;
+}
+
+} // namespace jp::daemon

@@ -1,0 +1,201 @@
+#include "daemon_client/client.hpp"
+
+#include "core/clock.hpp"
+#include "jp_version.hpp"
+#include "sys/socket.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <sys/socket.h>
+
+namespace jp::daemon {
+namespace {
+
+// Replies and events are far larger than requests may be (a channel list).
+constexpr std::size_t k_max_reply_bytes = 64U * 1024 * 1024;
+
+CallError transport_error(std::string message) {
+    return CallError{std::nullopt, std::move(message), 0};
+}
+
+Nanos ms(const nlohmann::json& j, const char* key) {
+    return std::chrono::milliseconds{j.value(key, std::int64_t{0})};
+}
+
+} // namespace
+
+Client::Client(sys::UniqueFd fd, std::filesystem::path socket)
+    : m_fd(std::move(fd)), m_socket(std::move(socket)) {
+    m_reader = std::thread([this] { reader(); });
+}
+
+Client::~Client() {
+    ::shutdown(m_fd.get(), SHUT_RDWR); // the reader's recv returns 0
+    if (m_reader.joinable()) {
+        m_reader.join();
+    }
+}
+
+std::expected<std::unique_ptr<Client>, CallError>
+Client::connect(const std::filesystem::path& socket, Nanos timeout) {
+    auto fd = sys::connect_unix(socket, timeout);
+    if (!fd) {
+        return std::unexpected(transport_error(fd.error().message()));
+    }
+    std::unique_ptr<Client> c{new Client(std::move(*fd), socket)};
+    if (auto r = c->handshake(timeout); !r) {
+        return std::unexpected(r.error());
+    }
+    return c;
+}
+
+std::expected<void, CallError> Client::handshake(Nanos timeout) {
+    const auto before = mono_ns();
+    auto r = call({{"op", "hello"},
+                   {"versions", {k_protocol_version}},
+                   {"client", fmt::format("jouleprof {}", JP_VERSION)}},
+                  timeout);
+    const auto after = mono_ns();
+    if (!r) {
+        return std::unexpected(r.error());
+    }
+    try {
+        parse_hello(*r, before, after);
+    } catch (const nlohmann::json::exception&) {
+        return std::unexpected(transport_error("jouleprofd sent a malformed hello reply"));
+    }
+    if (m_hello.version != k_protocol_version) {
+        return std::unexpected(
+            transport_error(fmt::format("jouleprofd speaks protocol version {}, this client {}",
+                                        m_hello.version, k_protocol_version)));
+    }
+    return {};
+}
+
+void Client::parse_hello(const nlohmann::json& j, std::int64_t before, std::int64_t after) {
+    m_hello.version = j.value("version", 0);
+    m_hello.daemon = j.value("daemon", "");
+    m_hello.access = j.value("access", "");
+    m_hello.interval = ms(j, "interval_ms");
+    m_hello.floor = ms(j, "floor_ms");
+    m_hello.jitter = ms(j, "jitter_ms");
+    if (const auto e = j.find("edge_reads"); e != j.end() && e->is_object()) {
+        m_hello.edge_burst = e->value("burst", 0);
+        m_hello.edge_per_minute = e->value("per_minute", 0.0);
+    }
+    // Both clocks are CLOCK_MONOTONIC; they differ only across time namespaces.
+    const auto daemon_now = j.value("mono_ns", std::int64_t{0});
+    const auto mid = before + (after - before) / 2;
+    const auto offset = daemon_now - mid;
+    if (std::llabs(offset) > (after - before) / 2 + 1'000'000) {
+        m_hello.clock_offset_ns = offset;
+    }
+}
+
+std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Nanos timeout) {
+    std::int64_t id = 0;
+    {
+        const std::lock_guard lock{m_mutex};
+        id = m_next_id++;
+    }
+    request["id"] = id;
+    const auto line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    {
+        const std::lock_guard lock{m_send_mutex};
+        if (!m_alive.load()) {
+            return std::unexpected(transport_error("the connection to jouleprofd is closed"));
+        }
+        if (auto sent = sys::send_all(m_fd.get(), line); !sent) {
+            return std::unexpected(transport_error("jouleprofd: " + sent.error().detail));
+        }
+    }
+    std::unique_lock lock{m_mutex};
+    const bool got = m_replied.wait_for(lock, timeout,
+                                        [&] { return m_replies.contains(id) || !m_alive.load(); });
+    auto it = m_replies.find(id);
+    if (it == m_replies.end()) {
+        m_abandoned.insert(id);
+        return std::unexpected(transport_error(
+            got ? "jouleprofd closed the connection"
+                : fmt::format("jouleprofd did not answer within {}", format_duration(timeout))));
+    }
+    nlohmann::json reply = std::move(it->second);
+    m_replies.erase(it);
+    lock.unlock();
+    try {
+        if (!reply.value("ok", false)) {
+            return std::unexpected(
+                CallError{error_code_from_string(reply.value("error", "internal")),
+                          reply.value("message", "jouleprofd refused the request"),
+                          reply.value("retry_after_ms", std::int64_t{0})});
+        }
+    } catch (const nlohmann::json::exception&) {
+        return std::unexpected(transport_error("jouleprofd sent a malformed reply"));
+    }
+    return reply;
+}
+
+void Client::on_event(EventHandler handler) {
+    const std::lock_guard lock{m_mutex};
+    m_handler = std::move(handler);
+}
+
+void Client::reader() {
+    LineReader lines{k_max_reply_bytes};
+    char buf[65536];
+    while (true) {
+        const auto n = ::recv(m_fd.get(), buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        lines.append({buf, static_cast<std::size_t>(n)});
+        while (auto line = lines.next()) {
+            dispatch(*line);
+        }
+        if (lines.oversized()) {
+            break;
+        }
+    }
+    {
+        const std::lock_guard send_lock{m_send_mutex};
+        const std::lock_guard lock{m_mutex};
+        m_alive = false;
+    }
+    m_replied.notify_all();
+}
+
+void Client::dispatch(std::string_view line) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object()) {
+        return; // a daemon never sends this; ignoring it keeps the connection usable
+    }
+    if (j.contains("event")) {
+        EventHandler handler;
+        {
+            const std::lock_guard lock{m_mutex};
+            handler = m_handler;
+        }
+        if (handler) {
+            try {
+                handler(j);
+            } catch (const std::exception&) { // a malformed event is dropped, never fatal
+            }
+        }
+        return;
+    }
+    const auto idv = j.find("id");
+    const auto id = idv != j.end() && idv->is_number_integer() ? idv->get<std::int64_t>() : 0;
+    {
+        const std::lock_guard lock{m_mutex};
+        if (m_abandoned.erase(id) == 0) {
+            m_replies[id] = std::move(j);
+        }
+    }
+    m_replied.notify_all();
+}
+
+} // namespace jp::daemon

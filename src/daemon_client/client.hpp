@@ -1,0 +1,88 @@
+#pragma once
+// A connection to jouleprofd: the hello handshake, request/reply calls and the
+// daemon's stream events, read by one background thread. Thread-safe: any
+// thread may call(); events are handed to one handler on the reader thread.
+#include "core/duration.hpp"
+#include "daemon_client/wire.hpp"
+#include "sys/fd.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace jp::daemon {
+
+// A failed call: the daemon's error reply, or a transport failure (no code).
+struct CallError {
+    std::optional<ErrorCode> code; // absent: the connection failed or timed out
+    std::string message;
+    std::int64_t retry_after_ms = 0; // rate_limited: when the next exact read is allowed
+};
+
+// What the daemon said of itself and of this caller in its hello reply.
+struct HelloInfo {
+    int version = 0;
+    std::string daemon; // "jouleprofd 0.1.0"
+    std::string access; // "full" or "floor"
+    Nanos interval{};   // the daemon's sampling interval
+    Nanos floor{};      // finest window of floored channels for this caller
+    Nanos jitter{};     // floored windows last floor + up to this much
+    int edge_burst = 0; // exact reads in a burst (0: unlimited)
+    double edge_per_minute = 0;
+    std::int64_t clock_offset_ns = 0; // daemon CLOCK_MONOTONIC − ours; 0 when they agree
+};
+
+class Client {
+public:
+    using EventHandler = std::function<void(const nlohmann::json& event)>;
+
+    // Connects and says hello. Errors: no daemon (not_found), connection
+    // refused, the daemon denied this user, no common protocol version.
+    static std::expected<std::unique_ptr<Client>, CallError>
+    connect(const std::filesystem::path& socket, Nanos timeout);
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+    Client(Client&&) = delete;
+    Client& operator=(Client&&) = delete;
+    ~Client();
+
+    // Sends request (an "id" is added) and waits up to timeout for the reply.
+    std::expected<nlohmann::json, CallError> call(nlohmann::json request, Nanos timeout);
+    // Receives every event (stream samples, closing); set before the first stream.
+    void on_event(EventHandler handler);
+    // False once the daemon closed the connection or it failed.
+    [[nodiscard]] bool alive() const noexcept { return m_alive.load(); }
+    [[nodiscard]] const HelloInfo& hello() const noexcept { return m_hello; }
+    [[nodiscard]] const std::filesystem::path& socket() const noexcept { return m_socket; }
+
+private:
+    Client(sys::UniqueFd fd, std::filesystem::path socket);
+    std::expected<void, CallError> handshake(Nanos timeout);
+    void parse_hello(const nlohmann::json& j, std::int64_t before, std::int64_t after);
+    void reader();
+    void dispatch(std::string_view line);
+
+    sys::UniqueFd m_fd;
+    std::filesystem::path m_socket;
+    HelloInfo m_hello;
+    std::mutex m_send_mutex;
+    std::mutex m_mutex; // m_replies, m_handler
+    std::condition_variable m_replied;
+    std::map<std::int64_t, nlohmann::json> m_replies;
+    std::set<std::int64_t> m_abandoned; // calls that timed out: their replies are dropped
+    std::int64_t m_next_id = 1;
+    EventHandler m_handler;
+    std::atomic<bool> m_alive{true};
+    std::thread m_reader;
+};
+
+} // namespace jp::daemon

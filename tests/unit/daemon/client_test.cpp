@@ -1,0 +1,216 @@
+// The client against a scripted server on a real Unix socket.
+#include "daemon_client/client.hpp"
+#include "fake_sysfs.hpp"
+#include "sys/socket.hpp"
+
+#include <atomic>
+#include <functional>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <thread>
+
+namespace jp::daemon {
+namespace {
+
+using nlohmann::json;
+
+// Accepts one client and answers each request line with answer(request).
+class ScriptedServer {
+public:
+    using Answer = std::function<std::string(const json& request)>;
+    explicit ScriptedServer(Answer answer) : m_answer(std::move(answer)) {
+        m_path = m_dir.path("/d.sock");
+        auto fd = sys::listen_unix(m_path, 0600, 4);
+        if (!fd) {
+            throw std::runtime_error(fd.error().message());
+        }
+        m_listen = std::move(*fd);
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~ScriptedServer() {
+        m_stop = true;
+        m_thread.join();
+    }
+    ScriptedServer(const ScriptedServer&) = delete;
+    ScriptedServer& operator=(const ScriptedServer&) = delete;
+    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+    void say(std::string line) { // an unsolicited line (an event)
+        const std::lock_guard lock{m_mutex};
+        m_said.push_back(std::move(line));
+    }
+    std::atomic<bool> hang_up{false};
+
+private:
+    void serve() {
+        pollfd p{m_listen.get(), POLLIN, 0};
+        while (!m_stop && ::poll(&p, 1, 50) == 0) {
+        }
+        sys::UniqueFd c{::accept4(m_listen.get(), nullptr, nullptr, SOCK_CLOEXEC)};
+        LineReader lines{1U << 20U};
+        while (!m_stop && !hang_up) {
+            {
+                const std::lock_guard lock{m_mutex};
+                for (const auto& l : m_said) {
+                    (void)sys::send_all(c.get(), l + "\n");
+                }
+                m_said.clear();
+            }
+            pollfd q{c.get(), POLLIN, 0};
+            if (::poll(&q, 1, 20) <= 0) {
+                continue;
+            }
+            char buf[4096];
+            const auto n = ::recv(c.get(), buf, sizeof buf, 0);
+            if (n <= 0) {
+                return;
+            }
+            lines.append({buf, static_cast<std::size_t>(n)});
+            while (auto line = lines.next()) {
+                const auto out = m_answer(json::parse(*line));
+                if (!out.empty()) {
+                    (void)sys::send_all(c.get(), out + "\n");
+                }
+            }
+        }
+    }
+
+    jp::test::FakeSysfs m_dir;
+    std::filesystem::path m_path;
+    sys::UniqueFd m_listen;
+    Answer m_answer;
+    std::mutex m_mutex;
+    std::vector<std::string> m_said;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+std::string hello_reply(const json& req, int version = 1) {
+    return json{{"id", req["id"]},
+                {"ok", true},
+                {"version", version},
+                {"daemon", "jouleprofd test"},
+                {"access", "floor"},
+                {"interval_ms", 100},
+                {"floor_ms", 1000},
+                {"jitter_ms", 500},
+                {"edge_reads", {{"burst", 4}, {"per_minute", 2.0}}},
+                {"mono_ns", 0}}
+        .dump();
+}
+
+constexpr Nanos k_timeout{std::chrono::seconds{2}};
+
+TEST(Client, HelloTellsWhatTheDaemonGrants) {
+    ScriptedServer s{[](const json& r) { return hello_reply(r); }};
+    auto c = Client::connect(s.path(), k_timeout);
+    ASSERT_TRUE(c) << c.error().message;
+    const auto& h = (*c)->hello();
+    EXPECT_EQ(h.version, 1);
+    EXPECT_EQ(h.access, "floor");
+    EXPECT_EQ(h.floor, std::chrono::seconds{1});
+    EXPECT_EQ(h.jitter, std::chrono::milliseconds{500});
+    EXPECT_EQ(h.edge_burst, 4);
+    EXPECT_NE(h.clock_offset_ns, 0) << "a daemon clock at 0 is another time namespace's";
+}
+
+TEST(Client, ErrorsCarryTheDaemonsCodeAndRetryTime) {
+    ScriptedServer s{[](const json& r) {
+        if (r["op"] == "hello") {
+            return hello_reply(r);
+        }
+        return json{{"id", r["id"]},
+                    {"ok", false},
+                    {"error", "rate_limited"},
+                    {"message", "later"},
+                    {"retry_after_ms", 1234}}
+            .dump();
+    }};
+    auto c = Client::connect(s.path(), k_timeout);
+    ASSERT_TRUE(c);
+    auto r = (*c)->call({{"op", "read"}}, k_timeout);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::rate_limited);
+    EXPECT_EQ(r.error().message, "later");
+    EXPECT_EQ(r.error().retry_after_ms, 1234);
+}
+
+TEST(Client, AnotherProtocolVersionOrADenialIsRefused) {
+    ScriptedServer old{[](const json& r) { return hello_reply(r, 7); }};
+    auto c = Client::connect(old.path(), k_timeout);
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("version 7"), std::string::npos);
+    ScriptedServer no{[](const json& r) {
+        return json{{"id", r["id"]}, {"ok", false}, {"error", "denied"}, {"message", "no"}}.dump();
+    }};
+    auto d = Client::connect(no.path(), k_timeout);
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().code, ErrorCode::denied);
+}
+
+TEST(Client, ASilentDaemonTimesOutAndALateReplyIsDropped) {
+    std::atomic<int> calls{0};
+    ScriptedServer s{[&](const json& r) -> std::string {
+        if (r["op"] == "hello") {
+            return hello_reply(r);
+        }
+        if (calls++ == 0) {
+            return {}; // never answers the first
+        }
+        return json{{"id", r["id"]}, {"ok", true}, {"n", calls.load()}}.dump();
+    }};
+    auto c = Client::connect(s.path(), k_timeout);
+    ASSERT_TRUE(c);
+    auto slow = (*c)->call({{"op", "status"}}, std::chrono::milliseconds{200});
+    ASSERT_FALSE(slow);
+    EXPECT_FALSE(slow.error().code);
+    EXPECT_NE(slow.error().message.find("did not answer"), std::string::npos);
+    auto next = (*c)->call({{"op", "status"}}, k_timeout);
+    ASSERT_TRUE(next) << next.error().message;
+    EXPECT_EQ((*next)["n"], 2);
+}
+
+TEST(Client, EventsReachTheHandlerAndMalformedLinesAreIgnored) {
+    ScriptedServer s{[](const json& r) { return hello_reply(r); }};
+    auto c = Client::connect(s.path(), k_timeout);
+    ASSERT_TRUE(c);
+    std::atomic<int> seen{0};
+    (*c)->on_event([&](const json& e) {
+        if (e["event"] == "samples") {
+            ++seen;
+        }
+    });
+    s.say("not json at all");
+    s.say(R"({"event":"samples","lost":"x"})");
+    s.say(R"({"event":"samples"})");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{5};
+    while (seen < 2 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+    EXPECT_EQ(seen, 2);
+    EXPECT_TRUE((*c)->alive());
+}
+
+TEST(Client, AClosedConnectionFailsCallsAtOnce) {
+    ScriptedServer s{[](const json& r) { return hello_reply(r); }};
+    auto c = Client::connect(s.path(), k_timeout);
+    ASSERT_TRUE(c);
+    s.hang_up = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{5};
+    while ((*c)->alive() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+    EXPECT_FALSE((*c)->alive());
+    auto r = (*c)->call({{"op", "status"}}, k_timeout);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("closed"), std::string::npos);
+}
+
+TEST(Client, NoDaemonIsOneClearLine) {
+    auto c = Client::connect("/nonexistent/jouleprofd.sock", k_timeout);
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("/nonexistent/jouleprofd.sock"), std::string::npos);
+}
+
+} // namespace
+} // namespace jp::daemon

@@ -1,0 +1,207 @@
+#include "core/clock.hpp"
+#include "daemon_world.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::daemon {
+namespace {
+
+using nlohmann::json;
+using test::hello;
+using test::World;
+
+TEST(Handlers, HelloComesFirstAndNegotiatesTheVersion) {
+    World w;
+    auto c = w.connect(1000);
+    EXPECT_EQ(w.call(*c, {{"op", "channels"}})["error"], "hello_first");
+    EXPECT_EQ(w.call(*c, {{"op", "hello"}})["error"], "bad_request");
+    EXPECT_EQ(w.call(*c, {{"op", "hello"}, {"versions", {2, 3}}})["error"], "unsupported_version");
+    const auto h = w.call(*c, {{"op", "hello"}, {"versions", {1, 2}}, {"id", 9}});
+    EXPECT_EQ(h["ok"], true);
+    EXPECT_EQ(h["id"], 9);
+    EXPECT_EQ(h["version"], 1);
+    EXPECT_EQ(h["access"], "floor");
+    EXPECT_EQ(h["uid"], 1000);
+    EXPECT_EQ(h["edge_reads"]["burst"], 16);
+    EXPECT_GT(h["mono_ns"].get<std::int64_t>(), 0);
+}
+
+TEST(Handlers, MalformedRequestsGetAReasonNotACrash) {
+    World w;
+    auto c = w.connect(1000);
+    for (const char* line : {"", "nul", "42", "[]", "{\"op\":3}", "{\"id\":1.5,\"op\":\"hello\"}",
+                             "{\"op\":\"hello\",\"versions\":[1],\"id\":\"x\"}"}) {
+        const auto r = json::parse(handle_line(*w.state, *c, line, 0));
+        EXPECT_EQ(r["ok"], false) << line;
+        EXPECT_EQ(r["error"], "bad_request") << line;
+    }
+    ASSERT_EQ(w.call(*c, hello())["ok"], true);
+    EXPECT_EQ(w.call(*c, {{"op", "teleport"}})["error"], "unknown_op");
+    EXPECT_EQ(w.call(*c, {{"op", "open"}, {"label", 5}})["error"], "bad_request");
+    EXPECT_EQ(w.call(*c, {{"op", "open"}, {"label", std::string(300, 'x')}})["error"],
+              "bad_request");
+    EXPECT_EQ(w.call(*c, {{"op", "read"}})["error"], "bad_request") << "no session named";
+    EXPECT_EQ(w.call(*c, {{"op", "read"}, {"session", "nope"}})["error"], "no_such_session");
+}
+
+TEST(Handlers, AJobSessionFromOpenToClose) {
+    World w;
+    auto c = w.connect(1000);
+    w.call(*c, hello());
+    const auto list = w.call(*c, {{"op", "channels"}})["channels"];
+    ASSERT_EQ(list.size(), 2U);
+    EXPECT_EQ(list[0]["name"], "cpu0.package");
+    EXPECT_EQ(list[0]["floored"], true);
+    EXPECT_EQ(list[0]["resolution_ms"], 1000);
+    EXPECT_EQ(list[0]["limit_watts"], 165.0);
+    const auto opened = w.call(*c, {{"op", "open"}, {"label", "train"}});
+    ASSERT_EQ(opened["ok"], true);
+    const auto id = opened["session"].get<std::string>();
+    EXPECT_EQ(id.size(), 32U);
+    w.set_energy_uj(4'000'000);
+    const auto r = w.call(*c, {{"op", "read"}, {"session", id}}, mono_ns());
+    ASSERT_EQ(r["ok"], true) << r;
+    EXPECT_NEAR(r["values"][0][2].get<double>(), 3.0, 1e-9) << "exact: 3 J since the start";
+    const auto m = w.call(
+        *c,
+        {{"op", "mark"}, {"session", id}, {"kind", "begin"}, {"name", "epoch 1"}, {"t_ns", 77}});
+    EXPECT_EQ(m["ok"], true) << m;
+    EXPECT_EQ(
+        w.call(*c, {{"op", "mark"}, {"session", id}, {"kind", "middle"}, {"name", "x"}})["error"],
+        "bad_request");
+    EXPECT_EQ(w.call(*c, {{"op", "mark"}, {"session", id}, {"name", ""}})["error"], "bad_request");
+    const auto info = w.call(*c, {{"op", "session"}, {"session", id}});
+    EXPECT_EQ(info["label"], "train");
+    EXPECT_EQ(info["exact_reads"], 1);
+    EXPECT_EQ(info["markers"], json::array({json::array({77, "begin", "epoch 1"})}));
+    EXPECT_EQ(w.call(*c, {{"op", "close"}, {"session", id}})["ok"], true);
+    EXPECT_EQ(w.call(*c, {{"op", "session"}, {"session", id}})["error"], "no_such_session");
+}
+
+TEST(Handlers, OnlyTheOwnerAndRootMayUseASession) {
+    World w;
+    auto alice = w.connect(1000);
+    auto bob = w.connect(1001);
+    auto root = w.connect(0);
+    for (auto* c : {alice.get(), bob.get(), root.get()}) {
+        w.call(*c, hello());
+    }
+    const auto id = w.call(*alice, {{"op", "open"}})["session"].get<std::string>();
+    for (const char* op : {"read", "latest", "session", "close"}) {
+        EXPECT_EQ(w.call(*bob, {{"op", op}, {"session", id}})["error"], "not_yours") << op;
+    }
+    EXPECT_EQ(w.call(*bob, {{"op", "mark"}, {"session", id}, {"name", "x"}})["error"], "not_yours");
+    EXPECT_TRUE(w.call(*bob, {{"op", "sessions"}})["sessions"].empty());
+    EXPECT_EQ(w.call(*root, {{"op", "sessions"}})["sessions"].size(), 1U);
+    EXPECT_EQ(w.call(*root, {{"op", "latest"}, {"session", id}})["ok"], true);
+    EXPECT_EQ(w.state->sessions.close_connection(alice->id), 1U) << "ends with its connection";
+}
+
+TEST(Handlers, ExactReadsAreRationedForFlooredUsersOnly) {
+    DaemonConfig c;
+    c.access.edge_reads_burst = 2;
+    World w{c};
+    auto alice = w.connect(1000);
+    auto root = w.connect(0);
+    w.call(*alice, hello());
+    w.call(*root, hello());
+    const auto a = w.call(*alice, {{"op", "open"}})["session"];
+    const auto r = w.call(*root, {{"op", "open"}})["session"];
+    const auto now = mono_ns();
+    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now)["ok"], true);
+    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now)["ok"], true);
+    const auto refused = w.call(*alice, {{"op", "read"}, {"session", a}}, now);
+    EXPECT_EQ(refused["error"], "rate_limited");
+    EXPECT_EQ(refused["retry_after_ms"], 10'000);
+    EXPECT_NE(refused["message"].get<std::string>().find("2 at once"), std::string::npos);
+    for (int i = 0; i < 10; ++i) {
+        EXPECT_EQ(w.call(*root, {{"op", "read"}, {"session", r}}, now)["ok"], true);
+    }
+    EXPECT_EQ(w.call(*alice, {{"op", "latest"}, {"session", a}}, now)["ok"], true)
+        << "floored readings are never rationed";
+}
+
+TEST(Handlers, SessionsPerUserAreBounded) {
+    DaemonConfig c;
+    c.daemon.max_sessions_per_user = 2;
+    World w{c};
+    auto alice = w.connect(1000);
+    w.call(*alice, hello());
+    EXPECT_EQ(w.call(*alice, {{"op", "open"}})["ok"], true);
+    EXPECT_EQ(w.call(*alice, {{"op", "open"}})["ok"], true);
+    EXPECT_EQ(w.call(*alice, {{"op", "open"}})["error"], "too_many_sessions");
+}
+
+TEST(Handlers, DeniedUsersGetNothing) {
+    DaemonConfig c;
+    c.access.others_allowed = false;
+    World w{c};
+    auto bob = w.connect(1001);
+    const auto h = w.call(*bob, hello());
+    EXPECT_EQ(h["error"], "denied");
+    EXPECT_EQ(w.call(*bob, {{"op", "channels"}})["error"], "hello_first");
+}
+
+TEST(Handlers, StreamsDeliverEveryReadingInOrderAndCountWhatWasLost) {
+    DaemonConfig c;
+    c.daemon.interval = std::chrono::milliseconds{10};
+    c.daemon.history = std::chrono::seconds{10};
+    World w{c};
+    auto root = w.connect(0);
+    w.call(*root, hello());
+    auto& s = **w.state->sessions.open(root->id, root->peer, Grant::full, "", 0, 10);
+    const auto st = w.call(*root, {{"op", "stream"}, {"session", s.id}, {"interval_ms", 1}});
+    EXPECT_EQ(st["interval_ms"], 10) << "no faster than the daemon samples";
+    EXPECT_EQ(w.call(*root, {{"op", "stream"}, {"session", s.id}, {"interval_ms", -1}})["error"],
+              "bad_request");
+    std::uint64_t expected = 0;
+    std::int64_t last_t = 0;
+    for (int i = 0; i < 30; ++i) {
+        std::vector<std::pair<std::size_t, Reading>> ignored;
+        w.engine->read_now(ignored);
+        w.engine->tick(mono_ns());
+        const auto line = stream_event(*w.state, s, s.next_push_ns); // due every time
+        if (line.empty()) {
+            continue;
+        }
+        const auto e = json::parse(line);
+        EXPECT_EQ(e["lost"], 0);
+        for (const auto& row : e["data"]) {
+            if (row[0] != 0) {
+                continue;
+            }
+            const auto first = row[1].get<std::uint64_t>();
+            EXPECT_TRUE(expected == 0 || first == expected) << "gap at " << first;
+            expected = first + (row.size() - 2) / 2;
+            for (std::size_t k = 2; k < row.size(); k += 2) {
+                EXPECT_GT(row[k].get<std::int64_t>(), last_t);
+                last_t = row[k].get<std::int64_t>();
+            }
+        }
+    }
+    EXPECT_GT(expected, 30U);
+    // A client that falls behind more than the history holds is told how much it missed.
+    s.next_seq[0] = 1;
+    for (std::size_t i = 0; i < w.engine->history(0).capacity(); ++i) {
+        std::vector<std::pair<std::size_t, Reading>> ignored;
+        w.engine->read_now(ignored);
+        w.engine->tick(mono_ns());
+    }
+    const auto e = json::parse(stream_event(*w.state, s, s.next_push_ns));
+    EXPECT_GT(e["lost"].get<std::uint64_t>(), 0U);
+}
+
+TEST(Handlers, StatusSaysHowTheDaemonIsDoing) {
+    World w;
+    auto c = w.connect(1000);
+    w.call(*c, hello());
+    w.state->clients = 1;
+    const auto s = w.call(*c, {{"op", "status"}});
+    EXPECT_EQ(s["protocol"], 1);
+    EXPECT_EQ(s["channels"], 2);
+    EXPECT_EQ(s["clients"], 1);
+    EXPECT_GT(s["rss_bytes"].get<std::uint64_t>(), 0U);
+}
+
+} // namespace
+} // namespace jp::daemon

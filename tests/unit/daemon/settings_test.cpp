@@ -1,0 +1,135 @@
+#include "daemon/settings.hpp"
+#include "fake_sysfs.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::daemon {
+namespace {
+
+TEST(DaemonSettings, DefaultsAreSecureAndDocumented) {
+    auto c = parse_daemon_config("", "empty.toml");
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_EQ(c->daemon.socket, "/run/jouleprof/jouleprofd.sock");
+    EXPECT_EQ(c->daemon.interval, std::chrono::milliseconds{100});
+    EXPECT_FALSE(c->daemon.prometheus_listen) << "/metrics is off by default";
+    EXPECT_TRUE(c->access.full_resolution_groups.empty());
+    EXPECT_TRUE(c->access.others_allowed);
+    EXPECT_EQ(c->access.floor, std::chrono::seconds{1});
+    EXPECT_EQ(c->access.edge_reads_burst, 16);
+}
+
+TEST(DaemonSettings, ParsesEveryTableTogetherWithJouleprofsOwn) {
+    auto c = parse_daemon_config(R"(
+sysfs_root = "/srv/fake"
+[daemon]
+socket = "/run/x/j.sock"
+interval = "50ms"
+history = "1h"
+max_clients = 100
+max_sessions_per_user = 3
+client_timeout = "2s"
+[access]
+full_resolution_groups = ["energy", "hpc"]
+others = "deny"
+floor = "2s"
+jitter = "500ms"
+edge_reads_burst = 4
+edge_reads_per_minute = 1.5
+unrestricted_backends = ["nvml"]
+[prometheus]
+listen = "[::1]:9940"
+max_connections = 2
+[node]
+rated_watts = 1000
+[sensors.nvml]
+interval = "20ms"
+)",
+                                 "full.toml");
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_EQ(c->daemon.socket, "/run/x/j.sock");
+    EXPECT_EQ(c->daemon.interval, std::chrono::milliseconds{50});
+    EXPECT_EQ(c->daemon.history, std::chrono::hours{1});
+    EXPECT_EQ(c->daemon.max_sessions_per_user, 3);
+    EXPECT_EQ(c->access.full_resolution_groups, (std::vector<std::string>{"energy", "hpc"}));
+    EXPECT_FALSE(c->access.others_allowed);
+    EXPECT_EQ(c->access.jitter, std::chrono::milliseconds{500});
+    EXPECT_DOUBLE_EQ(c->access.edge_reads_per_minute, 1.5);
+    EXPECT_EQ(c->access.unrestricted_backends, std::vector<std::string>{"nvml"});
+    EXPECT_EQ(*c->daemon.prometheus_listen, "[::1]:9940");
+    EXPECT_EQ(*c->sensors.node.rated_watts, 1000);
+    EXPECT_EQ(c->sensors.intervals.at("nvml"), std::chrono::milliseconds{20});
+    EXPECT_EQ(*c->sensors.sysfs_root, "/srv/fake");
+}
+
+TEST(DaemonSettings, EachMistakeNamesFileLineTableAndKey) {
+    const std::pair<const char*, const char*> bad[] = {
+        {"[daemon]\nsockett = \"/x\"\n", "bad.toml:2: [daemon] sockett: unknown key"},
+        {"[daemon]\nsocket = \"relative.sock\"\n", "[daemon] socket: must be an absolute path"},
+        {"[daemon]\ninterval = \"0ms\"\n", "[daemon] interval: must be at least"},
+        {"[daemon]\nmax_clients = 0\n", "[daemon] max_clients"},
+        {"[access]\nothers = \"everyone\"\n", "[access] others"},
+        {"[access]\nfull_resolution_groups = \"energy\"\n", "must be an array of strings"},
+        {"[access]\nfull_resolution_groups = [1]\n", "must be an array of strings"},
+        {"[access]\nedge_reads_per_minute = inf\n", "must be a finite number"},
+        {"[access]\nedge_reads_burst = -1\n", "edge_reads_burst"},
+        {"[prometheus]\nlisten = true\n", "[prometheus] listen: must be a string"},
+        {"access = 3\n", "must be a table"},
+        {"[daemons]\n", "top level daemons: unknown key"},
+        {"[node]\nrated_watts = nan\n", "[node] rated_watts: must be a finite number"},
+        {"[access\n", "bad.toml"},
+    };
+    for (const auto& [text, expect] : bad) {
+        auto c = parse_daemon_config(text, "bad.toml");
+        ASSERT_FALSE(c) << text;
+        const auto m = c.error().message();
+        EXPECT_NE(m.find(expect), std::string::npos) << text << " -> " << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << "one line: " << m;
+    }
+}
+
+TEST(DaemonSettings, GroupsAreResolvedAndUnknownOnesRefused) {
+    AccessRules rules;
+    rules.full_resolution_groups = {"root"};
+    ASSERT_TRUE(resolve_groups(rules, "x.toml"));
+    EXPECT_EQ(rules.full_resolution_gids, std::vector<gid_t>{0});
+    rules.full_resolution_groups = {"no-such-group-jp"};
+    auto r = resolve_groups(rules, "x.toml");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("no-such-group-jp"), std::string::npos);
+}
+
+TEST(DaemonSettings, AFileOthersCouldChangeIsRefused) {
+    test::FakeSysfs fs;
+    fs.add({"/ok.toml", "[access]\nfloor = \"2s\"\n", 0644});
+    auto ok = load_daemon_config(fs.path("/ok.toml"));
+    ASSERT_TRUE(ok) << ok.error().message();
+    EXPECT_EQ(ok->access.floor, std::chrono::seconds{2});
+    EXPECT_EQ(ok->source, fs.path("/ok.toml"));
+
+    fs.add({"/world.toml", "", 0666});
+    auto world = load_daemon_config(fs.path("/world.toml"));
+    ASSERT_FALSE(world);
+    EXPECT_NE(world.error().message().find("writable by other users"), std::string::npos);
+    fs.add({"/group.toml", "", 0664});
+    EXPECT_FALSE(load_daemon_config(fs.path("/group.toml")));
+
+    if (::geteuid() == 0) { // only root can give a file away
+        fs.add({"/theirs.toml", "", 0644});
+        ASSERT_EQ(::chown(fs.path("/theirs.toml").c_str(), 65534, 65534), 0);
+        auto theirs = load_daemon_config(fs.path("/theirs.toml"));
+        ASSERT_FALSE(theirs);
+        EXPECT_NE(theirs.error().message().find("owned by uid 65534"), std::string::npos);
+    }
+    fs.add({"/open/in.toml", "", 0644});
+    fs.chmod("/open", 0777);
+    auto open_dir = load_daemon_config(fs.path("/open/in.toml"));
+    ASSERT_FALSE(open_dir);
+    EXPECT_NE(open_dir.error().message().find("writable by every user"), std::string::npos);
+    fs.chmod("/open", 01777); // sticky, like /tmp: others cannot replace our file
+    EXPECT_TRUE(load_daemon_config(fs.path("/open/in.toml")));
+    EXPECT_FALSE(load_daemon_config(fs.path("/missing.toml")));
+}
+
+} // namespace
+} // namespace jp::daemon
