@@ -4,34 +4,15 @@
 //   jp_bench_overhead [SECONDS_PER_RATE]
 #include "cli/recorder.hpp"
 #include "core/clock.hpp"
+#include "fake_node.hpp"
 #include "sensors/registry.hpp"
 #include "trace/writer.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <fstream>
 
 namespace {
-
-void write(const std::filesystem::path& p, const std::string& content) {
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream{p} << content;
-}
-
-std::filesystem::path fake_server() {
-    auto root = std::filesystem::temp_directory_path() / fmt::format("jp-bench-{}", ::getpid());
-    const auto base = root / "sys/class/powercap";
-    const std::pair<const char*, const char*> zones[] = {
-        {"intel-rapl:0", "package-0"}, {"intel-rapl:0:0", "core"}, {"intel-rapl:0:1", "dram"},
-        {"intel-rapl:1", "package-1"}, {"intel-rapl:1:0", "core"}, {"intel-rapl:1:1", "dram"}};
-    for (const auto& [id, name] : zones) {
-        write(base / id / "name", std::string{name} + "\n");
-        write(base / id / "energy_uj", "124599532281\n");
-        write(base / id / "max_energy_range_uj", "262143328850\n");
-    }
-    return root;
-}
 
 void measure(const std::filesystem::path& root, jp::Nanos interval, double seconds) {
     auto found = jp::sensors::discover_all(jp::sensors::Host::with_root(root));
@@ -66,7 +47,7 @@ void measure(const std::filesystem::path& root, jp::Nanos interval, double secon
 
 int main(int argc, char** argv) {
     const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
-    const auto root = fake_server();
+    const auto root = jp::bench::fake_server("overhead");
     std::printf("jouleprof monitor overhead: sampler + SQLite trace writer, %g s per rate\n",
                 seconds);
     for (auto ms : {500'000'000LL, 10'000'000LL, 1'000'000LL}) {

@@ -5,7 +5,8 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           libfmt-dev libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
           libgtest-dev libgmock-dev googletest libbenchmark-dev
           chromium fonts-dejavu-core zlib1g-dev    # the HTML report's browser test
-          libtorch-dev libstb-dev)                 # the reference workloads (LibTorch, images)
+          libtorch-dev libstb-dev                  # the reference workloads (LibTorch, images)
+XX
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,6 +14,7 @@ done
 if ((${#missing[@]})); then
     SUDO=""
     [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+        --no-install-recommends "${missing[@]}"
 fi

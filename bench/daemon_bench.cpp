@@ -1,0 +1,231 @@
+// jouleprofd's own cost: CPU (share of one core) and resident memory of the
+// daemon, idle, with 1,000 job sessions streaming to an unprivileged user, and
+// with those sessions at a 100 ms floor; and how long an exact read takes with
+// 1,000 sessions open. A real jouleprofd on a fake 6-counter powercap tree.
+//   jp_bench_daemon [SECONDS_PER_PHASE] [PATH_TO_JOULEPROFD]
+#include "daemon_client/client.hpp"
+#include "fake_node.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Usage {
+    double cpu_s = 0;
+    double rss_mib = 0;
+};
+
+// CPU time of every thread (schedstat: ns on the CPU) and resident memory.
+Usage usage_of(pid_t pid) {
+    Usage u;
+    for (const auto& task :
+         std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid))) {
+        std::ifstream schedstat{task.path() / "schedstat"};
+        double ns = 0;
+        if (schedstat >> ns) {
+            u.cpu_s += ns * 1e-9;
+        }
+    }
+    std::ifstream status{fmt::format("/proc/{}/status", pid)};
+    for (std::string line; std::getline(status, line);) {
+        if (line.starts_with("VmRSS:")) {
+            u.rss_mib = std::stod(line.substr(6)) / 1024.0;
+        }
+    }
+    return u;
+}
+
+int connect_to(const std::string& socket) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket.c_str(), sizeof addr.sun_path - 1);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+pid_t start_daemon(const std::string& binary,
+                   const std::filesystem::path& root,
+                   const std::string& socket,
+                   const std::string& config) {
+    jp::bench::write_file(root / "jouleprofd.toml", config);
+    ::chmod((root / "jouleprofd.toml").c_str(), 0644);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDERR_FILENO);
+        const auto cfg = (root / "jouleprofd.toml").string();
+        ::execl(binary.c_str(), binary.c_str(), "--sysfs-root", root.c_str(), "-c", cfg.c_str(),
+                "--socket", socket.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    for (int i = 0; i < 500; ++i) {
+        if (const int fd = connect_to(socket); fd >= 0) {
+            ::close(fd);
+            return pid;
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    std::fprintf(stderr, "jouleprofd did not start (%s)\n", binary.c_str());
+    std::exit(1);
+}
+
+void stop(pid_t pid) {
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+}
+
+// n clients in a child process (as nobody when run as root): each says hello,
+// opens a session and streams at interval_ms; they read until killed.
+pid_t start_clients(const std::string& socket, int n, int interval_ms) {
+    const pid_t pid = ::fork();
+    if (pid != 0) {
+        return pid;
+    }
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+        ::_exit(1);
+    }
+    std::vector<pollfd> fds;
+    for (int i = 0; i < n; ++i) {
+        const int fd = connect_to(socket);
+        if (fd < 0) {
+            ::_exit(2);
+        }
+        const auto hello = std::string{R"({"op":"hello","versions":[1]})"} + "\n";
+        (void)!::write(fd, hello.data(), hello.size());
+        fds.push_back({fd, POLLIN, 0});
+    }
+    std::vector<std::string> in(fds.size());
+    std::vector<int> step(fds.size(), 0);
+    char buf[65536];
+    while (true) {
+        if (::poll(fds.data(), fds.size(), -1) < 0) {
+            continue;
+        }
+        for (std::size_t i = 0; i < fds.size(); ++i) {
+            if ((fds[i].revents & POLLIN) == 0) {
+                continue;
+            }
+            const auto got = ::read(fds[i].fd, buf, sizeof buf);
+            if (got <= 0) {
+                ::_exit(3);
+            }
+            in[i].append(buf, static_cast<std::size_t>(got));
+            for (auto nl = in[i].find('\n'); nl != std::string::npos; nl = in[i].find('\n')) {
+                const auto line = in[i].substr(0, nl);
+                in[i].erase(0, nl + 1);
+                std::string next;
+                if (step[i] == 0) {
+                    next = R"({"op":"open","label":"bench"})";
+                } else if (step[i] == 1) {
+                    const auto at = line.find("\"session\":\"");
+                    next = fmt::format(R"({{"op":"stream","session":"{}","interval_ms":{}}})",
+                                       line.substr(at + 11, 32), interval_ms);
+                }
+                if (!next.empty()) {
+                    next += "\n";
+                    (void)!::write(fds[i].fd, next.data(), next.size());
+                }
+                ++step[i];
+            }
+        }
+    }
+}
+
+void measure(const char* phase, pid_t daemon, double seconds) {
+    std::this_thread::sleep_for(2s); // connections settle, streams start
+    const auto u0 = usage_of(daemon);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const auto u1 = usage_of(daemon);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("  %-52s %7.3f %% of one core   RSS %6.1f MiB\n", phase,
+                100 * (u1.cpu_s - u0.cpu_s) / wall, u1.rss_mib);
+}
+
+// Round-trip time of exact reads from a full-resolution client (the bench itself).
+void exact_reads(const std::string& socket) {
+    auto c = jp::daemon::Client::connect(socket, 2s);
+    if (!c) {
+        std::printf("  exact reads: %s\n", c.error().message.c_str());
+        return;
+    }
+    auto s = (*c)->call({{"op", "open"}}, 2s);
+    if (!s) {
+        return;
+    }
+    std::vector<double> us;
+    for (int i = 0; i < 1000; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = (*c)->call({{"op", "read"}, {"session", (*s)["session"]}}, 2s);
+        if (r) {
+            us.push_back(
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count());
+        }
+    }
+    std::ranges::sort(us);
+    if (!us.empty()) {
+        std::printf("  %-52s p50 %.0f us, p99 %.0f us (%zu reads%s)\n",
+                    "exact read, round trip, 1,000 sessions open", us[us.size() / 2],
+                    us[us.size() * 99 / 100], us.size(),
+                    ::geteuid() == 0 ? "" : "; not root: rationed");
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
+    const std::string binary =
+        argc > 2
+            ? argv[2]
+            : (std::filesystem::canonical("/proc/self/exe").parent_path() / "../src/jouleprofd")
+                  .string();
+    rlimit r{};
+    ::getrlimit(RLIMIT_NOFILE, &r);
+    r.rlim_cur = r.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &r);
+    const auto root = jp::bench::fake_server("daemon");
+    std::filesystem::permissions(root, std::filesystem::perms(0755));
+    const auto socket = (root / "jouleprofd.sock").string();
+    std::printf("jouleprofd cost: 6 RAPL counters sampled every 100 ms, %g s per phase%s\n",
+                seconds, ::geteuid() == 0 ? "" : " (not root: clients run as the same user)");
+
+    auto daemon = start_daemon(binary, root, socket, "");
+    measure("idle, no client", daemon, seconds);
+    auto clients = start_clients(socket, 1000, 500);
+    measure("1,000 sessions streaming every 500 ms (1 s floor)", daemon, seconds);
+    exact_reads(socket);
+    stop(clients);
+    stop(daemon);
+
+    daemon =
+        start_daemon(binary, root, socket, "[access]\nfloor = \"100ms\"\njitter = \"100ms\"\n");
+    clients = start_clients(socket, 1000, 100);
+    measure("1,000 sessions streaming every 100 ms (100 ms floor)", daemon, seconds);
+    stop(clients);
+    stop(daemon);
+    std::filesystem::remove_all(root);
+}

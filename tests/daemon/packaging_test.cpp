@@ -1,0 +1,56 @@
+// The shipped systemd unit: systemd itself accepts it, and it keeps the
+// hardening the daemon is documented to run under.
+#include "shell.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::test {
+namespace {
+
+std::string unit_text() {
+    std::ifstream f{std::string{JP_SOURCE_DIR} + "/packaging/jouleprofd.service"};
+    return {std::istreambuf_iterator<char>{f}, {}};
+}
+
+TEST(Packaging, TheUnitIsHardened) {
+    const auto unit = unit_text();
+    ASSERT_FALSE(unit.empty());
+    for (const char* line : {"RuntimeDirectory=jouleprof", "CapabilityBoundingSet=",
+                             "ProtectSystem=strict", "NoNewPrivileges=yes", "ProtectHome=yes",
+                             "PrivateTmp=yes", "SystemCallFilter=@system-service",
+                             "ExecReload=/bin/kill -HUP $MAINPID", "RestrictAddressFamilies="}) {
+        EXPECT_NE(unit.find(line), std::string::npos) << line;
+    }
+    EXPECT_EQ(unit.find("CAP_SYS_ADMIN"), std::string::npos) << "no catch-all capability";
+}
+
+TEST(Packaging, SystemdVerifiesTheUnit) {
+    if (sh("command -v systemd-analyze >/dev/null").exit_code != 0) {
+        GTEST_SKIP() << "systemd-analyze not installed";
+    }
+    // The unit names the installed path; point it at the binary just built.
+    auto unit = unit_text();
+    const std::string installed = "/usr/local/sbin/jouleprofd";
+    unit.replace(unit.find(installed), installed.size(), JP_DAEMON);
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("jp-unit-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    std::ofstream{dir / "jouleprofd.service"} << unit;
+    const auto r =
+        sh(fmt::format("systemd-analyze verify {}/jouleprofd.service 2>&1", dir.string()));
+    std::filesystem::remove_all(dir);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.out, "") << "no warnings either";
+}
+
+TEST(Packaging, TheExampleConfigIsValidAsShipped) {
+    const auto r = sh(
+        fmt::format("{} -c {}/packaging/jouleprofd.toml --check 2>&1", JP_DAEMON, JP_SOURCE_DIR));
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+} // namespace
+} // namespace jp::test
