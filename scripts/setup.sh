@@ -6,7 +6,7 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           libgtest-dev libgmock-dev googletest libbenchmark-dev
           chromium fonts-dejavu-core zlib1g-dev    # the HTML report's browser test
           libtorch-dev libstb-dev                  # the reference workloads (LibTorch, images)
-XX
+          prometheus systemd)                      # jouleprofd: promtool and a real Prometheus; systemd-analyze
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
