@@ -9,11 +9,13 @@
 #include "jp_version.hpp"
 #include "process/runner.hpp"
 #include "report/format.hpp"
+#include "report/timing.hpp"
 #include "sensors/registry.hpp"
 
 #include <csignal>
 #include <cstdio>
 #include <fmt/format.h>
+#include <set>
 #include <unistd.h>
 
 namespace jp::cli {
@@ -108,6 +110,22 @@ create_trace(const std::filesystem::path& output, const std::map<std::string, st
         return std::unexpected(writer.error());
     }
     return std::pair{std::move(*writer), path};
+}
+
+// Sampling a source faster than it updates gives no finer power: say so before the job runs.
+void warn_oversampling(const std::vector<Channel>& table, Nanos interval, const Config& config) {
+    std::set<std::string> said;
+    for (const auto& c : table) {
+        const auto it = config.intervals.find(c.backend);
+        const auto s = (it != config.intervals.end() ? it->second : interval).count();
+        if (!c.update_ns || *c.update_ns <= s || !said.insert(c.backend).second) {
+            continue;
+        }
+        JP_LOG_WARN("{} updates every {}: reading it every {} gives no finer power (its power "
+                    "figures use spans of {} or more)",
+                    c.backend, format_duration(Nanos{*c.update_ns}), format_duration(Nanos{s}),
+                    format_duration(Nanos{report::resolution_for(c.quantity, s, *c.update_ns)}));
+    }
 }
 
 } // namespace
@@ -233,6 +251,7 @@ MeasurementSession::~MeasurementSession() = default;
 Result<std::unique_ptr<MeasurementSession>>
 MeasurementSession::open(SessionOptions o, const sensors::Host& host, const Config& config) {
     auto found = discover(host);
+    warn_oversampling(found.table, o.interval, config);
     const auto epoch = ClockAnchor::now();
     auto trace = create_trace(o.output, trace_meta(o, host, config, epoch));
     if (!trace) {

@@ -34,6 +34,13 @@ struct Channel {
     std::string device;  // identity used for de-duplication across backends (PCI bus id), or ""
     std::optional<double> wrap_joules; // counter range for energy counters that wrap
     std::optional<double> limit_watts; // power limit / rating the sensor reports, if any
+    // How often the source itself changes the value, when the backend knows
+    // (RAPL ~1 ms, pm_counters 100 ms); reports learn it from the readings otherwise.
+    std::optional<std::int64_t> update_ns;
+    // A power reading that is the mean since the previous reading (the CPU
+    // estimate's utilisation), not a value at its instant: it holds for the
+    // interval before it, and the first reading of a run covers none of the run.
+    bool mean_since_previous = false;
     // False when the domain is already contained in another counted channel
     // (core within package, package within psys, a duplicate die counter).
     bool counted = true;

@@ -124,6 +124,7 @@ Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64
                         {"source", ch.source},
                         {"device", ch.device},
                         {"limit_watts", ch.limit_watts ? json(*ch.limit_watts) : json(nullptr)},
+                        {"update_ns", ch.update_ns ? json(*ch.update_ns) : json(nullptr)},
                         {"counted", ch.counted},
                         {"parent", ch.parent},
                         {"resolution_ms", to_ms(resolution(d, c.grant, i))},

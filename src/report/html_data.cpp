@@ -10,61 +10,6 @@
 namespace jp::report::html {
 namespace {
 
-// interpolate() and the search behind it, for queries at non-decreasing times:
-// the cursor only moves forward, so a whole grid costs one pass.
-class Cursor {
-public:
-    explicit Cursor(std::span<const TimedValue> p) : m_p(p) {}
-
-    // Index of the first sample later than t (std::upper_bound).
-    std::size_t upper(std::int64_t t) {
-        while (m_k < m_p.size() && m_p[m_k].t_ns <= t) {
-            ++m_k;
-        }
-        return m_k;
-    }
-
-    double at(std::int64_t t) {
-        if (t <= m_p.front().t_ns) {
-            return m_p.front().value;
-        }
-        if (t >= m_p.back().t_ns) {
-            return m_p.back().value;
-        }
-        const std::size_t k = upper(t);
-        const auto& b = m_p[k];
-        const auto& a = m_p[k - 1];
-        if (b.t_ns == a.t_ns) {
-            return b.value;
-        }
-        const double f = static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
-        return a.value + f * (b.value - a.value);
-    }
-
-    // trapezoid_joules(p, a, b) for a at or after the previous call's b.
-    double trapezoid(std::int64_t a, std::int64_t b) {
-        if (b <= a) {
-            return 0.0;
-        }
-        double joules = 0;
-        std::int64_t prev_t = a;
-        double prev_v = at(a);
-        for (std::size_t j = upper(a); j < m_p.size() && m_p[j].t_ns < b; ++j) {
-            joules +=
-                0.5 * (prev_v + m_p[j].value) * static_cast<double>(m_p[j].t_ns - prev_t) * 1e-9;
-            prev_t = m_p[j].t_ns;
-            prev_v = m_p[j].value;
-        }
-        const double end_v = at(b);
-        joules += 0.5 * (prev_v + end_v) * static_cast<double>(b - prev_t) * 1e-9;
-        return joules;
-    }
-
-private:
-    std::span<const TimedValue> m_p;
-    std::size_t m_k = 0;
-};
-
 // Node energy from the start of the grid to t (the grid's windows are flat).
 class EnergyIndex {
 public:
@@ -151,37 +96,6 @@ void fill_phase_totals(RunProfile& out, const GridSeries& g) {
 }
 
 } // namespace
-
-GridSeries channel_grid(const Channel& channel,
-                        std::span<const TimedValue> points,
-                        std::int64_t t0,
-                        std::int64_t t1,
-                        std::int64_t step) {
-    GridSeries g{t0, t1, step, {}};
-    if (step <= 0 || t1 <= t0) {
-        g.step_ns = 0;
-        return g;
-    }
-    g.watts.reserve(static_cast<std::size_t>((t1 - t0) / step + 1));
-    Cursor cur{points};
-    for (std::int64_t a = t0; a < t1; a += step) {
-        const std::int64_t b = std::min(a + step, t1);
-        if (b - a < step / 2 && a > t0) {
-            g.t1 = a; // as grid_of: a short tail window is quantisation noise
-            break;
-        }
-        const double dt = static_cast<double>(b - a) * 1e-9;
-        double w = 0;
-        if (!points.empty() && channel.quantity == Quantity::energy) {
-            const double ea = cur.at(a); // a before b: the cursor only moves forward
-            w = (cur.at(b) - ea) / dt;
-        } else if (!points.empty()) {
-            w = cur.trapezoid(a, b) / dt;
-        }
-        g.watts.push_back(w);
-    }
-    return g;
-}
 
 std::vector<Point>
 decimate_grid(const GridSeries& g, std::int64_t t0, std::int64_t t1, int columns) {
@@ -291,57 +205,43 @@ Result<RunProfile> profile_of(trace::Reader& reader,
             break;
         }
     }
-    // Without a node meter the node is the sum of the parts on their finest
-    // common grid (as node_power_series), so their samples are kept for it.
+    // Without a node meter the node is the sum of the parts on their coarsest
+    // resolution (as node_power_series), so their knots are kept for it.
     std::vector<std::vector<TimedValue>> kept;
-    std::vector<std::size_t> kept_channel;
-    std::int64_t finest = 0;
+    std::vector<ChannelData> parts;
     GridSeries node_grid;
+    kept.reserve(chans.size()); // parts hold spans into it
     for (std::size_t i = 0; i < chans.size(); ++i) {
         const auto& c = chans[i];
         if (!drawn(c)) {
             continue;
         }
-        auto& points = series.at(i);
-        const std::int64_t step = median_step(points);
+        const auto timing = timing_of(c, series.at(i));
+        auto knots = knots_of(c, std::move(series.at(i)));
         PlotSeries ps{c.name, i, c.provenance, {}};
         GridSeries g;
-        if (step > 0) {
-            g = channel_grid(c, points, out.t0, out.t1, step);
+        if (timing.resolution_ns > 0) {
+            g = channel_grid(c, knots, out.t0, out.t1, timing.resolution_ns);
             ps.points = decimate_grid(g, out.t0, out.t1, opt.columns);
         }
         if (node_ch && i == *node_ch) {
             ps.name = "node";
             out.node = std::move(ps);
             node_grid = std::move(g);
-            points = {};
             continue;
         }
         out.parts.push_back(std::move(ps));
         if (!node_ch) {
-            finest = finest == 0 ? step : (step > 0 ? std::min(finest, step) : finest);
-            kept.push_back(std::move(points));
-            kept_channel.push_back(i);
+            kept.push_back(std::move(knots));
+            parts.push_back({&c, kept.back(), timing.resolution_ns});
         }
-        points = {};
     }
     if (!node_ch && !out.parts.empty()) {
         const auto rest_w = node_facts(reader).rest_watts;
-        node_grid = GridSeries{out.t0, out.t1, finest, {}};
-        for (std::size_t k = 0; k < kept.size() && finest > 0; ++k) {
-            const auto g = channel_grid(chans[kept_channel[k]], kept[k], out.t0, out.t1, finest);
-            if (k == 0) {
-                node_grid.t1 = g.t1;
-                node_grid.step_ns = g.step_ns;
-                node_grid.watts.assign(g.watts.size(), rest_w.value_or(0));
-            }
-            for (std::size_t j = 0; j < g.watts.size() && j < node_grid.watts.size(); ++j) {
-                node_grid.watts[j] += g.watts[j];
-            }
-        }
-        kept.clear();
+        node_grid = grid_of(parts, out.t0, out.t1, rest_w.value_or(0));
         PlotSeries ps{rest_w ? "node (sum of parts + rest model)" : "node (sum of parts)", 0,
-                      Provenance::estimated, decimate_grid(node_grid, out.t0, out.t1, opt.columns)};
+                      rest_w ? Provenance::estimated : Provenance::derived,
+                      decimate_grid(node_grid, out.t0, out.t1, opt.columns)};
         out.node = std::move(ps);
         out.node_estimated = true;
     }

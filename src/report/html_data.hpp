@@ -16,15 +16,6 @@
 
 namespace jp::report::html {
 
-// The same windows and values as grid_of() for one channel, in one pass over
-// the samples (grid_of integrates each window of a power channel from the
-// first sample on, which is quadratic on day-long traces).
-[[nodiscard]] GridSeries channel_grid(const Channel& channel,
-                                      std::span<const TimedValue> points,
-                                      std::int64_t t0,
-                                      std::int64_t t1,
-                                      std::int64_t step);
-
 // A grid decimated to `columns` pixel columns over the fraction of the run
 // [t0, t1] (x = window midpoint as a fraction of the run, y = W).
 [[nodiscard]] std::vector<Point>

@@ -59,10 +59,11 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
             return std::unexpected(s.error());
         }
         const auto& c = (*d.channels)[i];
+        d.timing.push_back(timing_of(c, s->points));
+        auto knots = knots_of(c, std::move(s->points));
         d.integral.push_back(c.quantity == Quantity::energy ? std::vector<double>{}
-                                                            : running_integral(s->points));
-        d.steps.push_back(median_step(s->points));
-        d.series.push_back(std::move(s->points));
+                                                            : running_integral(knots));
+        d.series.push_back(std::move(knots));
         if (c.domain == Domain::node && c.counted && c.quantity != Quantity::utilization &&
             !d.node_channel) {
             d.node_channel = i;
@@ -93,34 +94,24 @@ samples_around(const RunData& d, std::size_t i, std::int64_t a, std::int64_t b) 
 }
 
 GridSeries node_grid(const RunData& d, std::int64_t t0, std::int64_t t1) {
-    GridSeries g{t0, t1, 0, {}};
-    std::vector<std::size_t> chans;
+    std::vector<ChannelData> chans;
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
         if (in_node_grid(d, i)) {
-            chans.push_back(i);
-            if (d.steps[i] > 0) {
-                g.step_ns = g.step_ns == 0 ? d.steps[i] : std::min(g.step_ns, d.steps[i]);
-            }
+            chans.push_back({&(*d.channels)[i], d.series[i], d.timing[i].resolution_ns});
         }
-    }
-    if (g.step_ns <= 0 || t1 <= t0) {
-        g.step_ns = 0;
-        return g;
     }
     const double offset = d.node_channel ? 0.0 : d.facts.rest_watts.value_or(0);
-    for (std::int64_t a = t0; a < t1; a += g.step_ns) {
-        const std::int64_t b = std::min(a + g.step_ns, t1);
-        if (b - a < g.step_ns / 2 && a > t0) {
-            g.t1 = a; // a short tail window is quantisation noise
-            break;
+    return grid_of(chans, t0, t1, offset);
+}
+
+std::vector<std::string> timing_notes(const RunData& d) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < d.channels->size(); ++i) {
+        if (auto note = timing_note((*d.channels)[i], d.timing[i]); !note.empty()) {
+            out.push_back(std::move(note));
         }
-        double w = offset;
-        for (auto i : chans) {
-            w += integral_of(d, i, a, b) / (static_cast<double>(b - a) * 1e-9);
-        }
-        g.watts.push_back(w);
     }
-    return g;
+    return out;
 }
 
 } // namespace jp::report

@@ -5,6 +5,67 @@
 #include <algorithm>
 
 namespace jp::report {
+namespace {
+
+// interpolate() and the search behind it, for queries at non-decreasing times:
+// the cursor only moves forward, so a whole grid costs one pass.
+class Cursor {
+public:
+    Cursor(std::span<const TimedValue> p, std::int64_t from) : m_p(p) {
+        const auto it = std::ranges::upper_bound(p, from, {}, &TimedValue::t_ns);
+        m_k = static_cast<std::size_t>(std::max<std::ptrdiff_t>(it - p.begin() - 1, 0));
+    }
+
+    // Index of the first sample later than t (std::upper_bound).
+    std::size_t upper(std::int64_t t) {
+        while (m_k < m_p.size() && m_p[m_k].t_ns <= t) {
+            ++m_k;
+        }
+        return m_k;
+    }
+
+    double at(std::int64_t t) {
+        if (t <= m_p.front().t_ns) {
+            return m_p.front().value;
+        }
+        if (t >= m_p.back().t_ns) {
+            return m_p.back().value;
+        }
+        const std::size_t k = upper(t);
+        const auto& b = m_p[k];
+        const auto& a = m_p[k - 1];
+        if (b.t_ns == a.t_ns) {
+            return b.value;
+        }
+        const double f = static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
+        return a.value + f * (b.value - a.value);
+    }
+
+    // trapezoid_joules(p, a, b) for a at or after the previous call's b.
+    double trapezoid(std::int64_t a, std::int64_t b) {
+        if (b <= a) {
+            return 0.0;
+        }
+        double joules = 0;
+        std::int64_t prev_t = a;
+        double prev_v = at(a);
+        for (std::size_t j = upper(a); j < m_p.size() && m_p[j].t_ns < b; ++j) {
+            joules +=
+                0.5 * (prev_v + m_p[j].value) * static_cast<double>(m_p[j].t_ns - prev_t) * 1e-9;
+            prev_t = m_p[j].t_ns;
+            prev_v = m_p[j].value;
+        }
+        const double end_v = at(b);
+        joules += 0.5 * (prev_v + end_v) * static_cast<double>(b - prev_t) * 1e-9;
+        return joules;
+    }
+
+private:
+    std::span<const TimedValue> m_p;
+    std::size_t m_k = 0;
+};
+
+} // namespace
 
 std::int64_t median_step(const std::vector<TimedValue>& p) {
     if (p.size() < 2) {
@@ -20,7 +81,7 @@ std::int64_t median_step(const std::vector<TimedValue>& p) {
 }
 
 double
-window_watts(const Channel& c, const std::vector<TimedValue>& p, std::int64_t a, std::int64_t b) {
+window_watts(const Channel& c, std::span<const TimedValue> p, std::int64_t a, std::int64_t b) {
     const double dt = static_cast<double>(b - a) * 1e-9;
     if (dt <= 0 || p.empty()) {
         return 0;
@@ -36,33 +97,77 @@ double GridSeries::seconds_of(std::size_t i) const noexcept {
     return static_cast<double>(std::min(a + step_ns, t1) - a) * 1e-9;
 }
 
+GridSeries channel_grid(const Channel& channel,
+                        std::span<const TimedValue> points,
+                        std::int64_t t0,
+                        std::int64_t t1,
+                        std::int64_t step) {
+    GridSeries g{t0, t1, step, {}};
+    if (step <= 0 || t1 <= t0) {
+        g.step_ns = 0;
+        return g;
+    }
+    g.watts.reserve(static_cast<std::size_t>((t1 - t0) / step + 1));
+    Cursor cur{points, t0};
+    for (std::int64_t a = t0; a < t1; a += step) {
+        const std::int64_t b = std::min(a + step, t1);
+        if (b - a < step / 2 && a > t0) {
+            g.t1 = a; // a short tail window is quantisation noise
+            break;
+        }
+        const double dt = static_cast<double>(b - a) * 1e-9;
+        double w = 0;
+        if (!points.empty() && channel.quantity == Quantity::energy) {
+            const double ea = cur.at(a); // a before b: the cursor only moves forward
+            w = (cur.at(b) - ea) / dt;
+        } else if (!points.empty()) {
+            w = cur.trapezoid(a, b) / dt;
+        }
+        g.watts.push_back(w);
+    }
+    return g;
+}
+
+PowerInputs power_inputs(std::span<const Channel* const> channels,
+                         std::vector<std::vector<TimedValue>> readings) {
+    PowerInputs in;
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        in.timing.push_back(timing_of(*channels[i], readings[i]));
+        in.knots.push_back(knots_of(*channels[i], std::move(readings[i])));
+    }
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        in.channels.push_back({channels[i], in.knots[i], in.timing[i].resolution_ns});
+    }
+    return in;
+}
+
 GridSeries grid_of(std::span<const ChannelData> channels,
                    std::int64_t t0,
                    std::int64_t t1,
                    double offset_w,
                    std::int64_t step) {
-    GridSeries g{t0, t1, step, {}};
-    if (g.step_ns <= 0) {
+    if (step <= 0) {
         for (const auto& c : channels) {
-            const auto m = median_step(*c.points);
-            g.step_ns = g.step_ns == 0 ? m : (m > 0 ? std::min(g.step_ns, m) : g.step_ns);
+            step = std::max(step, c.resolution_ns);
         }
     }
-    if (g.step_ns <= 0 || t1 <= t0) {
+    GridSeries g{t0, t1, step, {}};
+    if (step <= 0 || t1 <= t0) {
         g.step_ns = 0;
         return g;
     }
-    for (std::int64_t a = t0; a < t1; a += g.step_ns) {
-        const std::int64_t b = std::min(a + g.step_ns, t1);
-        if (b - a < g.step_ns / 2 && a > t0) {
-            g.t1 = a; // a short tail window is quantisation noise
-            break;
+    for (const auto& c : channels) {
+        const auto one = channel_grid(*c.channel, c.knots, t0, t1, step);
+        if (g.watts.empty()) {
+            g.t1 = one.t1;
+            g.watts.assign(one.watts.size(), offset_w);
         }
-        double w = offset_w;
-        for (const auto& c : channels) {
-            w += window_watts(*c.channel, *c.points, a, b);
+        for (std::size_t i = 0; i < one.watts.size() && i < g.watts.size(); ++i) {
+            g.watts[i] += one.watts[i];
         }
-        g.watts.push_back(w);
+    }
+    if (channels.empty()) {
+        g.step_ns = 0;
     }
     return g;
 }
@@ -86,31 +191,37 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
         return std::unexpected(window.error());
     }
     const auto& chans = reader.channels();
-    std::vector<std::vector<TimedValue>> points(chans.size());
-    std::vector<ChannelData> parts;
-    std::optional<std::size_t> node;
+    std::vector<const Channel*> parts;
+    std::vector<std::vector<TimedValue>> readings;
+    const Channel* node = nullptr;
+    std::vector<TimedValue> node_readings;
     for (std::size_t i = 0; i < chans.size(); ++i) {
         const auto& c = chans[i];
-        if (!c.counted || c.quantity == Quantity::utilization) {
+        if (!c.counted || c.quantity == Quantity::utilization ||
+            (node && c.domain == Domain::node)) {
             continue;
         }
         auto s = reader.samples(run.id, i);
         if (!s) {
             return std::unexpected(s.error());
         }
-        points[i] = std::move(s->points);
-        if (c.domain == Domain::node && !node) {
-            node = i;
-        } else if (c.domain != Domain::node) {
-            parts.push_back({&c, &points[i]});
+        if (c.domain == Domain::node) {
+            node = &c;
+            node_readings = std::move(s->points);
+        } else {
+            parts.push_back(&c);
+            readings.push_back(std::move(s->points));
         }
     }
     const auto [t0, t1] = *window;
     if (node) {
-        const ChannelData only{&chans[*node], &points[*node]};
-        return grid_of({&only, 1}, t0, t1, 0, step);
+        std::vector<std::vector<TimedValue>> one;
+        one.push_back(std::move(node_readings));
+        const auto in = power_inputs({&node, 1}, std::move(one));
+        return grid_of(in.channels, t0, t1, 0, step);
     }
-    return grid_of(parts, t0, t1, node_facts(reader).rest_watts.value_or(0), step);
+    const auto in = power_inputs(parts, std::move(readings));
+    return grid_of(in.channels, t0, t1, node_facts(reader).rest_watts.value_or(0), step);
 }
 
 } // namespace jp::report

@@ -1,6 +1,10 @@
 #pragma once
 // Power over time from a trace: any channel, or the whole node, as mean power
-// per window of a regular grid. Used for peaks, distributions and plots.
+// per window of a regular grid. Used for peaks, distributions and plots. Energy
+// counters are read through their knots (report/timing.hpp) and grids are no
+// finer than the channels' resolution, so a counter read faster than it
+// updates never shows phantom peaks.
+#include "report/timing.hpp"
 #include "trace/reader.hpp"
 
 #include <optional>
@@ -15,7 +19,7 @@ namespace jp::report {
 // Mean power (W) of a channel over [a, b]: energy channels from the cumulative
 // counter, power channels by the trapezoid rule. 0 when b <= a or no samples.
 [[nodiscard]] double
-window_watts(const Channel& c, const std::vector<TimedValue>& p, std::int64_t a, std::int64_t b);
+window_watts(const Channel& c, std::span<const TimedValue> p, std::int64_t a, std::int64_t b);
 
 // watts[i] is the mean power over [t0 + i·step, min(t0 + (i+1)·step, t1)]; the
 // last window may be shorter (it is dropped when under half a step, unless it
@@ -28,14 +32,31 @@ struct GridSeries {
     [[nodiscard]] double seconds_of(std::size_t i) const noexcept;
 };
 
+// One channel's mean power per window, in one pass over its knots (O(n + windows)).
+[[nodiscard]] GridSeries channel_grid(const Channel& channel,
+                                      std::span<const TimedValue> knots,
+                                      std::int64_t t0,
+                                      std::int64_t t1,
+                                      std::int64_t step);
+
 struct ChannelData {
     const Channel* channel = nullptr;
-    const std::vector<TimedValue>* points = nullptr;
+    std::span<const TimedValue> knots; // knots_of() the channel's readings
+    std::int64_t resolution_ns = 0;    // timing_of(...).resolution_ns
 };
 
+// The channels as ChannelData: their knots (kept in storage) and resolution.
+struct PowerInputs {
+    std::vector<std::vector<TimedValue>> knots;
+    std::vector<Timing> timing;
+    std::vector<ChannelData> channels;
+};
+[[nodiscard]] PowerInputs power_inputs(std::span<const Channel* const> channels,
+                                       std::vector<std::vector<TimedValue>> readings);
+
 // The sum of the channels' mean power per window plus offset_w. step 0 means
-// the finest median sample step among the channels. Empty when there is no
-// usable step.
+// the coarsest resolution among the channels: the node's power is no finer
+// than its coarsest part. Empty when there is no usable step.
 [[nodiscard]] GridSeries grid_of(std::span<const ChannelData> channels,
                                  std::int64_t t0,
                                  std::int64_t t1,

@@ -157,6 +157,9 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     static_cast<Figures&>(out) = figures_of(*data, data->t0, data->t1);
     out.node_basis = node_basis(*data);
     add_estimate_note(out);
+    for (auto& note : timing_notes(*data)) {
+        out.notes.push_back(std::move(note));
+    }
     if (auto r = add_phases(reader, *data, out); !r) {
         return std::unexpected(r.error());
     }

@@ -7,10 +7,6 @@
 namespace jp::report {
 namespace {
 
-// Windows shorter than this share of the typical interval are quantisation
-// noise (an edge read right after a tick) and are left out of peak power.
-constexpr double k_min_window_share = 0.5;
-
 // The samples inside [t0, t1] with both edges interpolated.
 std::vector<TimedValue> clipped(std::span<const TimedValue> p, std::int64_t t0, std::int64_t t1) {
     std::vector<TimedValue> w{{t0, interpolate(p, t0)}};
@@ -23,36 +19,27 @@ std::vector<TimedValue> clipped(std::span<const TimedValue> p, std::int64_t t0, 
     return w;
 }
 
+// The highest power of channel i within [t0, t1]: its highest reading for a
+// power channel; for a counter, the highest mean over spans of its resolution.
 std::optional<double> peak_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) {
     const auto near = samples_around(d, i, t0, t1);
     if (near.empty() || t1 <= t0) {
         return std::nullopt;
     }
-    const auto w = clipped(near, t0, t1);
-    std::optional<double> peak;
-    if ((*d.channels)[i].quantity == Quantity::power) {
-        for (const auto& s : w) {
+    const auto& c = (*d.channels)[i];
+    if (c.quantity == Quantity::power) {
+        std::optional<double> peak;
+        for (const auto& s : clipped(near, t0, t1)) {
             peak = std::max(peak.value_or(s.value), s.value);
         }
         return peak;
     }
-    const auto min_window =
-        static_cast<std::int64_t>(static_cast<double>(d.steps[i]) * k_min_window_share);
-    std::size_t prev = 0;
-    for (std::size_t k = 1; k < w.size(); ++k) {
-        const bool short_window = w[k].t_ns - w[prev].t_ns < min_window;
-        if (short_window && k + 1 < w.size()) {
-            continue;
-        }
-        if (short_window && prev > 0) {
-            break; // a short tail: quantisation noise
-        }
-        const double dt = static_cast<double>(w[k].t_ns - w[prev].t_ns) * 1e-9;
-        const double watts = (w[k].value - w[prev].value) / dt;
-        peak = std::max(peak.value_or(watts), watts);
-        prev = k;
+    const auto step = d.timing[i].resolution_ns > 0 ? d.timing[i].resolution_ns : t1 - t0;
+    const auto g = channel_grid(c, near, t0, t1, step);
+    if (g.watts.empty()) {
+        return std::nullopt;
     }
-    return peak;
+    return *std::ranges::max_element(g.watts);
 }
 
 Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) {

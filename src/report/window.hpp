@@ -11,11 +11,12 @@ namespace jp::report {
 
 struct RunData {
     const std::vector<Channel>* channels = nullptr;
-    std::vector<std::vector<TimedValue>> series; // per channel, by time
+    // Per channel, by time: the knots (report/timing.hpp) of its readings.
+    std::vector<std::vector<TimedValue>> series;
     // Power and utilisation channels: the trapezoid integral from the first
     // sample to each sample (J, or %·s), so any window's integral is O(log n).
     std::vector<std::vector<double>> integral;
-    std::vector<std::int64_t> steps; // median sample step per channel (0: fewer than 2)
+    std::vector<Timing> timing; // per channel: reading and update periods, resolution
     NodeFacts facts;
     std::optional<std::size_t> node_channel; // the measured node, if any
     std::int64_t t0 = 0;                     // the run's window
@@ -41,11 +42,14 @@ samples_around(const RunData& data, std::size_t i, std::int64_t a, std::int64_t 
 [[nodiscard]] Figures figures_of(const RunData& data,
                                  std::span<const std::pair<std::int64_t, std::int64_t>> windows);
 
-// The node's power on a regular grid over [t0, t1]: the same windows and
-// figures as node_power_series/grid_of, in O(log n) per window.
+// The node's power on a regular grid over [t0, t1] at the coarsest resolution
+// of the channels it is made of (grid_of).
 [[nodiscard]] GridSeries node_grid(const RunData& data, std::int64_t t0, std::int64_t t1);
 
 // How the node figure was obtained, in words.
 [[nodiscard]] std::string node_basis(const RunData& data);
+
+// Notes on channels whose power is coarser than their readings (timing_note).
+[[nodiscard]] std::vector<std::string> timing_notes(const RunData& data);
 
 } // namespace jp::report

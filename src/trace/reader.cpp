@@ -1,5 +1,6 @@
 #include "trace/reader.hpp"
 
+#include "core/update_period.hpp"
 #include "trace/schema.hpp"
 
 namespace jp::trace {
@@ -26,6 +27,9 @@ Channel channel_from_row(const Statement& s) {
     c.limit_watts = opt_double(s, 8);
     c.counted = s.column_int(9) != 0;
     c.parent = s.column_text(10);
+    c.update_ns = known_update_ns(c.backend); // version 1 traces do not store these
+    c.mean_since_previous =
+        c.backend == "estimate" && c.quantity == Quantity::power && c.domain == Domain::cpu_package;
     return c;
 }
 

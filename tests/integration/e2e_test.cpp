@@ -74,6 +74,53 @@ TEST_F(EndToEnd, EnergyMatchesGroundTruthOverTheJobsOwnEdges) {
     EXPECT_EQ(run_json["parts"][0]["provenance"], "measured");
 }
 
+// RAPL read every millisecond: power from reading to reading would swing with
+// the counter's own ~1 ms updates (a 5.7 kW "peak" for a 283 W node). Power is
+// derived over spans the readings resolve, so the peak, the percentiles and the
+// profile stay at the truth, and the output says what resolution they have.
+TEST_F(EndToEnd, PowerReadEveryMillisecondStaysAtTheProfile) {
+    ProfileWriter::Profile p; // 150 ± 60 W, updated about every millisecond like RAPL
+    p.tick_ns = 976'000;
+    ProfileWriter writer{fs.path("/sys/class/powercap/intel-rapl:0/energy_uj"), p, now_ns()};
+    ::usleep(20'000);
+    const auto trace = file("/fast.jptrace");
+    const auto r = sh(jp(fmt::format("run -i 1ms --json --no-live -o {} -- {} 1.5 {}", trace,
+                                     JP_TEST_JOB, file("/job.txt"))));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& run = j["groups"][0]["runs"][0];
+    const double peak = run["node"]["peak_w"].get<double>();
+    EXPECT_LE(peak, (p.base_w + p.amp_w) * 1.15) << "the profile never exceeds 210 W";
+    EXPECT_GE(peak, p.base_w * 0.9);
+    EXPECT_DOUBLE_EQ(run["parts"][0]["peak_w"].get<double>(), peak) << "one part, one peak";
+    const auto& power = run["power"];
+    ASSERT_TRUE(power.is_object()) << r.out;
+    EXPECT_LE(power["p99_w"].get<double>(), (p.base_w + p.amp_w) * 1.15);
+    EXPECT_GE(power["p50_w"].get<double>(), (p.base_w - p.amp_w) * 0.9);
+    EXPECT_GE(power["step_s"].get<double>(), 0.019) << "no finer than the counter resolves";
+    bool said = false;
+    for (const auto& note : run["notes"]) {
+        said = said || note.get<std::string>().find("derived over spans") != std::string::npos;
+    }
+    EXPECT_TRUE(said) << run["notes"];
+    // The readings themselves alias: reading to reading, power swings far past the truth.
+    auto reader = trace::Reader::open(trace);
+    ASSERT_TRUE(reader) << reader.error().message();
+    const auto samples = reader->samples(reader->runs().at(0).id, 0);
+    ASSERT_TRUE(samples) << samples.error().message();
+    double naive = 0;
+    const auto& pts = samples->points;
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+        const auto& a = pts[i - 1];
+        const auto& b = pts[i];
+        naive =
+            std::max(naive, (b.value - a.value) / (static_cast<double>(b.t_ns - a.t_ns) * 1e-9));
+    }
+    EXPECT_GT(naive, 1.5 * (p.base_w + p.amp_w)) << "the aliasing the derivation removes";
+    const auto html = file("/fast.html");
+    ASSERT_EQ(sh(jp(fmt::format("report --html {} {}", html, trace))).exit_code, 0);
+}
+
 TEST_F(EndToEnd, BaselineGivesIdlePowerAndDynamicEnergy) {
     ProfileWriter::Profile flat;
     flat.amp_w = 0; // 150 W whether idle or busy: the job adds no dynamic energy

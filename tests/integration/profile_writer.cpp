@@ -16,7 +16,6 @@ std::int64_t now_ns() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
-constexpr std::int64_t k_tick_ns = 200'000; // 0.2 ms, finer than RAPL's ~1 ms
 } // namespace
 
 ProfileWriter::ProfileWriter(std::filesystem::path energy_uj, Profile p, std::int64_t t0_mono_ns)
@@ -62,7 +61,7 @@ void ProfileWriter::loop() {
         // Fixed width so an in-place rewrite never leaves stale digits behind.
         const auto text = fmt::format("{:013}\n", static_cast<std::uint64_t>(e * 1e6));
         (void)!::pwrite(fd, text.data(), text.size(), 0);
-        timespec ts{0, k_tick_ns};
+        timespec ts{0, m_p.tick_ns};
         nanosleep(&ts, nullptr);
     }
     ::close(fd);

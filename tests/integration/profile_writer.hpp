@@ -16,8 +16,9 @@ public:
         double base_w = 150;
         double amp_w = 60;
         double period_s = 1.7;
-        double start_j = 0;           // counter value at t0 (in joules)
-        double range_j = 4294.967296; // wraps here (2^32 µJ)
+        double start_j = 0;             // counter value at t0 (in joules)
+        double range_j = 4294.967296;   // wraps here (2^32 µJ)
+        std::int64_t tick_ns = 200'000; // how often the counter updates (RAPL: ~1 ms)
     };
     ProfileWriter(std::filesystem::path energy_uj, Profile p, std::int64_t t0_mono_ns);
     ProfileWriter(const ProfileWriter&) = delete;

@@ -131,7 +131,11 @@ TEST_F(Study, EveryRunOfTheMatrixGoesIntoOneFileAndTwoNodeTypesMerge) {
         const bool gpu = row["node_type"] == "gpu-node";
         EXPECT_EQ(row["runs"], gpu ? 1 : 2) << row["label"];
         const double rt = row["runtime_s"]["mean"].get<double>();
-        EXPECT_NEAR(row["node_energy_j"]["mean"].get<double>(), 150 * rt, 150 * rt * 0.02)
+        // 2 %, plus 5 ms at 150 W: the fake counter's writer thread can stall that
+        // long at an edge on a loaded machine (the runs last only ~0.1 s; exactness
+        // against the profile's ground truth is the end-to-end tests' job).
+        EXPECT_NEAR(row["node_energy_j"]["mean"].get<double>(), 150 * rt,
+                    150 * rt * 0.02 + 150 * 0.005)
             << row["label"];
         EXPECT_EQ(row["energy_ratio"].is_number(), row["workload"] == "lstm") << row["label"];
     }

@@ -73,6 +73,7 @@ Channel cpu_channel(const CpuPowerModel& model) {
     c.backend = "estimate";
     c.source = model.source;
     c.limit_watts = model.max_watts();
+    c.mean_since_previous = true; // utilisation of the ticks since the previous read
     return c;
 }
 

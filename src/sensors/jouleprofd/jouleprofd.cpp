@@ -61,6 +61,9 @@ Offer offered(const nlohmann::json& list, const std::vector<Channel>& local) {
         if (const auto lim = j.find("limit_watts"); lim != j.end() && lim->is_number()) {
             c.limit_watts = lim->get<double>();
         }
+        if (const auto u = j.find("update_ns"); u != j.end() && u->is_number_integer()) {
+            c.update_ns = u->get<std::int64_t>();
+        }
         if (covered(c, local)) {
             continue;
         }

@@ -1,5 +1,6 @@
 #include "sensors/perf_rapl/perf_rapl.hpp"
 
+#include "core/update_period.hpp"
 #include "sensors/perf_rapl/perf_sensor.hpp"
 #include "sensors/perf_rapl/pmu.hpp"
 #include "sys/file.hpp"
@@ -47,6 +48,7 @@ Channel make_channel(const EventRow& row, std::size_t package, int cpu, bool has
     c.domain = row.domain;
     c.quantity = Quantity::energy;
     c.backend = "perf_rapl";
+    c.update_ns = k_rapl_update_ns;
     c.source = fmt::format("perf power/{}/ cpu {}", row.event, cpu);
     if (!row.per_package) {
         c.name = std::string{row.part};

@@ -1,5 +1,6 @@
 #include "sensors/pm_counters/pm_counters.hpp"
 
+#include "core/update_period.hpp"
 #include "sensors/pm_counters/pm_sensor.hpp"
 #include "sys/file.hpp"
 
@@ -91,6 +92,7 @@ Channel make_channel(const std::filesystem::path& dir, const Counter& counter) {
     c.backend = "pm_counters";
     c.source = (dir / counter.file).string();
     c.limit_watts = cap_watts(dir, counter.cap);
+    c.update_ns = k_pm_counters_update_ns;
     return c; // device stays "": pm_counters names no PCI address for its accelerators
 }
 

@@ -1,5 +1,7 @@
 #include "sensors/powercap/zone.hpp"
 
+#include "core/update_period.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
@@ -111,6 +113,7 @@ std::optional<Zone> read_zone(const std::filesystem::path& base,
         notes.push_back("powercap: " + range.error().message() + " (wrap cannot be corrected)");
     }
     z.channel.limit_watts = long_term_limit(z.dir);
+    z.channel.update_ns = k_rapl_update_ns;
     return z;
 }
 

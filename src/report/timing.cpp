@@ -1,0 +1,115 @@
+#include "report/timing.hpp"
+
+#include "core/duration.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace jp::report {
+namespace {
+
+std::int64_t median(std::vector<std::int64_t> v) {
+    if (v.empty()) {
+        return 0;
+    }
+    std::ranges::nth_element(v, v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2));
+    return v[v.size() / 2];
+}
+
+// Readings that repeat the previous value: when at least this share of them do,
+// the source updates more slowly than it was read and its period can be learned.
+constexpr double k_repeat_share = 0.1;
+
+// A mean-since-previous series as the step it stands for: each reading holds
+// over the interval before it; the first covers time before the run, so it goes.
+std::vector<TimedValue> held_back(const std::vector<TimedValue>& p) {
+    std::vector<TimedValue> out;
+    out.reserve(2 * p.size());
+    for (std::size_t i = 1; i < p.size(); ++i) {
+        out.push_back({p[i - 1].t_ns, p[i].value});
+        out.push_back(p[i]);
+    }
+    return out;
+}
+
+} // namespace
+
+Timing timing_of(const Channel& c, std::span<const TimedValue> p) {
+    Timing t;
+    if (p.size() < 2) {
+        return t;
+    }
+    std::vector<std::int64_t> steps;
+    std::vector<std::int64_t> changes; // time between successive value changes
+    std::size_t repeats = 0;
+    std::int64_t last_change = -1;
+    for (std::size_t i = 1; i < p.size(); ++i) {
+        steps.push_back(p[i].t_ns - p[i - 1].t_ns);
+        if (p[i].value == p[i - 1].value) {
+            ++repeats;
+            continue;
+        }
+        if (last_change >= 0) {
+            changes.push_back(p[i].t_ns - last_change);
+        }
+        last_change = p[i].t_ns;
+    }
+    t.sample_ns = median(std::move(steps));
+    const bool repeating =
+        static_cast<double>(repeats) >= k_repeat_share * static_cast<double>(p.size() - 1);
+    if (repeating && changes.size() >= 2 && c.quantity != Quantity::utilization) {
+        t.update_ns = median(std::move(changes));
+        t.update_learned = true;
+    } else if (c.update_ns) {
+        t.update_ns = *c.update_ns;
+    }
+    t.resolution_ns = resolution_for(c.quantity, t.sample_ns, t.update_ns);
+    return t;
+}
+
+std::int64_t resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t update_ns) noexcept {
+    // A power reading is itself an average or an instant: repeats only hold it.
+    // A counter's value is up to one update (or one reading) old: over a span
+    // k_span_factor times that, the error stays within 10 %.
+    const auto uncertainty = update_ns > 0 ? std::min(sample_ns, update_ns) : 0;
+    auto r = std::max(sample_ns, update_ns);
+    if (q == Quantity::energy) {
+        r = std::max(r, k_span_factor * uncertainty);
+    }
+    return r;
+}
+
+std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> p) {
+    if (c.mean_since_previous && p.size() >= 2) {
+        return held_back(p);
+    }
+    if (c.quantity != Quantity::energy || p.size() < 3) {
+        return p;
+    }
+    std::vector<TimedValue> out;
+    out.reserve(p.size());
+    out.push_back(p.front());
+    for (std::size_t i = 1; i + 1 < p.size(); ++i) {
+        if (p[i].value != p[i - 1].value) {
+            out.push_back(p[i]);
+        }
+    }
+    out.push_back(p.back());
+    return out;
+}
+
+std::string timing_note(const Channel& c, const Timing& t) {
+    if (t.sample_ns <= 0 || t.resolution_ns <= t.sample_ns) {
+        return {};
+    }
+    const auto source = t.update_learned ? std::string{"learned from its readings"}
+                                         : fmt::format("{}'s own update period", c.backend);
+    return fmt::format("{}: read every {}; its value changes every ~{} ({}), so its power is "
+                       "derived over spans of {} or more, within 10 % (a finer interval gives no "
+                       "finer power)",
+                       c.name, format_duration(Nanos{t.sample_ns}),
+                       format_duration(Nanos{t.update_ns}), source,
+                       format_duration(Nanos{t.resolution_ns}));
+}
+
+} // namespace jp::report

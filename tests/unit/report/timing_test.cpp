@@ -1,0 +1,127 @@
+// Power from counters read faster than they update: the readings' own timing
+// decides the spans power is derived over, and peaks stay at the truth.
+#include "report/series.hpp"
+#include "report/timing.hpp"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <random>
+
+namespace jp::report {
+namespace {
+
+constexpr std::int64_t k_ms = 1'000'000;
+
+Channel counter(std::optional<std::int64_t> update_ns = std::nullopt) {
+    Channel c;
+    c.name = "gpu0";
+    c.quantity = Quantity::energy;
+    c.backend = "nvml";
+    c.update_ns = update_ns;
+    return c;
+}
+
+// A counter at `watts` that the source updates every update_ns, read every
+// read_ns with up to jitter_ns of lateness, for seconds.
+std::vector<TimedValue> readings(double watts,
+                                 std::int64_t update_ns,
+                                 std::int64_t read_ns,
+                                 std::int64_t jitter_ns,
+                                 double seconds,
+                                 unsigned seed = 1) {
+    std::mt19937 rng{seed};
+    std::uniform_int_distribution<std::int64_t> late{0, jitter_ns};
+    std::vector<TimedValue> out;
+    for (std::int64_t t = 0; t <= static_cast<std::int64_t>(seconds * 1e9); t += read_ns) {
+        const auto at = t + (jitter_ns > 0 ? late(rng) : 0);
+        const auto updated = at / update_ns * update_ns; // the value the source shows at `at`
+        out.push_back({at, watts * static_cast<double>(updated) * 1e-9});
+    }
+    return out;
+}
+
+double peak(const Channel& c, const std::vector<TimedValue>& r) {
+    const auto t = timing_of(c, r);
+    const auto k = knots_of(c, r);
+    const auto g = channel_grid(c, k, r.front().t_ns, r.back().t_ns, t.resolution_ns);
+    return *std::ranges::max_element(g.watts);
+}
+
+TEST(Timing, ACounterReadTwiceAsFastAsItUpdatesShowsNoPhantomPeaks) {
+    // The case: a GPU at a constant 300 W, counter every 20 ms, read every 10 ms.
+    const auto c = counter();
+    const auto r = readings(300, 20 * k_ms, 10 * k_ms, 2 * k_ms, 10);
+    const auto t = timing_of(c, r);
+    EXPECT_TRUE(t.update_learned);
+    EXPECT_NEAR(static_cast<double>(t.update_ns), 20 * k_ms, 1 * k_ms) << "readings come late";
+    EXPECT_TRUE(t.oversampled());
+    EXPECT_NEAR(static_cast<double>(t.resolution_ns), 200 * k_ms, 5 * k_ms)
+        << "20 × the 10 ms uncertainty";
+    EXPECT_NEAR(peak(c, r), 300, 30) << "within 10 %";
+    // Read by reading, the same data would show twice the power and zero.
+    double naive = 0;
+    for (std::size_t i = 1; i < r.size(); ++i) {
+        naive = std::max(naive, (r[i].value - r[i - 1].value) /
+                                    (static_cast<double>(r[i].t_ns - r[i - 1].t_ns) * 1e-9));
+    }
+    EXPECT_GT(naive, 550) << "the aliasing this prevents";
+    EXPECT_FALSE(timing_note(c, t).empty());
+}
+
+TEST(Timing, RaplReadEveryMillisecondPeaksAtTheTruth) {
+    const auto c = counter(1 * k_ms); // RAPL: about 1 ms, read at 1 ms with scheduling lateness
+    const auto r = readings(283, 976'000, 1 * k_ms, 300'000, 5, 3);
+    const auto t = timing_of(c, r);
+    EXPECT_NEAR(static_cast<double>(t.resolution_ns), 20 * k_ms, 0.5 * k_ms);
+    EXPECT_LE(peak(c, r), 283 * 1.1);
+    EXPECT_GE(peak(c, r), 283 * 0.9);
+}
+
+TEST(Timing, ReadingsSlowerThanUpdatesKeepTheirOwnResolution) {
+    const auto c = counter(1 * k_ms);
+    const auto r = readings(150, 976'000, 500 * k_ms, 0, 20);
+    const auto t = timing_of(c, r);
+    EXPECT_FALSE(t.update_learned) << "the value changed at every reading";
+    EXPECT_EQ(t.resolution_ns, 500 * k_ms);
+    EXPECT_FALSE(t.oversampled());
+    EXPECT_TRUE(timing_note(c, t).empty());
+    EXPECT_NEAR(peak(c, r), 150, 1);
+}
+
+TEST(Timing, ABmcPowerReadingHeldForASecondIsNotAveragedAway) {
+    Channel node;
+    node.name = "node";
+    node.quantity = Quantity::power;
+    node.backend = "ipmi";
+    std::vector<TimedValue> r;
+    for (int i = 0; i <= 100; ++i) { // read every 100 ms; the BMC updates every second
+        r.push_back({i * 100 * k_ms, i >= 50 && i < 60 ? 900.0 : 400.0 + (i / 10) * 0.5});
+    }
+    const auto t = timing_of(node, r);
+    EXPECT_TRUE(t.update_learned);
+    EXPECT_EQ(t.update_ns, 1000 * k_ms);
+    EXPECT_EQ(t.resolution_ns, 1000 * k_ms) << "power readings: no extra factor";
+}
+
+TEST(Timing, KnotsKeepTheEdgesAndEveryChange) {
+    const auto c = counter();
+    const std::vector<TimedValue> r{{0, 0}, {10, 0}, {20, 6}, {30, 6}, {40, 12}, {50, 12}};
+    const auto k = knots_of(c, r);
+    ASSERT_EQ(k.size(), 4U);
+    EXPECT_EQ(k[1].t_ns, 20);
+    EXPECT_EQ(k[2].t_ns, 40);
+    EXPECT_EQ(k.back().t_ns, 50) << "the end edge stays: a run's energy is exact";
+    Channel p;
+    p.quantity = Quantity::power;
+    EXPECT_EQ(knots_of(p, r).size(), r.size());
+}
+
+TEST(Timing, ResolutionFollowsTheRule) {
+    EXPECT_EQ(resolution_for(Quantity::energy, 10 * k_ms, 0), 10 * k_ms) << "unknown: as read";
+    EXPECT_EQ(resolution_for(Quantity::energy, 10 * k_ms, 100 * k_ms), 200 * k_ms);
+    EXPECT_EQ(resolution_for(Quantity::energy, 500 * k_ms, 100 * k_ms), 2000 * k_ms);
+    EXPECT_EQ(resolution_for(Quantity::power, 10 * k_ms, 100 * k_ms), 100 * k_ms);
+}
+
+} // namespace
+} // namespace jp::report
