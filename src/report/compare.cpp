@@ -83,6 +83,7 @@ std::string format_comparison(const Comparison& c) {
         fmt::format(fmt::runtime(k_row), "#", "run", "Energy [kJ]", "× base", "Runtime [s]",
                     "× base", "Avg power [W]", "Estimate [kJ]", "Error");
     std::vector<std::string> estimated;
+    std::vector<std::string> lower_bounds;
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
         const auto& e = c.entries[i];
         out += fmt::format(
@@ -95,17 +96,28 @@ std::string format_comparison(const Comparison& c) {
             e.group.runs.front().node.provenance == Provenance::estimated) {
             estimated.push_back(e.name);
         }
+        if (!e.group.runs.empty() && e.group.runs.front().node.lower_bound) {
+            lower_bounds.push_back(e.name);
+        }
     }
     out += fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
                        "node power), as if energy were runtime × a constant power; Error = "
                        "(estimate − measured) / measured.\n",
                        c.baseline + 1, base.name, c.p_const_w);
-    if (!estimated.empty()) {
-        std::string names;
-        for (const auto& name : estimated) {
-            names += (names.empty() ? "" : ", ") + name;
+    const auto names = [](const std::vector<std::string>& list) {
+        std::string s;
+        for (const auto& name : list) {
+            s += (s.empty() ? "" : ", ") + name;
         }
-        out += "note: the node energy is estimated, not measured, for " + names + "\n";
+        return s;
+    };
+    if (!estimated.empty()) {
+        out += "note: the node energy is estimated, not measured, for " + names(estimated) + "\n";
+    }
+    if (!lower_bounds.empty()) {
+        out += "note: the node energy is a lower bound (the sum of its parts; the rest of the "
+               "node has no meter and no model) for " +
+               names(lower_bounds) + "\n";
     }
     return out;
 }
@@ -125,6 +137,7 @@ nlohmann::json comparison_json(const Comparison& c) {
              {"runtime_s", stat_json(g.runtime_s)},
              {"node_avg_w", stat_json(g.node_avg_w)},
              {"provenance", g.runs.empty() ? "" : to_string(g.runs.front().node.provenance)},
+             {"lower_bound", !g.runs.empty() && g.runs.front().node.lower_bound},
              {"energy_ratio", e.energy_ratio},
              {"runtime_ratio", e.runtime_ratio},
              {"estimate_j", e.estimate_j},

@@ -97,6 +97,7 @@ void phase_rows(std::string& out, const RepeatSummary& r) {
                                 static_cast<double>(p.occurrences) / static_cast<double>(p.runs));
         }
         std::string prov = to_string(r.runs.front().node.provenance).data();
+        prov += r.runs.front().node.lower_bound ? ", lower bound" : "";
         if (p.runs < r.runs.size()) {
             prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
         }
@@ -143,6 +144,9 @@ std::string provenance_text(const Item& item) {
         prov += " (via jouleprofd)";
     } else if (!item.backend.empty()) {
         prov += " (" + item.backend + ")";
+    }
+    if (item.lower_bound) {
+        prov += ", lower bound";
     }
     if (item.lost_at_s) {
         prov += fmt::format(", lost at {:.1f} s", *item.lost_at_s);

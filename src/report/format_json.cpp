@@ -20,6 +20,7 @@ json item_json(const Item& i) {
            {"counted", i.counted},
            {"parent", i.parent}};
     j["peak_w"] = opt(i.peak_w);
+    j["lower_bound"] = i.lower_bound;
     if (i.lost_at_s) {
         j["lost_at_s"] = *i.lost_at_s;
     }

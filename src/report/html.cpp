@@ -51,6 +51,41 @@ std::string hms_pm(const Stat& s) {
     return format_hms(s.mean);
 }
 
+// "estimated", "lower bound", both or neither: how a node figure was obtained.
+std::string basis_note(bool estimated, bool lower_bound) {
+    std::string s = estimated ? "estimated" : "";
+    return lower_bound ? s + (s.empty() ? "" : ", ") + "lower bound" : s;
+}
+
+std::string node_note(const html::RunProfile& p) {
+    return basis_note(p.node && p.node->provenance == Provenance::estimated, p.node_lower_bound);
+}
+
+// After "the node's": how a node figure without a node meter was obtained.
+std::string node_caption(const html::RunProfile& p) {
+    if (!p.node_from_parts) {
+        return "";
+    }
+    return p.node_lower_bound ? " (the sum of its parts: a lower bound, as the rest of the node "
+                                "has no meter and no model)"
+                              : " (the sum of its parts and the rest-of-node model: estimated)";
+}
+
+std::string bars_legend(const html::BarsFigure& f) {
+    const auto has = [&](std::string_view what) {
+        return std::ranges::any_of(
+            f.bars, [&](const auto& b) { return b.total_note.find(what) != std::string::npos; });
+    };
+    std::string s;
+    if (has("lower bound")) {
+        s += "≥ = a lower bound, the sum of the parts";
+    }
+    if (has("estimated")) {
+        s += std::string{s.empty() ? "" : "; "} + "* = estimated";
+    }
+    return s.empty() ? s : " (" + s + ")";
+}
+
 std::string badge(Provenance p) {
     return fmt::format(R"~(<span class="prov {0}">{0}</span>)~", to_string(p));
 }
@@ -240,9 +275,8 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
                                  to_string(run.rest->provenance))});
             }
             bar.total = run.node.energy_j * 1e-3;
-            if (run.node.provenance == Provenance::estimated) {
-                bar.total_note = "estimated";
-            }
+            bar.total_note =
+                basis_note(run.node.provenance == Provenance::estimated, run.node.lower_bound);
             f.bars.push_back(std::move(bar));
         }
     }
@@ -260,10 +294,7 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
         "figure above a bar is the node's energy{}. The rest of the node is node − Σ parts when "
         "a node meter exists (derived), else the configured rest-of-node model (estimated). "
         "Hatched parts are estimated by a model, not measured.</figcaption></figure>",
-        n,
-        std::ranges::any_of(f.bars, [](const auto& b) { return !b.total_note.empty(); })
-            ? " (* = estimated)"
-            : "");
+        n, bars_legend(f));
 }
 
 void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
@@ -400,8 +431,9 @@ void profile_figure(
     const double runtime = static_cast<double>(p.t1 - p.t0) * 1e-9;
     f.runtime_s = runtime;
     if (p.node) {
-        f.lines.push_back({p.node->name, std::string{html::k_node_color}, p.node->points,
-                           p.node_estimated, true, p.node_estimated ? "estimated" : ""});
+        const bool est = p.node->provenance == Provenance::estimated;
+        f.lines.push_back({p.node->name, std::string{html::k_node_color}, p.node->points, est, true,
+                           node_note(p)});
     }
     for (const auto& s : p.parts) {
         const bool est = s.provenance == Provenance::estimated;
@@ -442,7 +474,7 @@ void profile_figure(
         "<figcaption><b>Figure {}.</b> Power over fractional runtime of run {} of “{}” (runtime "
         "{}): the node{} and each counted part{}.{}</figcaption></figure>",
         fig_no, p.run.repeat > 0 ? p.run.repeat : 1, escape(label), format_hms(runtime),
-        p.node_estimated ? " (sum of its parts, estimated)" : "",
+        node_caption(p),
         p.phases.phases.empty() ? "" : "; shaded bands are the phases the job marked", how);
 }
 
@@ -503,8 +535,7 @@ void distribution_figure(Page& pg,
         "<figcaption><b>Figure {}.</b> Distribution of node power{} over run {}: share of the "
         "runtime per {:.0f} W bin (time-weighted). Mean {:.1f} W; p50 {:.1f} W, p95 {:.1f} W, "
         "p99 {:.1f} W; {}.{}{}</figcaption></figure>",
-        fig_no, p.node_estimated ? " (sum of parts, estimated)" : "",
-        p.run.repeat > 0 ? p.run.repeat : 1,
+        fig_no, node_caption(p), p.run.repeat > 0 ? p.run.repeat : 1,
         (p.hist_hi - p.hist_lo) / static_cast<double>(p.histogram.size()), d.mean_w, d.p50_w,
         d.p95_w, d.p99_w, peaks, rated_text, above);
 }

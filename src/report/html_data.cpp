@@ -239,11 +239,15 @@ Result<RunProfile> profile_of(trace::Reader& reader,
     if (!node_ch && !out.parts.empty()) {
         const auto rest_w = node_facts(reader).rest_watts;
         node_grid = grid_of(parts, out.t0, out.t1, rest_w.value_or(0));
-        PlotSeries ps{rest_w ? "node (sum of parts + rest model)" : "node (sum of parts)", 0,
-                      rest_w ? Provenance::estimated : Provenance::derived,
+        auto prov = rest_w ? Provenance::estimated : Provenance::derived;
+        for (const auto& p : out.parts) {
+            prov = p.provenance == Provenance::estimated ? Provenance::estimated : prov;
+        }
+        PlotSeries ps{rest_w ? "node (sum of parts + rest model)" : "node (sum of parts)", 0, prov,
                       decimate_grid(node_grid, out.t0, out.t1, opt.columns)};
         out.node = std::move(ps);
-        out.node_estimated = true;
+        out.node_from_parts = true;
+        out.node_lower_bound = !rest_w;
     }
     out.step_ns = node_grid.step_ns;
     out.windows = node_grid.watts.size();

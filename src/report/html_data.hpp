@@ -42,7 +42,10 @@ struct RunProfile {
     std::int64_t t1 = 0;
     std::int64_t step_ns = 0; // of the node's series
     std::optional<PlotSeries> node;
-    bool node_estimated = false; // sum of the parts (+ rest model), not a node meter
+    // No node meter: the node is the sum of the parts, plus the rest-of-node
+    // model (estimated) or not (a lower bound).
+    bool node_from_parts = false;
+    bool node_lower_bound = false;
     std::vector<PlotSeries> parts;
     Distribution distribution;
     std::size_t windows = 0; // of the node's series

@@ -603,10 +603,12 @@ std::string stacked_bars_svg(const BarsFigure& f) {
             acc += s.value;
         }
         const double top = std::max(acc, std::isfinite(b.total) ? b.total : 0.0);
+        const bool at_least = b.total_note.find("lower bound") != std::string::npos;
+        const bool est = b.total_note.find("estimated") != std::string::npos;
         out += fmt::format(R"~(<text x="{}" y="{}" class="bar-total" text-anchor="middle">)~"
-                           R"~({:.{}f}{}</text>)~",
-                           num(cx), num(Y(top) - 5), b.total, significant_decimals(b.total),
-                           b.total_note.empty() ? "" : "*");
+                           R"~({}{:.{}f}{}</text>)~",
+                           num(cx), num(Y(top) - 5), at_least ? "≥" : "", b.total,
+                           significant_decimals(b.total), est ? "*" : "");
         const std::string lbl = slot >= text_width(b.label, 11) + 4
                                     ? b.label
                                     : fmt::format("{}", i + 1); // too narrow: an index

@@ -114,7 +114,7 @@ struct Bar {
     std::string label; // under the bar
     std::vector<BarSegment> segments;
     double total = 0;       // printed above the bar
-    std::string total_note; // e.g. "estimated"
+    std::string total_note; // "estimated", "lower bound" or both: ≥ and * by the total
 };
 
 struct LegendEntry {

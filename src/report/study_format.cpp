@@ -42,11 +42,37 @@ struct Layout {
     bool settings = false;
     bool ratios = false;
     std::vector<std::string> shares; // share kinds present in any row
+    bool estimated = false;          // some row's node figures come from a model
+    bool lower_bound = false;        // some row's node is the sum of its parts only
 };
+
+// How a row's node figures were obtained: measured, estimated (a model), or a
+// lower bound (the sum of the parts; the rest of the node unknown).
+struct Basis {
+    bool estimated = false;
+    bool lower_bound = false;
+};
+
+Basis basis_of(const StudyRow& r) {
+    Basis b;
+    for (const auto& run : r.ok ? r.ok->runs : std::vector<RunSummary>{}) {
+        b.estimated = b.estimated || run.node.provenance == Provenance::estimated;
+        b.lower_bound = b.lower_bound || run.node.lower_bound;
+    }
+    return b;
+}
+
+// "≥ 0.145 ± 0.002 *": ≥ for a lower bound, * for an estimate.
+std::string marked(std::string cell, Basis b) {
+    return (b.lower_bound ? "≥ " : "") + cell + (b.estimated ? " *" : "");
+}
 
 Layout layout_of(const StudyTable& t) {
     Layout l;
     for (const auto& r : t.rows) {
+        const auto b = basis_of(r);
+        l.estimated = l.estimated || b.estimated;
+        l.lower_bound = l.lower_bound || b.lower_bound;
         l.settings = l.settings || !r.key.setting.empty();
         l.ratios = l.ratios || r.energy_ratio.has_value();
         for (const auto& s : r.shares) {
@@ -82,9 +108,10 @@ void add_figures(Cells& cells,
                  const FigureStats& f,
                  const std::vector<StudyShare>& shares,
                  const std::optional<double>& ratio,
-                 const Layout& l) {
-    cells.push_back(pm(f.node_energy_j, 1e-3, 3));
-    cells.push_back(pm(f.node_avg_w, 1, 1));
+                 const Layout& l,
+                 Basis b) {
+    cells.push_back(marked(pm(f.node_energy_j, 1e-3, 3), b));
+    cells.push_back(marked(pm(f.node_avg_w, 1, 1), b));
     cells.push_back(runtime_text(f.runtime_s));
     if (l.ratios) {
         cells.push_back(ratio ? fmt::format("{:.3f}", *ratio) : "");
@@ -127,7 +154,7 @@ void add_rows(std::vector<Cells>& lines, const StudyRow& r, const Layout& l) {
     }
     cells.push_back(fmt::format("{}", r.runs));
     if (r.ok) {
-        add_figures(cells, *r.ok, r.shares, r.energy_ratio, l);
+        add_figures(cells, *r.ok, r.shares, r.energy_ratio, l, basis_of(r));
     } else {
         cells.resize(cells.size() + 3 + (l.ratios ? 1 : 0) + l.shares.size(), "-");
     }
@@ -139,7 +166,7 @@ void add_rows(std::vector<Cells>& lines, const StudyRow& r, const Layout& l) {
             phase.emplace_back("");
         }
         phase.push_back(fmt::format("{}", p.runs));
-        add_figures(phase, p, energy_shares(p, *r.ok), std::nullopt, l);
+        add_figures(phase, p, energy_shares(p, *r.ok), std::nullopt, l, basis_of(r));
         phase.push_back(p.occurrences > p.runs ? fmt::format("{} occurrences", p.occurrences)
                                                : std::string{});
         lines.push_back(std::move(phase));
@@ -182,7 +209,10 @@ nlohmann::json row_json(const StudyRow& r) {
     }
     j.update(figures_json(*r.ok, r.shares));
     j["ok_runs"] = r.ok->runs.size();
-    j["provenance"] = to_string(r.ok->runs.front().node.provenance);
+    const auto b = basis_of(r);
+    j["provenance"] =
+        to_string(b.estimated ? Provenance::estimated : r.ok->runs.front().node.provenance);
+    j["lower_bound"] = b.lower_bound;
     j["dynamic_energy_j"] =
         r.ok->dynamic_energy_j ? stat_json(*r.ok->dynamic_energy_j) : nlohmann::json(nullptr);
     j["phases"] = nlohmann::json::array();
@@ -217,7 +247,15 @@ std::string format_study(const StudyTable& t) {
                  "mode and setting)"
                : "; × energy: to the first setting's (same workload and mode)";
     out += l.shares.empty() ? "" : "; CPU, DRAM, GPU, other, rest: shares of the node's energy";
-    out += ")\nresults:";
+    out += ")\n";
+    if (l.lower_bound) {
+        out += "≥: a lower bound: the sum of the node's parts; the rest of the node has no meter "
+               "and no model ([node] rest_watts)\n";
+    }
+    if (l.estimated) {
+        out += "*: estimated by a model, not measured (see `jouleprof sensors`)\n";
+    }
+    out += "results:";
     for (const auto& trace : t.traces) {
         out += " " + trace;
     }

@@ -29,6 +29,9 @@ struct Item {
     // Seconds into the run at which the channel was lost (gone, unreadable);
     // its figures cover only the time before. For the node: its first lost part.
     std::optional<double> lost_at_s;
+    // The node without a node meter or a rest-of-node model: the sum of its
+    // parts, so the true figure is at least this.
+    bool lower_bound = false;
 };
 
 // The figures of one window of a run: the whole run, or one phase.

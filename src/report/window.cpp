@@ -108,9 +108,15 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
                                 f.node.energy_j - parts_j);
         }
     } else {
+        // No node meter: the sum of the parts, plus the rest-of-node model where
+        // there is one (a model: estimated); without one, a lower bound of what
+        // the parts' provenance says (derived from measured parts).
         const double rest_w = d.facts.rest_watts.value_or(0);
-        f.node = named_item("node", Provenance::estimated, "", parts_j + rest_w * f.runtime_s);
+        const auto prov =
+            d.facts.rest_watts ? Provenance::estimated : weakest(Provenance::derived, parts_prov);
+        f.node = named_item("node", prov, "", parts_j + rest_w * f.runtime_s);
         f.node.domain = Domain::node;
+        f.node.lower_bound = !d.facts.rest_watts;
         const auto g = node_grid(d, t0, t1);
         if (!g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);

@@ -188,20 +188,21 @@ TEST_F(EndToEnd, BadOptionIsOneLineAndExit2) {
 TEST_F(EndToEnd, SignalsSentToTheMonitorReachTheJob) {
     for (int sig : {SIGTERM, SIGUSR1}) {
         const auto trace = file(sig == SIGTERM ? "/t.jptrace" : "/u.jptrace");
+        const auto got_file = file(sig == SIGTERM ? "/sig-t.txt" : "/sig-u.txt");
         const auto cmd = jp(fmt::format("-q run --no-live -o {} -- {} --wait-signal {}", trace,
-                                        JP_TEST_JOB, file("/sig.txt")));
+                                        JP_TEST_JOB, got_file));
         const pid_t pid = ::fork();
         if (pid == 0) {
             ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
             ::_exit(126);
         }
-        ::usleep(500'000);
+        ASSERT_TRUE(wait_until([&] { return std::filesystem::exists(got_file + ".ready"); }));
         ::kill(pid, sig);
         int st = 0;
         ::waitpid(pid, &st, 0);
         ASSERT_TRUE(WIFEXITED(st));
         EXPECT_EQ(WEXITSTATUS(st), sig == SIGUSR1 ? 10 : 0);
-        std::ifstream got{file("/sig.txt")};
+        std::ifstream got{got_file};
         int received = 0;
         got >> received;
         EXPECT_EQ(received, sig);
@@ -217,7 +218,11 @@ TEST_F(EndToEnd, SignalDuringTheBaselineStopsTheMonitor) {
         ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
         ::_exit(126);
     }
-    ::usleep(400'000);
+    // The baseline's run is in the trace: the monitor is in its baseline.
+    ASSERT_TRUE(wait_until([&] {
+        auto r = trace::Reader::open(file("/base.jptrace"));
+        return r && !r->runs().empty();
+    }));
     ::kill(pid, SIGINT);
     int st = 0;
     ::waitpid(pid, &st, 0);
@@ -248,19 +253,30 @@ TEST_F(EndToEnd, ReportReadsATraceWhoseMonitorWasKilled) {
         ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
         ::_exit(126);
     }
-    ::usleep(1'500'000);
+    // Killed once its trace holds half a second of the job.
+    const auto recorded = [&]() -> double {
+        auto r = trace::Reader::open(trace);
+        if (!r || r->runs().empty()) {
+            return 0;
+        }
+        const auto last = r->last_sample_time(r->runs().front().id);
+        return last && *last ? static_cast<double>(**last - r->runs().front().start_ns) * 1e-9 : 0;
+    };
+    ASSERT_TRUE(wait_until([&] { return recorded() >= 0.5; }));
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
+    const double kept = recorded();
     const auto r = sh(jp("report --json " + trace));
     ASSERT_EQ(r.exit_code, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     const auto& run = j["groups"][0]["runs"][0];
     EXPECT_FALSE(run["complete"].get<bool>());
-    EXPECT_GT(run["runtime_s"].get<double>(), 0.5);
-    EXPECT_LT(run["runtime_s"].get<double>(), 1.6);
+    EXPECT_DOUBLE_EQ(run["runtime_s"].get<double>(), kept) << "up to the last sample kept";
+    EXPECT_LT(run["runtime_s"].get<double>(), 3) << "the job ran on, unmeasured";
     const auto text = sh(jp("report " + trace));
     EXPECT_NE(text.out.find("monitor stopped"), std::string::npos) << text.out;
-    ::usleep(1'700'000); // let the orphaned job finish
+    EXPECT_TRUE(wait_until([&] { return std::filesystem::exists(file("/k.txt")); }))
+        << "the orphaned job finishes";
 }
 
 TEST_F(EndToEnd, SensorsSaysWhyRaplIsUnreadableAndHowToFixIt) {

@@ -1,11 +1,13 @@
 // A job for end-to-end tests: records its own start and end on CLOCK_MONOTONIC.
 //   jp_test_job SECONDS OUTFILE [EXIT_CODE]   sleeps, writes "start_ns end_ns", exits
 //   jp_test_job --signal SIG                   kills itself with SIG
-//   jp_test_job --wait-signal OUTFILE          waits for SIGTERM/SIGUSR1, writes its number
+//   jp_test_job --wait-signal OUTFILE          creates OUTFILE.ready once it waits for
+//                                              SIGTERM/SIGUSR1, then writes the signal's number
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 #include <string_view>
 #include <unistd.h>
 
@@ -29,6 +31,9 @@ int main(int argc, char** argv) {
         sigaddset(&set, SIGTERM);
         sigaddset(&set, SIGUSR1);
         sigprocmask(SIG_BLOCK, &set, nullptr);
+        if (FILE* f = std::fopen((std::string{argv[2]} + ".ready").c_str(), "w")) {
+            std::fclose(f);
+        }
         int sig = 0;
         sigwait(&set, &sig);
         if (FILE* f = std::fopen(argv[2], "w")) {

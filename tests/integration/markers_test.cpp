@@ -305,7 +305,7 @@ TEST_F(Markers, MarkRegexKeepsExitStatusAndSignals) {
         ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
         ::_exit(126);
     }
-    ::usleep(700'000);
+    ASSERT_TRUE(wait_until([&] { return std::filesystem::exists(file("/sig.txt") + ".ready"); }));
     ::kill(pid, SIGUSR1);
     int st = 0;
     ::waitpid(pid, &st, 0);

@@ -10,6 +10,20 @@
 
 namespace jp::test {
 
+// Polls `ready` every 10 ms until it holds or `seconds` pass. Tests wait for
+// what they need to have happened, never for a fixed time a busy machine may
+// not keep.
+template <class F> bool wait_until(F ready, double seconds = 60) {
+    const auto deadline = static_cast<double>(std::time(nullptr)) + seconds;
+    while (!ready()) {
+        if (static_cast<double>(std::time(nullptr)) > deadline) {
+            return false;
+        }
+        ::usleep(10'000);
+    }
+    return true;
+}
+
 inline std::int64_t now_ns() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -177,7 +177,12 @@ TEST_F(Study, SigtermStopsTheStudyAndKeepsItsRuns) {
         ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
         ::_exit(126);
     }
-    ::usleep(1'000'000); // the first run is done; the study is in its cooldown
+    // The first run is done: the study is in its 30 s cooldown.
+    ASSERT_TRUE(wait_until([&] {
+        auto r = trace::Reader::open(dir + "/it-n.jptrace");
+        return r && !r->runs().empty() && r->runs().front().end_ns.has_value() &&
+               r->runs().front().status != "running";
+    }));
     ::kill(pid, SIGTERM);
     int st = 0;
     ::waitpid(pid, &st, 0);

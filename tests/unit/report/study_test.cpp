@@ -99,6 +99,35 @@ TEST_F(StudyTableTest, TwoNodeTypesMergeIntoOneTableSideBySide) {
     EXPECT_NEAR(*row(t, {"lstm", "train", ""}, "cpu-node").energy_ratio, 1.0, 1e-12);
 }
 
+TEST_F(StudyTableTest, TheTableSaysWhichFiguresAreLowerBoundsOrEstimated) {
+    // No node meter and no rest-of-node model: the node is the sum of its parts.
+    TraceBuilder parts{dir / "parts.jptrace",
+                       {channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
+                       {{"node_type", "vm"}, {"study", "s"}}};
+    parts.run(make_run("w/run", 5, [](std::size_t, double) { return 40.0; }));
+    TraceBuilder est{dir / "est.jptrace",
+                     {channel("cpu.estimate", Domain::cpu_package, Quantity::power,
+                              Provenance::estimated)},
+                     {{"node_type", "laptop"}, {"study", "s"}, {"node.rest_watts", "10"}}};
+    est.run(make_run("w/run", 5, [](std::size_t, double) { return 30.0; }));
+    const auto t = table({parts.path(), est.path()});
+    const auto text = report::format_study(t);
+    EXPECT_NE(text.find("≥ 0.200"), std::string::npos) << text;
+    EXPECT_NE(text.find("0.200 *"), std::string::npos) << "30 W + 10 W model for 5 s\n" << text;
+    EXPECT_NE(text.find("≥: a lower bound"), std::string::npos) << text;
+    EXPECT_NE(text.find("*: estimated"), std::string::npos) << text;
+    const auto j = report::study_json(t);
+    EXPECT_EQ(j["rows"][0]["provenance"], "derived");
+    EXPECT_EQ(j["rows"][0]["lower_bound"], true);
+    EXPECT_EQ(j["rows"][1]["provenance"], "estimated");
+    EXPECT_EQ(j["rows"][1]["lower_bound"], false);
+    // Measured node: neither mark.
+    const auto measured = report::format_study(
+        table({results("m.jptrace", "m", 1.0, {{"w/run", 2}})}));
+    EXPECT_EQ(measured.find("≥"), std::string::npos) << measured;
+    EXPECT_EQ(measured.find(" *"), std::string::npos) << measured;
+}
+
 TEST_F(StudyTableTest, TheSameNodeTypeAndLabelPoolTheirRuns) {
     const auto a = results("a.jptrace", "cpu-node", 1.0, {{"lstm/train", 10}});
     const auto b = results("b.jptrace", "cpu-node", 1.0, {{"lstm/train", 20}, {"lstm/train", 30}});

@@ -3,6 +3,7 @@
 #include "report/summary.hpp"
 #include "trace/writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -103,12 +104,54 @@ TEST(Summary, WithoutNodeMeterNodeIsPartsPlusRestModelAndEstimated) {
     ASSERT_EQ(s->others.size(), 1U);
     EXPECT_NEAR(s->others[0].energy_j, 600, 1e-9);
     EXPECT_EQ(s->node.provenance, Provenance::estimated);
+    EXPECT_FALSE(s->node.lower_bound) << "the rest-of-node model fills the rest";
     ASSERT_TRUE(s->rest);
     EXPECT_NEAR(s->rest->energy_j, 200, 1e-9);
     EXPECT_NEAR(*s->node.peak_w, 260, 1e-9);
     const auto text = format_text(*summarize_trace(r), node_facts(r));
     EXPECT_NE(text.find("peak 260.0 W = 26 % of rated 1.0 kW (config)"), std::string::npos) << text;
     EXPECT_NE(text.find("estimated"), std::string::npos);
+}
+
+TEST(Summary, MeasuredPartsWithoutNodeMeterOrModelAreADerivedLowerBound) {
+    test::FakeSysfs fs;
+    TraceBuilder b{fs,
+                   {make("cpu0.package", Domain::cpu_package, Quantity::energy),
+                    make("cpu0.dram", Domain::dram, Quantity::energy)}};
+    b.run("a", "measure", {200, 20}, 4);
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    EXPECT_NEAR(s->node.energy_j, 220 * 4.0, 1e-9);
+    EXPECT_EQ(s->node.provenance, Provenance::derived) << "no model: not estimated";
+    EXPECT_TRUE(s->node.lower_bound);
+    EXPECT_FALSE(s->rest) << "the rest of the node is unknown, not zero";
+    for (const auto& note : s->notes) {
+        EXPECT_EQ(note.find("estimated"), std::string::npos) << note;
+    }
+    const auto groups = summarize_trace(r);
+    ASSERT_TRUE(groups);
+    const auto text = format_text(*groups, node_facts(r));
+    EXPECT_NE(text.find("derived, lower bound"), std::string::npos) << text;
+    EXPECT_EQ(text.find("estimated"), std::string::npos) << text;
+    const auto j = to_json(*groups, node_facts(r));
+    EXPECT_EQ(j["groups"][0]["runs"][0]["node"]["lower_bound"], true);
+    EXPECT_EQ(j["groups"][0]["runs"][0]["node"]["provenance"], "derived");
+}
+
+TEST(Summary, AnEstimatedPartMakesTheNodeEstimatedAndStillALowerBound) {
+    test::FakeSysfs fs;
+    TraceBuilder b{
+        fs, {make("cpu.estimate", Domain::cpu_package, Quantity::power, Provenance::estimated)}};
+    b.run("a", "measure", {90}, 3);
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->node.provenance, Provenance::estimated);
+    EXPECT_TRUE(s->node.lower_bound);
+    EXPECT_NE(std::ranges::find_if(
+                  s->notes, [](const auto& n) { return n.find("model") != std::string::npos; }),
+              s->notes.end());
 }
 
 TEST(Summary, RepeatsGroupByLabelWithSampleStdAndBaseline) {
