@@ -21,6 +21,14 @@ double interpolate(std::span<const TimedValue> s, std::int64_t t) noexcept {
     return a.value + f * (b.value - a.value);
 }
 
+double interpolate_before(std::span<const TimedValue> s, std::int64_t t) noexcept {
+    const auto it = std::ranges::lower_bound(s, t, {}, &TimedValue::t_ns); // first >= t
+    if (it != s.end() && it->t_ns == t) {
+        return it->value;
+    }
+    return interpolate(s, t);
+}
+
 double trapezoid_joules(std::span<const TimedValue> s, std::int64_t t0, std::int64_t t1) noexcept {
     if (s.empty() || t1 <= t0) {
         return 0.0;
@@ -38,7 +46,7 @@ double trapezoid_joules(std::span<const TimedValue> s, std::int64_t t0, std::int
         prev_t = p.t_ns;
         prev_v = p.value;
     }
-    const double end_v = interpolate(s, t1);
+    const double end_v = interpolate_before(s, t1);
     joules += 0.5 * (prev_v + end_v) * static_cast<double>(t1 - prev_t) * 1e-9;
     return joules;
 }

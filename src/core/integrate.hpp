@@ -13,6 +13,10 @@ struct TimedValue {
 // Linear interpolation at t; holds the first/last value outside the samples.
 // samples must be sorted by time and non-empty.
 [[nodiscard]] double interpolate(std::span<const TimedValue> samples, std::int64_t t) noexcept;
+// The same from the left: where a series steps at t (two readings at one
+// time), the value before the step. A window ending at t integrates up to it.
+[[nodiscard]] double interpolate_before(std::span<const TimedValue> samples,
+                                        std::int64_t t) noexcept;
 
 // Trapezoid integral of a power series (W) over [t0, t1] in joules, with the
 // series interpolated at both edges. 0 for an empty series or t1 <= t0.

@@ -41,6 +41,16 @@ public:
         return a.value + f * (b.value - a.value);
     }
 
+    // interpolate_before(): the value just before a step at t.
+    double before(std::int64_t t) {
+        const std::size_t k = upper(t);
+        std::size_t j = k;
+        while (j > 0 && m_p[j - 1].t_ns == t) {
+            --j;
+        }
+        return j < k ? m_p[j].value : at(t);
+    }
+
     // trapezoid_joules(p, a, b) for a at or after the previous call's b.
     double trapezoid(std::int64_t a, std::int64_t b) {
         if (b <= a) {
@@ -55,7 +65,7 @@ public:
             prev_t = m_p[j].t_ns;
             prev_v = m_p[j].value;
         }
-        const double end_v = at(b);
+        const double end_v = before(b);
         joules += 0.5 * (prev_v + end_v) * static_cast<double>(b - prev_t) * 1e-9;
         return joules;
     }

@@ -208,12 +208,14 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
     for (std::size_t i = 0; i < slot.buf.size(); ++i) {
         const auto& v = slot.buf[i];
         const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, t_read) : t_read;
-        if (edge && v.status == ReadStatus::ok && t_read - t > k_stale_edge_ns) {
+        // Stale: taken before the edge was asked for. A value taken during a
+        // slow call (a daemon on a busy machine) is exact and keeps its own time.
+        if (edge && v.status == ReadStatus::ok && before - t > k_stale_edge_ns) {
             add_event(static_cast<std::int32_t>(slot.first + i), t_read, "stale_edge",
-                      fmt::format("{}: the edge value was read {} earlier (the source had no "
-                                  "fresher one)",
+                      fmt::format("{}: the edge value was read {} before the edge (the source "
+                                  "had no fresher one)",
                                   m_table[slot.first + i].name,
-                                  format_duration(Nanos{t_read - t})));
+                                  format_duration(Nanos{before - t})));
         }
         auto rec = record(slot.first + i, v, t, flags);
         if (rec && out != nullptr) {

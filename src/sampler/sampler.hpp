@@ -60,8 +60,8 @@ public:
     [[nodiscard]] std::uint64_t dropped_samples() const noexcept { return m_queue.dropped(); }
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept { return m_missed.load(); }
 
-    // An edge value older than this (a source that gives its own timestamps)
-    // is recorded with a "stale_edge" event.
+    // An edge value taken this long before the edge read began (a source that
+    // gives its own timestamps) is recorded with a "stale_edge" event.
     static constexpr std::int64_t k_stale_edge_ns = 5'000'000;
 
 private:

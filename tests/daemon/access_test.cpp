@@ -95,8 +95,10 @@ TEST_F(DaemonAccess, UnprivilegedRunGetsMeasuredPackageEnergyOverExactEdges) {
     EXPECT_EQ(part["name"], "cpu0.package");
     EXPECT_EQ(part["provenance"], "measured");
     EXPECT_EQ(part["backend"], "jouleprofd");
-    EXPECT_NEAR(part["energy_j"].get<double>(), truth, truth * 0.001)
-        << "more than 0.1 % off the profile's energy over the run's edges";
+    EXPECT_NEAR(part["energy_j"].get<double>(), truth, truth * 0.001 + 2 * writer->stall_joules())
+        << "more than 0.1 % off the profile's energy over the run's edges (the fake counter's "
+           "writer stalled up to "
+        << writer->max_gap_ns() << " ns)";
     auto events = reader->events(run.id);
     ASSERT_TRUE(events);
     for (const auto& e : *events) {

@@ -66,7 +66,9 @@ TEST_F(EndToEnd, EnergyMatchesGroundTruthOverTheJobsOwnEdges) {
     const auto j = nlohmann::json::parse(r.out);
     const auto& run_json = j["groups"][0]["runs"][0];
     const double measured = run_json["node"]["energy_j"].get<double>();
-    EXPECT_NEAR(measured, truth, truth * 0.001) << "more than 0.1 % off the ground truth";
+    EXPECT_NEAR(measured, truth, truth * 0.001 + 2 * writer.stall_joules())
+        << "more than 0.1 % off the ground truth (the fake counter's writer stalled up to "
+        << writer.max_gap_ns() << " ns)";
     // The runtime is the span between the edges it recorded, which hold the job's own span.
     EXPECT_DOUBLE_EQ(run_json["runtime_s"].get<double>(), static_cast<double>(end - start) * 1e-9);
     EXPECT_GE(run_json["runtime_s"].get<double>(), static_cast<double>(job_end - job_start) * 1e-9);

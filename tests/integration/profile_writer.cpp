@@ -56,8 +56,14 @@ int ProfileWriter::open_for_write(const std::filesystem::path& path) {
 
 void ProfileWriter::loop() {
     const int fd = m_fd;
+    std::int64_t last = 0;
     while (!m_stop) {
-        const double e = std::fmod(m_p.start_j + energy_at(now_ns()), m_p.range_j);
+        const auto now = now_ns();
+        if (last != 0 && now - last > m_max_gap.load()) {
+            m_max_gap = now - last;
+        }
+        last = now;
+        const double e = std::fmod(m_p.start_j + energy_at(now), m_p.range_j);
         // Fixed width so an in-place rewrite never leaves stale digits behind.
         const auto text = fmt::format("{:013}\n", static_cast<std::uint64_t>(e * 1e6));
         (void)!::pwrite(fd, text.data(), text.size(), 0);

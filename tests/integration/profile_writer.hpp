@@ -29,6 +29,13 @@ public:
 
     // Exact energy (J) of the profile between two monotonic times.
     [[nodiscard]] double joules_between(std::int64_t a_ns, std::int64_t b_ns) const;
+    // The longest the file went without an update so far: on a busy machine the
+    // writer stalls, and a reading can be this stale. Tests allow for it.
+    [[nodiscard]] std::int64_t max_gap_ns() const noexcept { return m_max_gap.load(); }
+    // Joules a reading can be off at each edge through the writer's stalls.
+    [[nodiscard]] double stall_joules() const noexcept {
+        return (m_p.base_w + m_p.amp_w) * static_cast<double>(max_gap_ns()) * 1e-9;
+    }
 
 private:
     [[nodiscard]] double energy_at(std::int64_t t_ns) const; // since t0, unwrapped
@@ -39,6 +46,7 @@ private:
     std::int64_t m_t0;
     int m_fd = -1;
     std::atomic<bool> m_stop{false};
+    std::atomic<std::int64_t> m_max_gap{0};
     std::thread m_thread;
 };
 

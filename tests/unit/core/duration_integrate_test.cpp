@@ -49,5 +49,15 @@ TEST(Integrate, HoldsOutsideSamplesAndEmpty) {
     EXPECT_DOUBLE_EQ(interpolate(s, 5), 50.0);
 }
 
+TEST(Integrate, AStepAtAWindowsEndCountsItsLowerSide) {
+    // A held-back series steps from 20 W to 40 W at t = 10 (two readings at one time).
+    const std::vector<TimedValue> s{{0, 20}, {10, 20}, {10, 40}, {20, 40}};
+    EXPECT_DOUBLE_EQ(interpolate(s, 10), 40.0) << "from the right: the step's upper side";
+    EXPECT_DOUBLE_EQ(interpolate_before(s, 10), 20.0);
+    EXPECT_DOUBLE_EQ(trapezoid_joules(s, 0, 10), 20 * 10 * 1e-9) << "not (20 + 40) / 2";
+    EXPECT_DOUBLE_EQ(trapezoid_joules(s, 10, 20), 40 * 10 * 1e-9);
+    EXPECT_DOUBLE_EQ(trapezoid_joules(s, 0, 20), 60 * 10 * 1e-9);
+}
+
 } // namespace
 } // namespace jp

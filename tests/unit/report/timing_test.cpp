@@ -116,6 +116,25 @@ TEST(Timing, KnotsKeepTheEdgesAndEveryChange) {
     EXPECT_EQ(knots_of(p, r).size(), r.size());
 }
 
+TEST(Timing, AMeanSinceThePreviousReadingHoldsOverTheIntervalBeforeIt) {
+    // The CPU estimate: each reading is the utilisation since the one before. The
+    // first covers jouleprof's own start-up, before the run: it counts for nothing.
+    Channel est;
+    est.name = "cpu.estimate";
+    est.quantity = Quantity::power;
+    est.mean_since_previous = true;
+    const std::vector<TimedValue> r{{0, 95}, {1000 * k_ms, 20}, {2000 * k_ms, 40}};
+    const auto k = knots_of(est, r);
+    ASSERT_EQ(k.size(), 4U);
+    EXPECT_EQ(k[0].value, 20) << "the first interval holds the second reading";
+    EXPECT_EQ(k[2].value, 40);
+    const auto g = channel_grid(est, k, 0, 2000 * k_ms, 1000 * k_ms);
+    ASSERT_EQ(g.watts.size(), 2U);
+    EXPECT_NEAR(g.watts[0], 20, 1e-9) << "a step, not the trapezoid's 57.5 W";
+    EXPECT_NEAR(g.watts[1], 40, 1e-9);
+    EXPECT_LT(*std::ranges::max_element(g.watts), 95) << "the start-up is not the peak";
+}
+
 TEST(Timing, ResolutionFollowsTheRule) {
     EXPECT_EQ(resolution_for(Quantity::energy, 10 * k_ms, 0), 10 * k_ms) << "unknown: as read";
     EXPECT_EQ(resolution_for(Quantity::energy, 10 * k_ms, 100 * k_ms), 200 * k_ms);

@@ -142,7 +142,15 @@ public:
     std::string_view backend() const noexcept override { return "stamped"; }
     std::span<const Channel> channels() const noexcept override { return {&m_ch, 1}; }
     void read(std::span<Value> out) noexcept override { out[0] = next(reads); }
-    void read_edge(std::span<Value> out) noexcept override { out[0] = next(edge_reads); }
+    void read_edge(std::span<Value> out) noexcept override {
+        if (slow_edge.count() > 0) { // a daemon on a busy machine: read now, reply late
+            out[0] = {static_cast<double>(++edge_reads), ReadStatus::ok, mono_ns()};
+            std::this_thread::sleep_for(slow_edge);
+            return;
+        }
+        out[0] = next(edge_reads);
+    }
+    std::chrono::milliseconds slow_edge{0};
     void prepare(Nanos interval) override { prepared = interval; }
 
     std::vector<Value> script; // handed out in order; then "retry"
@@ -187,6 +195,24 @@ TEST(Sampler, EdgesUseReadEdgeAndSourcesLearnTheirInterval) {
     EXPECT_DOUBLE_EQ(samples[1].value, 2.0);
     ASSERT_FALSE(events.empty()) << "edge values this old are named";
     EXPECT_EQ(events.front().kind, "stale_edge");
+}
+
+TEST(Sampler, AnEdgeReadDuringASlowCallIsExactNotStale) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    auto src = std::make_unique<StampedSource>();
+    src->slow_edge = std::chrono::milliseconds{30};
+    sensors.push_back(std::move(src));
+    auto table = table_of(sensors);
+    const auto epoch = mono_ns();
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::hours{1}, {}}, epoch};
+    s.begin(1);
+    s.end();
+    std::vector<trace::SampleRecord> samples;
+    std::vector<trace::Event> events;
+    s.drain(samples, events);
+    ASSERT_EQ(samples.size(), 2U);
+    EXPECT_GE(samples[1].t_ns - samples[0].t_ns, 30'000'000) << "each value keeps its own time";
+    EXPECT_TRUE(events.empty()) << events.front().detail;
 }
 
 TEST(Sampler, AReadingNoNewerThanTheLastIsNotRecordedAgain) {
