@@ -105,10 +105,10 @@ TEST_F(StudyTableTest, TheTableSaysWhichFiguresAreLowerBoundsOrEstimated) {
                        {channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
                        {{"node_type", "vm"}, {"study", "s"}}};
     parts.run(make_run("w/run", 5, [](std::size_t, double) { return 40.0; }));
-    TraceBuilder est{dir / "est.jptrace",
-                     {channel("cpu.estimate", Domain::cpu_package, Quantity::power,
-                              Provenance::estimated)},
-                     {{"node_type", "laptop"}, {"study", "s"}, {"node.rest_watts", "10"}}};
+    TraceBuilder est{
+        dir / "est.jptrace",
+        {channel("cpu.estimate", Domain::cpu_package, Quantity::power, Provenance::estimated)},
+        {{"node_type", "laptop"}, {"study", "s"}, {"node.rest_watts", "10"}}};
     est.run(make_run("w/run", 5, [](std::size_t, double) { return 30.0; }));
     const auto t = table({parts.path(), est.path()});
     const auto text = report::format_study(t);
@@ -122,8 +122,8 @@ TEST_F(StudyTableTest, TheTableSaysWhichFiguresAreLowerBoundsOrEstimated) {
     EXPECT_EQ(j["rows"][1]["provenance"], "estimated");
     EXPECT_EQ(j["rows"][1]["lower_bound"], false);
     // Measured node: neither mark.
-    const auto measured = report::format_study(
-        table({results("m.jptrace", "m", 1.0, {{"w/run", 2}})}));
+    const auto measured =
+        report::format_study(table({results("m.jptrace", "m", 1.0, {{"w/run", 2}})}));
     EXPECT_EQ(measured.find("≥"), std::string::npos) << measured;
     EXPECT_EQ(measured.find(" *"), std::string::npos) << measured;
 }
