@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // jouleprofd's own cost: CPU (share of one core) and resident memory of the
 // daemon, idle, with 1,000 job sessions streaming to an unprivileged user, and
 // with those sessions at a 100 ms floor; and how long an exact read takes with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A fake two-socket powercap tree for benchmarks (package, core and dram zone
 // per socket: 6 energy counters), in a new temp directory.

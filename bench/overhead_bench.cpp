@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The monitor's own CPU cost at 2 Hz, 100 Hz and 1 kHz: the real sampler and
 // trace writer over a fake powercap tree (a two-socket server: package, core
 // and dram zones per socket), measured as process CPU time over wall time.

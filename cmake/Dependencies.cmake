@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every dependency is a Debian package; nothing is downloaded at configure time.
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)

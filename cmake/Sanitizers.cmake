@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # JP_SANITIZE is a ;-list such as "address;undefined" or "thread".
 add_library(jp_settings INTERFACE)
 target_compile_features(jp_settings INTERFACE cxx_std_23)

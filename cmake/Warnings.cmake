@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # jp_warnings: linked PRIVATE by every first-party target, never by third-party code.
 # No -Wnull-dereference: with GCC 12 at -O2 it fires inside libstdc++ and CLI11
 # code inlined into ours (false positives the release preset would fail on).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Sets up, builds a release jouleprof with the study's reference workloads, and
 # runs studies/quick.toml: both workloads (energy-lstm, health-vgg), training and
 # inference, with 1 and 2 threads, 2 measured runs each after a warm-up; then

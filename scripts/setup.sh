@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages jouleprof builds and tests with (Debian 12).
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config clang-format

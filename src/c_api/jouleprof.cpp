@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libjouleprof.so: the C API over the marker client. No exception crosses it.
 #include "jouleprof/jouleprof.h"
 

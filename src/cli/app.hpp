@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 namespace jp::cli {
 // The whole command line; returns the process exit status.

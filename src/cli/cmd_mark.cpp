@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof mark begin|end|point NAME`: marks a phase from inside a job run
 // by `jouleprof run` (over the socket named in JOULEPROF_MARKER_SOCKET).
 #include "cli/command.hpp"

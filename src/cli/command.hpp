@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Subcommands register themselves: each cmd_*.cpp adds its CLI11 subcommand and
 // the action to run when it was chosen. app.cpp lists the register functions.

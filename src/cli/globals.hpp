@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The options jouleprof and jouleprofd share: where sysfs is, the config
 // file, the vendor libraries, a trace to replay, how much to log.

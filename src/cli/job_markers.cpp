@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/job_markers.hpp"
 
 #include "core/log.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Phases marked by the job, for every run of a session: the marker socket
 // (`jouleprof mark`, libjouleprof) and --mark-regex rules over the job's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Passes the job's stdout and stderr through the monitor byte for byte (each
 // chunk written on as soon as it is read, partial lines too) and hands every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The live status line on a terminal: elapsed, current watts, joules so far.
 #include "sampler/sampler.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // User configuration (TOML): the node model and per-backend overrides.
 #include "core/duration.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The config parser's TOML level, for programs that add tables of their own
 // to jouleprof's config (jouleprofd). Kept out of config.hpp: toml++ is large.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "config/study.hpp"
 
 #include "config/toml_scope.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A study file (TOML): the workloads with a command per mode, the settings
 // they run under, and how each is measured (repeats, warm-ups, cooldowns, an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One table of a TOML file being validated: typed getters that refuse wrong
 // types, NaN and infinities, a check that only known keys appear, and errors

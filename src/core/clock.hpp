@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Monotonic time for sampling, plus a wall-clock anchor taken once so that
 // any monotonic timestamp can be shown as UTC.

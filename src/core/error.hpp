@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Recoverable errors are values: jp::Result<T> = std::expected<T, jp::Error>.
 #include <expected>

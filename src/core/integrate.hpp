@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Power-to-energy integration over actual timestamps.
 #include <cstdint>

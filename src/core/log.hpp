@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One logging facade. The level is checked before the message is formatted.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // How often sources change their values, where the hardware documents it. Set
 // on channels by their backends; also applied to traces written before channels

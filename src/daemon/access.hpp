@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What a caller may see: full resolution (root, listed groups), floored
 // readings (everyone else, unless the site denies them), and a per-user budget

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One client of the daemon: its socket, who it is (from the kernel), the
 // request bytes received so far and the reply bytes not yet sent. Both

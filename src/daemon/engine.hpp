@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The daemon's measuring side: the same sensors and Sampler as `jouleprof
 // run`, started once and never stopped, every energy counter unwrapped into

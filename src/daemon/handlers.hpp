@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The protocol's operations (docs/daemon-protocol.md): one request line in,
 // one reply line out, on the daemon's single I/O thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A channel's recent readings, numbered: a bounded ring where reading number
 // `seq` stays until capacity newer ones have come. Clients resume a stream at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Just enough HTTP/1.x for a Prometheus scrape: one GET per connection,
 // answered and closed. Requests are bounded; anything else gets a status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // jouleprofd: the node daemon that measures as root and serves every local
 // user what they may see (docs/daemon.md, docs/daemon-protocol.md, docs/security.md).
 #include "cli/globals.hpp"

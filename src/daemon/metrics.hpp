@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The Prometheus exposition text of /metrics (format 0.0.4): every channel's
 // energy counter and power gauge from the floored publications (refreshed no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // jouleprofd's I/O: one epoll loop on one thread serves the Unix socket's
 // clients, the optional /metrics listener, a tick timer (history, floored

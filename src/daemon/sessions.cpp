@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/sessions.hpp"
 
 #include "sys/proc.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Job sessions: opened by a client, owned by the uid the kernel vouched for,
 // tied to the opening connection and to the client's process (pid and start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/settings.hpp"
 
 #include "config/config_toml.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // jouleprofd's configuration (/etc/jouleprof/jouleprofd.toml): its own tables
 // [daemon], [access] and [prometheus], plus jouleprof's [node], [sensors.*] and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A connection to jouleprofd: the hello handshake, request/reply calls and the
 // daemon's stream events, read by one background thread. Thread-safe: any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The jouleprofd protocol's framing and vocabulary, shared by the daemon and
 // its clients (docs/daemon-protocol.md): one JSON object per line over a Unix

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The job's side of the marker protocol, shared by `jouleprof mark` and
 // libjouleprof.so. Allocation-free and noexcept: safe behind a C ABI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The marker protocol between a job and its monitor: one Unix datagram per
 // marker, text "jp1 <kind> <t_mono_ns> <name>". The client stamps

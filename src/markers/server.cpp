@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "markers/server.hpp"
 
 #include "core/clock.hpp"

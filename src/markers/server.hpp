@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The monitor's side of the marker protocol: a Unix datagram socket in a
 // private mode-0700 directory (so only the job's user can reach it), a

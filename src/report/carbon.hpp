@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Node energy into facility energy (× PUE), emissions (× grid carbon intensity)
 // and cost (× price). Nothing is assumed: with no factor configured there is no figure.

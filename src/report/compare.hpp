@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Runs side by side: energy and runtime and their ratios to a baseline, average
 // power, and the error a runtime-based estimate (runtime × the baseline's

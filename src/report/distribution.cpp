@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/distribution.hpp"
 
 #include "report/summary.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // How power is distributed over a run: the peak at sample resolution and over
 // 1 s and 60 s windows, time-weighted percentiles, time above a threshold,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A trace's samples, markers and per-run summaries as CSV or JSON, for tools
 // that do not read SQLite.

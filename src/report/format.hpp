@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Text and JSON forms of summaries.
 #include "config/config.hpp"

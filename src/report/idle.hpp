@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Idle accelerators: a GPU present on the node but left unused by the job still
 // draws power. A GPU is named idle only when its utilisation was measured (a

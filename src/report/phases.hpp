@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Phases from markers: begin/end pairs by name, points kept apart.
 #include "trace/types.hpp"

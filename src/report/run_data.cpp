@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A run's samples loaded once, with running integrals so that the energy of
 // any window costs a binary search, whatever the run's length.
 #include "report/window.hpp"

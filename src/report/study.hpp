@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A study (config/study.hpp) as runs and as a table. The cells to measure
 // (workload × mode × setting) with their labels and commands; and the table of

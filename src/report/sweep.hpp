@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Parameter sweeps: a grid of parameter values, the command for each point
 // ({name} placeholders substituted), and the table of results with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/timing.hpp"
 
 #include "core/duration.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // How finely a channel's power can be known. A counter read faster than it
 // updates shows the same value twice and then a double step: power taken

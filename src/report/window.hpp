@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The samples of one run loaded once, and the figures of any window of it:
 // the whole run, a phase, or the union of several phases.

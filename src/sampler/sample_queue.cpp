@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sampler/sample_queue.hpp"
 
 namespace jp {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A bounded ring of samples between the sampling threads and the trace
 // writer. push() never allocates; when the writer falls behind by a whole

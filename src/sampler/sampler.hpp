@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One sampling thread for the fast sensors (per-sensor intervals, absolute
 // deadlines on the monotonic clock) and one thread per slow sensor, so a BMC

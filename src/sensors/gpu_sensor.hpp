@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One GPU reached through a vendor library (NVML, ROCm SMI): its power or energy
 // channel and its utilisation channel. All GPUs of a library share one Session,

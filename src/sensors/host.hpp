@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Every root and library a backend may touch. Nothing in src/sensors/ spells
 // out "/sys/..." except joined under Host::sysfs_root.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/registry.hpp"
 
 #include "config/config.hpp"

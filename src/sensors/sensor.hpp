@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The sensor interface: discovery (what exists) is separate from read (the hot loop).
 #include "core/channel.hpp"

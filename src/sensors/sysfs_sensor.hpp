@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A sensor whose channels are integer sysfs attributes (powercap energy_uj,
 // hwmon power*_input, ...): each read from an fd kept open and scaled to SI.

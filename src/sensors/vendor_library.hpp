@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What the GPU backends that reach a vendor library through dlopen (NVML, ROCm SMI) share:
 // filling their table of entry points, the session that keeps the library loaded and

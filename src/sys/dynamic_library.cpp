@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sys/dynamic_library.hpp"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // RAII wrapper around dlopen/dlsym.
 #include "core/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A file descriptor owned by one object and closed when it goes.
 #include <unistd.h>

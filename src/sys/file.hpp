@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Small-file reads for sysfs/procfs. No project concepts here.
 #include "core/error.hpp"

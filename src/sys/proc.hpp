@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Facts about other processes from the real /proc (never a fake root: these
 // identify live processes, e.g. a daemon's clients).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Stream sockets for local servers and their clients: a Unix socket that
 // listens (with its mode), a Unix client connection with a deadline, a TCP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "trace/schema.hpp"
 
 #include "trace/types.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What a trace holds, as plain data shared by the writer, the reader and reports.
 #include <cstdint>

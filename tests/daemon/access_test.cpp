@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What each user gets from jouleprofd: measured energy over exact edges for an
 // unprivileged `jouleprof run`, no way into another user's session, no more
 // exact reads or resolution than the policy allows, full resolution for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Integration tests of jouleprofd: a real daemon (root) on a fake powercap
 // tree whose energy_uj is mode 0400 and follows a known power profile, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A raw protocol client for tests (and for looking at a daemon by hand): relays
 // stdin lines to jouleprofd's socket and prints every line the daemon sends.
 //   daemon_probe SOCKET        first prints "pid N", exits when the daemon closes

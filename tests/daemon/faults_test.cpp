@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // jouleprofd under faults: the daemon killed mid-job, a client killed
 // mid-session, garbage, oversized and half-sent requests, bad config files.
 #include "daemon_fixture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // 1,000 clients at once, each with a short job session: hello, open, an exact
 // read, a stream of readings, another exact read, close. None is refused, and
 // every stream delivers every reading of the history without a gap.

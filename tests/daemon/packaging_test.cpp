@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The shipped systemd unit: systemd itself accepts it, and it keeps the
 // hardening the daemon is documented to run under.
 #include "shell.hpp"

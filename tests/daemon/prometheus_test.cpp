@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // /metrics: valid exposition text (promtool), and a real Prometheus (Debian's,
 // started here on loopback) scrapes it and answers a query for the node's energy.
 #include "daemon_fixture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A temporary directory tree built from a declarative list of files, removed
 // on destruction: tests point Host::sysfs_root at root().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Small look-ups shared by the sensor backends' unit tests.
 #include "sensors/sensor.hpp"

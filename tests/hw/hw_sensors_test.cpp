@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // On a node with real sensors: every measured channel reads, energy counters
 // rise at a plausible rate, power is plausible. Skipped where nothing is measured.
 #include "core/clock.hpp"

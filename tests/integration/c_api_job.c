@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A job written in C that marks its phases through libjouleprof.
  *   c_api_job            under `jouleprof run`: every call must succeed
  *   c_api_job --outside  without a monitor: every call is a no-op returning 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // End-to-end: the real binary, a fake RAPL tree driven by a known power
 // profile, a job that records its own start and end.
 #include "fake_sysfs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Phases marked by the job, end to end with the real binary: `jouleprof mark`,
 // the C API from a C program, and --mark-regex over the job's output.
 #include "fake_sysfs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Drives a fake RAPL energy_uj file from a known power profile, like the
 // hardware does (a counter updated every tick, wrapping at its range), so the

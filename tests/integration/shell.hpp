@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Helpers shared by the integration suites: run a shell command line and read
 // the monotonic clock the monitor uses.

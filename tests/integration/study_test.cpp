@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof study` end to end: the real binary measures a study file's
 // workloads × modes × settings (jp_test_job as the workload, phases marked with
 // `jouleprof mark`) on a fake RAPL package drawing a constant 150 W, into one

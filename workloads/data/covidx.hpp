@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The COVIDx-style layout the study's health workload reads: <dir>/train.csv,
 // valid.csv and test.csv with the columns image,label (label `positive` or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The health-vgg workload's images: decoding (PNG, JPEG and the other formats
 // stb_image reads) to one grey channel, and the study's preprocessing —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "data/load_data.hpp"
 
 #include "data/text.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The energy-lstm workload's data: hourly national electricity load, cleaned,
 // split by year, normalised per country and cut into 168 h → 168 h windows the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "data/synthetic_load.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A deterministic stand-in for the national load files, so energy-lstm runs on
 // a fresh machine: hourly load with daily, weekly and yearly cycles, weather-like

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Small text helpers for the workloads' CSV inputs.
 #include "core/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "data/images.hpp"
 #include "temp_dir.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "data/load_data.hpp"
 #include "data/synthetic_load.hpp"
 #include "temp_dir.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What both reference workloads share: options, device and thread set-up,
 // phases marked through libjouleprof, metrics output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // energy-lstm: train the load forecaster on 2015–2017 (validating on 2018) or
 // forecast 2019 and report the study's MAPE.
 #include "common.hpp"

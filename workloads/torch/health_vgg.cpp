@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // health-vgg: train the chest x-ray classifier (validating every epoch) or
 // classify the test images and report the accuracy.
 #include "common.hpp"

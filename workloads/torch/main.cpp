@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // jouleprof-workload: the study's two reference jobs (docs/workloads.md).
 //   jouleprof-workload energy-lstm train|predict [options]
 //   jouleprof-workload health-vgg  train|predict|synth [options]

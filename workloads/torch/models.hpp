@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The study's two models, as LibTorch modules.
 #include <torch/torch.h>

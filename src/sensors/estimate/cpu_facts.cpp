@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/cpu_facts.hpp"
 
 #include "sys/file.hpp"

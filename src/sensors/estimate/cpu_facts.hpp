@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What the kernel tells about the CPUs: model name, sockets, whether this is a VM.
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/cpu_models.hpp"
 
 #include <array>

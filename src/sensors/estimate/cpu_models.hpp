@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Rated power of common server CPUs, for the estimate backend. The figures, their
 // sources and which of them were cross-checked are listed in docs/cpu-models.md.

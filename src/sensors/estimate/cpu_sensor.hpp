@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The estimated CPU power channel "cpu.estimate": TDP model × /proc/stat utilisation.
 #include "sensors/sensor.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/dram_sensor.hpp"
 
 #include "config/config.hpp"

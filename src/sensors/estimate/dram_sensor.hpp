@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The estimated memory power channel "dram.estimate": installed memory × W/GiB.
 #include "sensors/sensor.hpp"

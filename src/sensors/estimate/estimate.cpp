@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/estimate.hpp"
 
 #include "sensors/estimate/cpu_sensor.hpp"

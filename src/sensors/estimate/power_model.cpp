@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/power_model.hpp"
 
 #include "config/config.hpp"

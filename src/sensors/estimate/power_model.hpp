@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The CPU power model: which TDP, idle fraction and share of a socket this machine has.
 #include "sensors/estimate/cpu_facts.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/proc_stat.hpp"
 
 #include <algorithm>

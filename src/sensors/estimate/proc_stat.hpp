@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The aggregate "cpu" line of /proc/stat, read without allocating (proc(5)).
 #include <cstdint>

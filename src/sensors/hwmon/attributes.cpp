@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/hwmon/attributes.hpp"
 
 #include "sys/file.hpp"

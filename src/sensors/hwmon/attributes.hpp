@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The hwmon attributes this backend reads, described as a table (file pattern,
 // scale to SI, quantity) rather than in if-chains; see README.md beside this file.

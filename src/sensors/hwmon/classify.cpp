@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/hwmon/classify.hpp"
 
 #include "sys/file.hpp"

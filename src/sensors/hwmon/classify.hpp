@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What an hwmon device is, decided by its `name`: one table row per known
 // driver, and a catch-all that shows the channel without summing it.

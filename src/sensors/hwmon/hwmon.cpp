@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/hwmon/hwmon.hpp"
 
 #include "core/clock.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // hwmon power and energy attributes (/sys/class/hwmon/hwmonN): node power
 // meters (acpi_power_meter), amdgpu, amd_energy, and any other driver shown

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/jouleprofd/daemon_sensor.hpp"
 
 #include "core/clock.hpp"

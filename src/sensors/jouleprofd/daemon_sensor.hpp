@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Channels served by jouleprofd for what this user cannot read directly.
 // Between edges, read() hands out the latest values the daemon streamed (with

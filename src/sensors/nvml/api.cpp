@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/nvml/api.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The slice of the NVML C ABI this backend uses, declared here (no vendor header), and the
 // loaded library with NVML initialised. Prototypes, values and layouts follow nvml.h

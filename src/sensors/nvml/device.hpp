@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One NVIDIA GPU: what it offers (probed once at discovery) and how to read it (hot loop).
 #include "core/channel.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/nvml/nvml.hpp"
 
 #include "sensors/gpu_sensor.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // RAPL energy through the perf_event `power` PMU: one counter per (event,
 // package), opened on the CPU that sysfs cpumask names for each package.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/perf_rapl/perf_sensor.hpp"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Reads RAPL energy counters opened with perf_event_open(2).
 #include "sensors/sensor.hpp"

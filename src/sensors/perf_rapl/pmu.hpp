@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The perf_event `power` PMU as sysfs describes it
 // (/sys/bus/event_source/devices/power): type number, one CPU per package, and

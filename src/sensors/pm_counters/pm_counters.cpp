@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/pm_counters/pm_counters.hpp"
 
 #include "core/update_period.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // HPE Cray EX/XC node telemetry in /sys/cray/pm_counters: node, CPU, memory
 // and per-accelerator energy counters in J, updated by the blade controller at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The pm_counters read loop: a coherent snapshot of every counter file.
 #include "sensors/pm_counters/pm_counters.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/powercap/powercap.hpp"
 
 #include "sensors/powercap/zone.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Discovery of powercap RAPL zones: names, hierarchy, wrap ranges, limits.
 #include "core/channel.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/replay/replay.hpp"
 
 #include "core/clock.hpp"

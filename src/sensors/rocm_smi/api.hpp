@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The slice of the ROCm SMI C ABI this backend uses, declared here (no vendor header), and
 // the loaded library with rsmi_init done. Prototypes and values follow rocm_smi.h, see

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One AMD GPU as ROCm SMI sees it: what it offers (probed once at discovery) and how to read
 // it (hot loop).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/rocm_smi/rocm_smi.hpp"
 
 #include "sensors/gpu_sensor.hpp"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the stand-in vendor libraries (included by path: this folder has no
 # CMakeLists.txt of its own). jp_fake_library(<target> <output> <source> [<libraries>...])
 # builds ${CMAKE_BINARY_DIR}/tests/stubs/lib<output>.so from <source>, with this folder on its

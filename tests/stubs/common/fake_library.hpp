@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Shared by the stand-in vendor libraries (fake_nvml, fake_rocm_smi): the scripted state
 // behind their entry points. The fixture is re-read and the clock restarted on every init

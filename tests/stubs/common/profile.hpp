@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Shared by the stand-in vendor libraries (fake_nvml, fake_rocm_smi): a scripted power
 // profile with its exact energy integral, the clock it runs on, and the fixture line

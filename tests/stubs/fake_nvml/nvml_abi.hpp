@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The NVML types the stand-in library needs, spelt as nvml.h spells them (names, values and
 // layouts from research/vendor-apis.md). Written apart from src/sensors/nvml/api.hpp on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A stand-in for librocm_smi64.so with the same C ABI for the entry points jouleprof uses,
 // playing a scripted profile from the text fixture named by JP_FAKE_ROCM_FIXTURE. The
 // fixture is re-read and the clock restarted on every rsmi_init.

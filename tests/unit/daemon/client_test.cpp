@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The client against a scripted server on a real Unix socket.
 #include "daemon_client/client.hpp"
 #include "fake_sysfs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A daemon's state on a fake powercap tree, for handler and metric tests.
 #include "daemon/handlers.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Writes traces with known content for the HTML report's tests (and the
 // browser test): channels follow given power functions, energy channels are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The job's output through the monitor: byte for byte, at once, lines stamped.
 #include "cli/output_capture.hpp"
 #include "core/clock.hpp"

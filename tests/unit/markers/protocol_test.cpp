@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "markers/protocol.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // compare: runs side by side against a baseline, with the error of a
 // runtime × constant-power estimate. The three traces follow the shape of
 // Table 2 of Caspart et al. (HoreKa): the GPU run used about a quarter of the

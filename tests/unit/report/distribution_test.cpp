@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "fake_sysfs.hpp"
 #include "report/distribution.hpp"
 #include "trace/writer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // export: a trace's samples, markers and summary as CSV and as nested JSON.
 #include "fake_sysfs.hpp"
 #include "report/export.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What `jouleprof report` shows beyond energy: the power distribution against
 // the rated power, idle accelerators, the footprint, and traces merged by label.
 #include "config/config.hpp"

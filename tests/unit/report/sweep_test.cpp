@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // sweep: the grid, placeholder substitution and the results table.
 #include "fake_sysfs.hpp"
 #include "report/sweep.hpp"

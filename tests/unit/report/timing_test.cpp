@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Power from counters read faster than they update: the readings' own timing
 // decides the spans power is derived over, and peaks stay at the truth.
 #include "report/series.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The run's samples with running integrals: the same figures as the direct
 // trapezoid rule and as node_power_series, only cheaper per window.
 #include "fake_sysfs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "config/config.hpp"
 #include "fake_sysfs.hpp"
 #include "sensors/registry.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Programs of a study are found on PATH and, failing that, next to jouleprof.
 #include "fake_sysfs.hpp"
 #include "process/runner.hpp"

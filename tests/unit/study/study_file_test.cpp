@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The study file parser: a good file, and each kind of mistake as one line
 // naming the file, line, table and key.
 #include "config/config.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cells of a study: their order, labels and commands with every
 // placeholder substituted, and the errors for placeholders without a value.
 #include "report/study.hpp"

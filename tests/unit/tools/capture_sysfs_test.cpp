@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tools/capture-sysfs copies a node's sensor files into a fixture tree on which
 // discovery finds the same channels as on the node itself.
 #include "fake_sysfs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "../temp_dir.hpp"
 #include "models.hpp"
 #include "run_command.hpp"

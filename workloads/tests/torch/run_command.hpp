@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Runs a shell command and returns its exit status and output.
 #include <array>

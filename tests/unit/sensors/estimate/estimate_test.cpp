@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The estimate backend end to end: fake /proc trees in, channels and watts out.
 // Expected watts are computed here from the formula in docs/cpu-models.md, not with
 // the backend's own code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A fake /proc and sysfs topology for the estimate backend's tests.
 #include "fake_sysfs.hpp"

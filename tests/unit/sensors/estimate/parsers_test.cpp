@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The estimate backend's pieces: the model table and the /proc parsers.
 #include "fake_node.hpp"
 #include "sensors/estimate/cpu_facts.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The estimate backend: share of a socket, DRAM from meminfo, and what happens when
 // /proc is missing or malformed.
 #include "config/config.hpp"

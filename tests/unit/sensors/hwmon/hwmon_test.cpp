@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "fake_sysfs.hpp"
 #include "sensor_checks.hpp"
 #include "sensors/hwmon/hwmon.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // NVML discovery through the real dlopen path, against the stand-in libfake-nvidia-ml.so.
 #include "sensors/nvml/device.hpp"
 #include "sensors/nvml/nvml.hpp"

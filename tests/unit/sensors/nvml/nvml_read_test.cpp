@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // NVML readings against the stand-in library's scripted power profile (known ground truth).
 #include "sensors/nvml/nvml.hpp"
 #include "stub_fixture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Helpers for tests that load a stand-in vendor library (tests/stubs/fake_*): a fixture file
 // named by an environment variable, brackets around the stub's own clock, and checks on what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "fake_sysfs.hpp"
 #include "sensors/replay/replay.hpp"
 #include "trace/writer.hpp"

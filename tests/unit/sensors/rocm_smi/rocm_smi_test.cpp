@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ROCm SMI through the real dlopen path, against the stand-in librocm-fake.so and its
 // scripted power profile (known ground truth).
 #include "../nvml/stub_fixture.hpp"
