@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/app.hpp"
 
 #include "cli/command.hpp"
@@ -7,8 +8,11 @@
 #include "process/runner.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <unistd.h>
 
 namespace jp::cli {
@@ -23,6 +27,23 @@ Config load_config_or_throw(const Globals& g) {
         throw Fatal(c.error().message());
     }
     return *c;
+}
+
+// The command's exit status, unless what it printed did not reach stdout
+// (a full disk, a closed pipe): then one line and a non-zero status.
+int stdout_written(int status) {
+    errno = 0;
+    std::cout.flush();
+    const bool flushed = std::fflush(stdout) == 0;
+    if (flushed && !std::ferror(stdout) && std::cout.good()) {
+        return status;
+    }
+    // errno is that of the failed write only when the failure was just now.
+    std::fprintf(stderr,
+                 "jouleprof: error: cannot write to standard output: %s; the output is "
+                 "incomplete\n",
+                 errno != 0 ? std::strerror(errno) : "the disk is full or the reader went away");
+    return status != 0 ? status : 1;
 }
 
 } // namespace
@@ -79,7 +100,7 @@ int main_entry(int argc, char** argv) {
         const auto host = make_host(g, config);
         for (const auto& c : commands) {
             if (c.app->parsed()) {
-                return c.run(Context{config, host});
+                return stdout_written(c.run(Context{config, host}));
             }
         }
         return 2;

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof compare A B C... [--baseline LABEL_OR_INDEX] [--json]`: runs side by
 // side, each a trace file (every label in it) or TRACE:LABEL (one label of it).
 #include "cli/command.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "report/compare.hpp"
 
 #include <algorithm>
@@ -78,9 +80,11 @@ int run_compare(const CompareOptions& o) {
         JP_LOG_ERROR("{}", c.error().message());
         return 2;
     }
-    const auto text =
-        o.json ? report::comparison_json(*c).dump(2) + "\n" : report::format_comparison(*c);
-    std::fputs(text.c_str(), stdout);
+    const auto text = o.json ? report::comparison_json(*c).dump(
+                                   2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                   "\n"
+                             : report::format_comparison(*c);
+    std::fputs(terminal_safe(text).c_str(), stdout);
     return 0;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof export TRACE --format csv|json [-o FILE]`.
 //   csv, -o FILE.csv: FILE.csv (samples), FILE.markers.csv, FILE.summary.csv
 //   csv, no -o: the samples on stdout
@@ -5,8 +6,9 @@
 #include "cli/command.hpp"
 #include "core/log.hpp"
 #include "report/export.hpp"
+#include "sys/output.hpp"
 
-#include <fstream>
+#include <array>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +19,7 @@ struct ExportOptions {
     std::filesystem::path trace;
     std::string format;
     std::filesystem::path output;
+    bool force = false;
 };
 
 std::filesystem::path beside(const std::filesystem::path& out, const std::string& what) {
@@ -25,43 +28,46 @@ std::filesystem::path beside(const std::filesystem::path& out, const std::string
     return p.string() + "." + what + ".csv";
 }
 
-Result<void> write_csv(trace::Reader& reader, const std::filesystem::path& out) {
-    if (out.empty()) {
+Result<void> write_csv(trace::Reader& reader, const ExportOptions& o) {
+    if (o.output.empty()) {
         return report::write_samples_csv(reader, std::cout);
     }
     using Writer = Result<void> (*)(trace::Reader&, std::ostream&);
-    for (auto [path, write] :
-         {std::pair<std::filesystem::path, Writer>{out, report::write_samples_csv},
-          {beside(out, "markers"), report::write_markers_csv},
-          {beside(out, "summary"), report::write_summary_csv}}) {
-        std::ofstream f{path};
-        if (!f) {
-            return fail(ErrorKind::io, path.string(), "cannot be written");
+    const std::array<std::pair<std::filesystem::path, Writer>, 3> files{
+        {{o.output, report::write_samples_csv},
+         {beside(o.output, "markers"), report::write_markers_csv},
+         {beside(o.output, "summary"), report::write_summary_csv}}};
+    const sys::OutputRules rules{{o.trace}, o.force};
+    for (const auto& [path, write] : files) { // all three checked before any is written
+        if (auto ok = sys::check_output(path, rules); !ok) {
+            return ok;
         }
-        if (auto r = write(reader, f); !r) {
+    }
+    for (const auto& [path, write] : files) {
+        auto r = sys::write_output(path, rules,
+                                   [&, w = write](std::ostream& out) { return w(reader, out); });
+        if (!r) {
             return r;
-        }
-        if (!f.flush()) {
-            return fail(ErrorKind::io, path.string(), "write failed");
         }
     }
     return {};
 }
 
-Result<void> write_json(trace::Reader& reader, const std::filesystem::path& out) {
+Result<void> write_json(trace::Reader& reader, const ExportOptions& o) {
     auto j = report::trace_json(reader);
     if (!j) {
         return std::unexpected(j.error());
     }
-    if (out.empty()) {
-        std::cout << j->dump(2) << "\n";
+    const auto text = j->dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (o.output.empty()) {
+        std::cout << text << "\n";
         return {};
     }
-    std::ofstream f{out};
-    if (!(f << j->dump(2) << "\n") || !f.flush()) {
-        return fail(ErrorKind::io, out.string(), "cannot be written");
-    }
-    return {};
+    return sys::write_output(o.output, {{o.trace}, o.force},
+                             [&](std::ostream& out) -> Result<void> {
+                                 out << text << "\n";
+                                 return {};
+                             });
 }
 
 int run_export(const ExportOptions& o) {
@@ -70,7 +76,7 @@ int run_export(const ExportOptions& o) {
         JP_LOG_ERROR("{}", reader.error().message());
         return 1;
     }
-    auto r = o.format == "csv" ? write_csv(*reader, o.output) : write_json(*reader, o.output);
+    auto r = o.format == "csv" ? write_csv(*reader, o) : write_json(*reader, o);
     if (!r) {
         JP_LOG_ERROR("{}", r.error().message());
         return 1;
@@ -89,6 +95,7 @@ void register_export(CLI::App& app, Commands& out) {
     cmd->add_option("-f,--format", o->format, "csv or json")->required();
     cmd->add_option("-o,--output", o->output,
                     "Output file (csv: also FILE.markers.csv and FILE.summary.csv beside it)");
+    cmd->add_flag("--force", o->force, "Replace output files that exist");
     out.push_back(Command{cmd,
                           [o] {
                               if (o->format != "csv" && o->format != "json") {

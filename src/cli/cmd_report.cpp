@@ -1,11 +1,14 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof report TRACE...`: the study's table over one or more traces.
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "report/carbon.hpp"
 #include "report/format.hpp"
-#include "report/html.hpp"
+#include "report/html/report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -20,13 +23,22 @@ struct ReportOptions {
     std::optional<double> idle_util;
     CarbonConfig carbon; // command-line overrides
     std::filesystem::path html;
+    bool force = false;
 };
 
-int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {
+report::SummaryOptions summary_options(const ReportOptions& o, const Config& config) {
     report::SummaryOptions so;
     so.threshold_w = o.threshold_w ? o.threshold_w : config.report.threshold_watts;
     so.idle_util_percent = o.idle_util.value_or(config.report.idle_util_percent.value_or(1.0));
-    auto groups = report::summarize_traces(o.traces, so, o.by_trace);
+    return so;
+}
+
+// The table (text or JSON) and the HTML file of summaries of o.traces.
+int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
+                 const ReportOptions& o,
+                 const Config& config,
+                 std::FILE* text_out) {
+    const auto so = summary_options(o, config);
     if (!groups) {
         JP_LOG_ERROR("{}", groups.error().message());
         return 1;
@@ -34,6 +46,7 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
     if (!o.html.empty()) {
         report::HtmlOptions ho;
         ho.threshold_w = so.threshold_w;
+        ho.force = o.force;
         if (auto r = report::write_html_report(o.traces, o.html, ho); !r) {
             JP_LOG_ERROR("{}", r.error().message());
             return 1;
@@ -43,7 +56,7 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
     fo.carbon = report::merged(config.carbon, o.carbon);
     fo.rated_watts = config.node.rated_watts;
     if (!o.json) {
-        std::fputs(report::format_text(*groups, fo).c_str(), text_out);
+        std::fputs(terminal_safe(report::format_text(*groups, fo)).c_str(), text_out);
         std::fflush(text_out);
         return 0;
     }
@@ -55,9 +68,14 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
     if (o.traces.size() == 1) {
         j["trace"] = o.traces.front().string();
     }
-    std::puts(j.dump(2).c_str());
+    std::puts(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
     return 0;
+}
+
+int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {
+    return print_groups(report::summarize_traces(o.traces, summary_options(o, config), o.by_trace),
+                        o, config, text_out);
 }
 
 void check_options(const ReportOptions& o) {
@@ -83,7 +101,14 @@ CLI::Option* add_optional(CLI::App* app,
                           std::optional<double>& target,
                           const std::string& help) {
     return app->add_option_function<double>(
-        name, [&target](const double& v) { target = v; }, help);
+        name,
+        [&target, name](const double& v) {
+            if (!std::isfinite(v)) {
+                throw CLI::ValidationError(name, "must be a finite number");
+            }
+            target = v;
+        },
+        help);
 }
 
 int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE* text_out) {
@@ -91,6 +116,14 @@ int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE
     o.traces = {trace};
     o.json = json;
     return print_report(o, Config{}, text_out);
+}
+
+int print_trace_summary(trace::Reader& trace, bool json, std::FILE* text_out) {
+    ReportOptions o;
+    o.traces = {trace.path()};
+    o.json = json;
+    return print_groups(report::summarize_trace(trace, summary_options(o, Config{})), o, Config{},
+                        text_out);
 }
 
 void register_report(CLI::App& app, Commands& out) {
@@ -111,6 +144,7 @@ void register_report(CLI::App& app, Commands& out) {
         "--currency", [o](const std::string& v) { o->carbon.currency = v; },
         "Currency of --price, e.g. EUR");
     cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
+    cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
     out.push_back(
         Command{cmd, [o] { check_options(*o); },
                 [o](const Context& ctx) { return print_report(*o, ctx.config, stdout); }});

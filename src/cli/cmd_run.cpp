@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/command.hpp"
 #include "cli/job_markers.hpp"
 #include "cli/measurement.hpp"
+#include "core/text.hpp"
 
 #include <memory>
 
@@ -37,6 +39,12 @@ void register_run(CLI::App& app, Commands& out) {
             }
             if (o->repeat < 1 || o->warmup < 0) {
                 throw CLI::ValidationError("--repeat", "repeat must be >= 1 and warmup >= 0");
+            }
+            if (const char* why = text_problem(o->label)) {
+                throw CLI::ValidationError("--label", std::string{"the label "} + why);
+            }
+            if (o->label.size() > 200) {
+                throw CLI::ValidationError("--label", "longer than 200 bytes");
             }
             if (auto rules = parse_mark_regexes(o->mark_regex); !rules) {
                 throw CLI::ValidationError("--mark-regex", rules.error());

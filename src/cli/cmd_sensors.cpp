@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
+#include "core/text.hpp"
 #include "sensors/registry.hpp"
 
 #include <cstdio>
@@ -77,14 +79,14 @@ int list_sensors(const sensors::Host& host, bool json) {
                          {"unreadable", unreadable},
                          {"notes", found.notes},
                          {"sysfs_root", host.sysfs_root.string()}};
-        std::puts(j.dump(2).c_str());
+        std::puts(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return 0;
     }
     std::printf("jouleprof sensors (root %s): %zu channel%s\n", host.sysfs_root.c_str(),
                 table.size(), table.size() == 1 ? "" : "s");
     std::printf("  %-22s %-11s %-12s %-9s %-10s %s\n", "CHANNEL", "BACKEND", "DOMAIN", "QUANTITY",
                 "PROVENANCE", "STATUS");
-    std::fputs(text.c_str(), stdout);
+    std::fputs(terminal_safe(text).c_str(), stdout);
     for (const auto& n : found.notes) {
         std::printf("  note: %s\n", n.c_str());
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof study STUDY.toml`: measures every workload × mode × setting of a
 // study file (docs/study.md), with warm-ups, repeats and cooldowns, into one
 // results file, and prints the study's table. `jouleprof study report
@@ -5,9 +6,11 @@
 #include "cli/command.hpp"
 #include "cli/measurement.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "process/runner.hpp"
-#include "report/html.hpp"
+#include "report/html/report.hpp"
 #include "report/study.hpp"
+#include "sys/output.hpp"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -28,6 +31,7 @@ struct StudyOptions {
     bool live = true;
     bool dry_run = false;
     std::filesystem::path html;
+    bool force = false;
     std::vector<std::filesystem::path> results; // study report
     CLI::App* report = nullptr;
 };
@@ -147,20 +151,25 @@ std::optional<int> run_cells(MeasurementSession& session, const Plan& p, int& fa
 // The table over results files, on stdout; the job profiles to html, if given.
 int print_table(std::span<const std::filesystem::path> results,
                 bool json,
-                const std::filesystem::path& html) {
+                const std::filesystem::path& html,
+                bool force) {
     auto table = report::summarize_study(results);
     if (!table) {
         JP_LOG_ERROR("{}", table.error().message());
         return 1;
     }
     if (!html.empty()) {
-        if (auto r = report::write_html_report({results.begin(), results.end()}, html, {}); !r) {
+        report::HtmlOptions ho;
+        ho.force = force;
+        if (auto r = report::write_html_report({results.begin(), results.end()}, html, ho); !r) {
             JP_LOG_ERROR("{}", r.error().message());
             return 1;
         }
     }
-    const auto text =
-        json ? report::study_json(*table).dump(2) + "\n" : report::format_study(*table);
+    const auto text = json ? report::study_json(*table).dump(
+                                 2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                 "\n"
+                           : terminal_safe(report::format_study(*table));
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
     return 0;
@@ -174,7 +183,7 @@ void print_plan(const Plan& p) {
     out += fmt::format("{} cells × ({} warm-up + {} repeats) on node type {} into {}\n",
                        p.cells.size(), p.study.warmup, p.study.repeat, p.node_type,
                        p.results.string());
-    std::fputs(out.c_str(), stdout);
+    std::fputs(terminal_safe(out).c_str(), stdout);
 }
 
 std::unique_ptr<MeasurementSession>
@@ -206,6 +215,12 @@ int run_study(const StudyOptions& o, const Context& ctx) {
         print_plan(*plan);
         return 0;
     }
+    if (!o.html.empty()) { // said now, not after hours of runs
+        if (auto ok = sys::check_output(o.html, {{o.file, plan->results}, o.force}); !ok) {
+            JP_LOG_ERROR("{}", ok.error().message());
+            return 2;
+        }
+    }
     std::error_code ec;
     std::filesystem::create_directories(plan->dir, ec);
     if (ec) {
@@ -225,15 +240,20 @@ int run_study(const StudyOptions& o, const Context& ctx) {
     }
     int failed = 0;
     interrupted = interrupted ? interrupted : run_cells(*session, *plan, failed);
-    session->finish();
+    const bool file_complete = session->finish();
     session.reset(); // the results file is closed before it is read
     if (interrupted) {
         JP_LOG_WARN("interrupted: the remaining runs were not run; runs so far are kept in {}",
                     plan->results.string());
     }
+    if (!file_complete) {
+        JP_LOG_ERROR("{}: the disk filled during the study: the file and the table below hold "
+                     "the runs up to then only",
+                     plan->results.string());
+    }
     const std::filesystem::path results[] = {plan->results};
-    const int printed = print_table(results, o.json, o.html);
-    return interrupted ? *interrupted : (failed > 0 || printed != 0 ? 1 : 0);
+    const int printed = print_table(results, o.json, o.html, o.force);
+    return interrupted ? *interrupted : (failed > 0 || printed != 0 || !file_complete ? 1 : 0);
 }
 
 } // namespace
@@ -253,6 +273,7 @@ void register_study(CLI::App& app, Commands& out) {
     cmd->add_option("--setting", o->settings, "Run only this setting (repeatable)");
     cmd->add_flag("--json", o->json, "Print the table as JSON on stdout");
     cmd->add_option("--html", o->html, "Also write the job profiles as an HTML report");
+    cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
     cmd->add_flag("!--no-live", o->live, "No live status line");
     cmd->add_flag("-n,--dry-run", o->dry_run, "Print each cell's command and run nothing");
     o->report = cmd->add_subcommand(
@@ -262,6 +283,7 @@ void register_study(CLI::App& app, Commands& out) {
         ->check(CLI::ExistingFile);
     o->report->add_flag("--json", o->json, "JSON output");
     o->report->add_option("--html", o->html, "Also write the job profiles as an HTML report");
+    o->report->add_flag("--force", o->force, "Replace the --html file if it exists");
     out.push_back(Command{cmd,
                           [o] {
                               if (!o->report->parsed() && o->file.empty()) {
@@ -271,8 +293,9 @@ void register_study(CLI::App& app, Commands& out) {
                               }
                           },
                           [o](const Context& ctx) {
-                              return o->report->parsed() ? print_table(o->results, o->json, o->html)
-                                                         : run_study(*o, ctx);
+                              return o->report->parsed()
+                                         ? print_table(o->results, o->json, o->html, o->force)
+                                         : run_study(*o, ctx);
                           }});
 }
 

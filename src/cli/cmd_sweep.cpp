@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `jouleprof sweep --param NAME=V1,V2 [--param ...] [run options] -- CMD ... {NAME} ...`:
 // measures the command at every point of the parameter grid, one trace per
 // point in one directory, and reports energy per point and the optimal one.
@@ -5,13 +6,15 @@
 #include "cli/measurement.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "process/runner.hpp"
 #include "report/sweep.hpp"
+#include "sys/output.hpp"
 
 #include <cstdio>
 #include <fmt/format.h>
-#include <fstream>
 #include <memory>
+#include <ostream>
 
 namespace jp::cli {
 namespace {
@@ -22,6 +25,7 @@ struct SweepOptions {
     RunOptions run;
     std::filesystem::path dir;
     bool json = false;
+    bool force = false;
 };
 
 void validate(SweepOptions& o) {
@@ -127,33 +131,43 @@ int run_sweep(SweepOptions o, const Context& ctx) {
     if (o.dir.empty()) {
         o.dir = default_dir();
     }
-    std::error_code ec;
-    std::filesystem::create_directories(o.dir, ec);
-    if (ec) {
-        JP_LOG_ERROR("cannot create {}: {}", o.dir.string(), ec.message());
+    if (auto ok = sys::prepare_output_dir(o.dir, o.force); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
+    std::error_code ec;
     const auto points = report::grid_points(o.params);
     for (std::size_t i = 0; i < points.size(); ++i) {
         const auto t = o.dir / report::trace_file_name(points[i], i + 1, points.size());
         if (std::filesystem::exists(t, ec)) {
-            JP_LOG_ERROR("{} already exists: choose another directory with -o", t.string());
+            JP_LOG_ERROR("{}: already exists, and traces are never replaced: choose another "
+                         "directory with -o",
+                         t.string());
             return 2;
         }
     }
     std::vector<report::SweepPoint> results;
     const auto interrupted = run_points(o, results, ctx);
     const auto j = report::sweep_json(results, o.dir);
-    std::ofstream{o.dir / "sweep.json"} << j.dump(2) << "\n";
-    const auto text = o.json ? j.dump(2) + "\n" : report::format_sweep(results, o.dir);
-    std::fputs(text.c_str(), stdout);
+    const auto saved = sys::write_output(
+        o.dir / "sweep.json", {{}, o.force}, [&](std::ostream& f) -> Result<void> {
+            f << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            return {};
+        });
+    if (!saved) {
+        JP_LOG_ERROR("{}", saved.error().message());
+    }
+    const auto text = o.json
+                          ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                          : report::format_sweep(results, o.dir);
+    std::fputs(o.json ? text.c_str() : terminal_safe(text).c_str(), stdout);
     if (interrupted) {
         JP_LOG_WARN("interrupted: the remaining points were not run");
         return *interrupted;
     }
     const bool failed =
         std::ranges::any_of(results, [](const auto& p) { return p.exit_code != 0; });
-    return failed ? 1 : 0;
+    return failed || !saved ? 1 : 0;
 }
 
 } // namespace
@@ -169,7 +183,11 @@ void register_sweep(CLI::App& app, Commands& out) {
     cmd->add_option("-w,--warmup", o->run.warmup, "Unmeasured warm-up runs per point");
     add_duration(cmd, "--cooldown", o->run.cooldown, "Pause between runs and between points");
     add_duration(cmd, "--baseline", o->run.baseline, "Measure the idle node first, per point");
-    cmd->add_option("-o,--output", o->dir, "Directory for the traces (default ./sweep-<time>/)");
+    cmd->add_option("-o,--output", o->dir,
+                    "Directory for the traces (default ./sweep-<time>/; one that holds files "
+                    "only with --force)");
+    cmd->add_flag("--force", o->force,
+                  "Add to a directory that holds files (traces there are never replaced)");
     cmd->add_flag("--json", o->json, "Print the results as JSON on stdout");
     cmd->add_flag("!--no-live", o->run.live, "No live status line");
     cmd->add_option("command", o->run.command, "The command and its arguments (after --)")

@@ -1,9 +1,13 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/globals.hpp"
 
 #include "core/log.hpp"
+#include "sys/dynamic_library.hpp"
+#include "trace/reader.hpp"
 
 #include <cstdlib>
 #include <unistd.h>
+#include <utility>
 
 namespace jp::cli {
 
@@ -34,8 +38,25 @@ sensors::Host make_host(const Globals& g, const Config& config) {
     host.nvml_library = !g.nvml_library.empty() ? g.nvml_library : config.nvml_library.value_or("");
     host.rocm_library = !g.rocm_library.empty() ? g.rocm_library : config.rocm_library.value_or("");
     host.replay_trace = g.replay;
-    if (!g.replay.empty() && !std::filesystem::is_regular_file(g.replay, ec)) {
-        throw Fatal("replay trace '" + g.replay + "' does not exist");
+    // What the command line asks for explicitly is honoured or is an error,
+    // never a note and a silent fallback to other sensors.
+    if (!g.replay.empty()) {
+        if (auto r = trace::Reader::open(g.replay); !r) {
+            throw Fatal("--replay " + r.error().message());
+        }
+    }
+    for (const auto& [option, path] : {std::pair{"--nvml-library", g.nvml_library},
+                                       std::pair{"--rocm-library", g.rocm_library}}) {
+        if (path.empty()) {
+            continue;
+        }
+        if (!std::filesystem::is_regular_file(path, ec)) {
+            throw Fatal(std::string{option} + " " + path + ": no such file");
+        }
+        if (auto lib = sys::DynamicLibrary::open({path}); !lib) {
+            throw Fatal(std::string{option} + " " + path +
+                        ": cannot be loaded: " + lib.error().detail);
+        }
     }
     host.is_root = ::geteuid() == 0;
     host.daemon_socket = config.daemon_socket.value_or("");

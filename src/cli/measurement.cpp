@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/measurement.hpp"
 
 #include "cli/commands.hpp"
@@ -212,7 +213,7 @@ int measured_run(
     s.markers.ended(s.epoch + *run.end_ns);
     status.clear();
     run.monitor_cpu_s = process_cpu_seconds() - cpu0;
-    run.status = "complete";
+    run.status = is_interrupt_status(st.shell_code()) ? "interrupted" : "complete";
     run.exit_code = st.signal ? std::optional<int>{} : std::optional<int>{st.code};
     run.signal = st.signal;
     s.recorder.end_run(run);
@@ -220,7 +221,7 @@ int measured_run(
 }
 
 void write_summaries(const std::filesystem::path& path, Recorder& recorder) {
-    auto reader = trace::Reader::open(path);
+    auto reader = recorder.reader(path);
     if (!reader) {
         return;
     }
@@ -280,7 +281,7 @@ std::optional<int> MeasurementSession::baseline(Nanos duration) {
     const auto sig = process::sleep_unless_signalled(m->epoch + run.start_ns + duration.count());
     run.end_ns = m->sampler.end();
     run.monitor_cpu_s = process_cpu_seconds() - cpu0;
-    run.status = sig ? "failed" : "complete";
+    run.status = sig ? "interrupted" : "complete";
     run.exit_code = 0;
     m->recorder.end_run(run);
     return sig;
@@ -318,9 +319,21 @@ SeriesResult MeasurementSession::run_series(const Series& series) {
     return result;
 }
 
-void MeasurementSession::finish() {
+bool MeasurementSession::finish() {
     m->recorder.flush();
     write_summaries(m->path, m->recorder);
+    if (!m->recorder.in_memory()) {
+        return true;
+    }
+    if (!m->recorder.save_to_file()) {
+        return false;
+    }
+    JP_LOG_WARN("trace: the disk had room again: {} holds the whole measurement", m->path.string());
+    return true;
+}
+
+Result<trace::Reader> MeasurementSession::reader() {
+    return m->recorder.reader(m->path);
 }
 
 std::string join_command(const std::vector<std::string>& argv) {
@@ -336,7 +349,7 @@ std::string join_command(const std::vector<std::string>& argv) {
 }
 
 bool is_interrupt_status(int exit_code) {
-    return exit_code == 128 + SIGINT || exit_code == 128 + SIGTERM || exit_code == 128 + SIGHUP;
+    return exit_code > 128 && process::is_interrupting(exit_code - 128);
 }
 
 int run_measurement(const RunOptions& o, const sensors::Host& host, const Config& config) {
@@ -371,14 +384,22 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
         exit_code = r.exit_code;
         interrupted = r.interrupted;
     }
-    (*session)->finish();
+    const bool file_complete = (*session)->finish();
     if (interrupted) {
         JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
                     path.string());
         exit_code = 128 + *interrupted;
     }
+    // A file the disk could not take in full: the summary comes from memory.
+    std::optional<Result<trace::Reader>> memory;
+    if (!file_complete && o.print_summary) {
+        memory = (*session)->reader();
+    }
     session->reset(); // the trace is closed before it is summarised
-    if (o.print_summary && print_trace_summary(path, o.json, stderr) != 0) {
+    const int printed = !o.print_summary ? 0
+                        : memory ? (*memory ? print_trace_summary(**memory, o.json, stderr) : 1)
+                                 : print_trace_summary(path, o.json, stderr);
+    if (printed != 0) {
         JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
     }
     return exit_code;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // `jouleprof run`: discover sensors, record a trace, run the command (with
 // repeats, warm-ups, a baseline and cooldowns), print the summary. The
@@ -6,6 +7,7 @@
 #include "config/config.hpp"
 #include "markers/line_rules.hpp"
 #include "sensors/host.hpp"
+#include "trace/reader.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -88,8 +90,12 @@ public:
     // Returns the signal that interrupted it, if any.
     std::optional<int> baseline(Nanos duration);
     SeriesResult run_series(const Series& series);
-    // Commits everything and stores each run's summary rows; call once, after the last run.
-    void finish();
+    // Commits everything and stores each run's summary rows; call once, after
+    // the last run. False when the disk could not take the whole trace: the
+    // file holds a part, reader() all of it.
+    bool finish();
+    // Everything recorded so far (from memory when the file could not be written).
+    Result<trace::Reader> reader();
     [[nodiscard]] const std::filesystem::path& path() const;
 
     struct State; // sampler, recorder, marker socket: defined in measurement.cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "cli/recorder.hpp"
 
 #include "core/log.hpp"
@@ -18,10 +19,50 @@ Recorder::~Recorder() {
     flush_locked();
 }
 
-void Recorder::check(const Result<void>& r) {
-    if (!r && !m_failed.exchange(true)) {
-        JP_LOG_ERROR("trace: {} (the job goes on; the trace stops here)", r.error().message());
+Result<void> Recorder::commit() {
+    auto r = m_writer.commit();
+    if (r) {
+        m_uncommitted_markers.clear();
     }
+    return r;
+}
+
+bool Recorder::write(const std::function<Result<void>()>& op) {
+    if (m_failed) {
+        return false;
+    }
+    auto r = op();
+    if (r) {
+        return true;
+    }
+    if (!m_writer.in_memory()) {
+        const auto moved = m_writer.move_to_memory();
+        if (moved) {
+            JP_LOG_WARN("trace: {}: the file keeps what was written until now; the rest of the "
+                        "measurement is kept in memory, summarised at the end and written to the "
+                        "file then if the disk has room",
+                        r.error().message());
+            m_in_memory = true;
+            const auto markers = m_uncommitted_markers; // dropped with the failed transaction
+            auto again = [&]() -> Result<void> {
+                for (const auto& m : markers) {
+                    if (auto w = m_writer.add_marker(m); !w) {
+                        return w;
+                    }
+                }
+                return op();
+            };
+            r = again();
+            if (r) {
+                return true;
+            }
+        } else {
+            r = std::unexpected(moved.error());
+        }
+    }
+    m_failed = true;
+    JP_LOG_ERROR("trace: {} (the job goes on; the trace stops here)", r.error().message());
+    return false;
 }
 
 void Recorder::loop() {
@@ -36,16 +77,19 @@ void Recorder::flush_locked() {
     m_samples.clear();
     m_events.clear();
     m_sampler.drain(m_samples, m_events);
-    if (m_failed) {
-        return;
-    }
-    if (!m_samples.empty()) {
-        check(m_writer.append(m_samples, m_run_id));
-    }
-    for (auto& e : m_events) {
-        check(m_writer.add_event(e));
-    }
-    check(m_writer.commit());
+    write([this]() -> Result<void> {
+        if (!m_samples.empty()) {
+            if (auto r = m_writer.append(m_samples, m_run_id); !r) {
+                return r;
+            }
+        }
+        for (const auto& e : m_events) {
+            if (auto r = m_writer.add_event(e); !r) {
+                return r;
+            }
+        }
+        return commit();
+    });
 }
 
 void Recorder::flush() {
@@ -56,40 +100,77 @@ void Recorder::flush() {
 std::int64_t Recorder::begin_run(trace::RunInfo& run) {
     const std::lock_guard lock{m_mutex};
     flush_locked();
-    auto id = m_writer.begin_run(run);
-    if (!id) {
-        check(std::unexpected(id.error()));
-        m_run_id = 0;
-        return 0;
-    }
-    m_run_id = *id;
-    run.id = *id;
-    check(m_writer.commit());
-    return *id;
+    std::int64_t id = 0;
+    const bool ok = write([&]() -> Result<void> {
+        auto inserted = m_writer.begin_run(run);
+        if (!inserted) {
+            return std::unexpected(inserted.error());
+        }
+        id = *inserted;
+        return commit();
+    });
+    m_run_id = ok ? id : 0;
+    run.id = m_run_id;
+    return m_run_id;
 }
 
 void Recorder::end_run(const trace::RunInfo& run) {
     const std::lock_guard lock{m_mutex};
     flush_locked();
-    if (!m_failed) {
-        check(m_writer.end_run(run));
-        check(m_writer.commit());
-    }
+    write([&]() -> Result<void> {
+        if (auto r = m_writer.end_run(run); !r) {
+            return r;
+        }
+        return commit();
+    });
 }
 
 void Recorder::add_summary(std::int64_t run_id, std::span<const trace::SummaryRow> rows) {
     const std::lock_guard lock{m_mutex};
-    if (!m_failed) {
-        check(m_writer.add_summary(run_id, rows));
-        check(m_writer.commit());
-    }
+    write([&]() -> Result<void> {
+        if (auto r = m_writer.add_summary(run_id, rows); !r) {
+            return r;
+        }
+        return commit();
+    });
 }
 
 void Recorder::add_marker(std::int64_t t_ns, std::string_view kind, std::string_view name) {
     const std::lock_guard lock{m_mutex};
-    if (!m_failed && m_run_id != 0) {
-        check(m_writer.add_marker({m_run_id, t_ns, std::string{kind}, std::string{name}}));
+    if (m_failed || m_run_id == 0) {
+        return;
     }
+    trace::Marker marker{m_run_id, t_ns, std::string{kind}, std::string{name}};
+    // Written now, committed with the next flush; kept until then in case
+    // that commit fails and the trace moves to memory.
+    if (write([&] { return m_writer.add_marker(marker); })) {
+        m_uncommitted_markers.push_back(std::move(marker));
+    }
+}
+
+Result<trace::Reader> Recorder::reader(const std::filesystem::path& file) {
+    const std::lock_guard lock{m_mutex};
+    flush_locked();
+    if (!m_writer.in_memory()) {
+        return trace::Reader::open(file);
+    }
+    auto copy = m_writer.snapshot();
+    if (!copy) {
+        return std::unexpected(copy.error());
+    }
+    return trace::Reader::from_database(std::move(*copy), file);
+}
+
+bool Recorder::save_to_file() {
+    const std::lock_guard lock{m_mutex};
+    flush_locked();
+    if (auto r = m_writer.save_to_file(); !r) {
+        JP_LOG_WARN("trace: {}: the file keeps the measurement only up to where the disk "
+                    "filled; the summary covers all of it",
+                    r.error().message());
+        return false;
+    }
+    return true;
 }
 
 } // namespace jp::cli

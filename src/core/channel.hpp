@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A channel is one measurable quantity exposed by a sensor: passive data, public fields.
 #include <cstdint>
@@ -34,6 +35,9 @@ struct Channel {
     std::string device;  // identity used for de-duplication across backends (PCI bus id), or ""
     std::optional<double> wrap_joules; // counter range for energy counters that wrap
     std::optional<double> limit_watts; // power limit / rating the sensor reports, if any
+    // The most the domain may draw, when the sensor says (RAPL: the highest of its
+    // constraints' limits and maxima); bounds what a counter may plausibly gain.
+    std::optional<double> max_watts;
     // How often the source itself changes the value, when the backend knows
     // (RAPL ~1 ms, pm_counters 100 ms); reports learn it from the readings otherwise.
     std::optional<std::int64_t> update_ns;

@@ -1,4 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "core/counter.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 namespace jp {
 
@@ -7,13 +11,41 @@ double plausible_max_watts(bool whole_node) noexcept {
     return whole_node ? 100'000.0 : 5'000.0;
 }
 
+double plausible_max_watts(const Channel& c) noexcept {
+    const double most = std::max(c.max_watts.value_or(0.0), c.limit_watts.value_or(0.0));
+    if (most > 0 && std::isfinite(most)) {
+        return 2 * most;
+    }
+    return plausible_max_watts(c.domain == Domain::node);
+}
+
 void CounterTracker::reset(double raw_joules, std::int64_t t_ns) noexcept {
     m_total = 0;
+    m_held = {};
     m_last_raw = raw_joules;
     m_last_t = t_ns;
     m_last_change_t = t_ns;
     m_started = true;
     m_stuck_reported = false;
+}
+
+std::optional<double> CounterTracker::plausible_delta(double from_raw,
+                                                      std::int64_t from_t,
+                                                      double raw,
+                                                      std::int64_t t_ns,
+                                                      bool& wrapped) const noexcept {
+    double delta = raw - from_raw;
+    wrapped = false;
+    if (delta < 0 && m_wrap) {
+        delta += *m_wrap;
+        wrapped = true;
+    }
+    const double bound =
+        m_max_watts * static_cast<double>(t_ns - from_t + k_update_slack_ns) * 1e-9;
+    if (delta < 0 || delta > bound) {
+        return std::nullopt;
+    }
+    return delta;
 }
 
 CounterStep CounterTracker::update(double raw_joules, std::int64_t t_ns) noexcept {
@@ -26,20 +58,33 @@ CounterStep CounterTracker::update(double raw_joules, std::int64_t t_ns) noexcep
         return step;
     }
     const double dt = static_cast<double>(t_ns - m_last_t) * 1e-9;
-    double delta = raw_joules - m_last_raw;
-    if (delta < 0 && m_wrap) {
-        delta += *m_wrap;
-        step.wrapped = true;
+    double delta = 0;
+    bool wrapped = false;
+    std::optional<double> back;
+    if (m_held.active) {
+        back = plausible_delta(m_held.raw, m_held.t, raw_joules, t_ns, wrapped);
     }
-    const double bound =
-        m_max_watts * static_cast<double>(t_ns - m_last_t + k_update_slack_ns) * 1e-9;
-    if (delta < 0 || delta > bound) {
+    if (back) {
+        // Back on the old series: what it gained since the last good reading,
+        // less what the jump's readings were credited (never negative).
+        delta = *back > m_held.credited ? *back - m_held.credited : 0.0;
+        m_last_watts = *back / (static_cast<double>(t_ns - m_held.t) * 1e-9);
+        step.returned = true;
+        step.wrapped = wrapped;
+        m_held.active = false;
+    } else if (auto d = plausible_delta(m_last_raw, m_last_t, raw_joules, t_ns, wrapped)) {
+        delta = *d; // also a counter that was reset and goes on from its new value
+        step.wrapped = wrapped;
+        m_last_watts = delta / dt;
+        m_held.active = false;
+    } else {
         // Reset, torn read or garbage: keep the last plausible power over this gap.
         step.jump = true;
-        step.wrapped = false;
         delta = m_last_watts * dt;
-    } else {
-        m_last_watts = delta / dt;
+        if (!m_held.active) {
+            m_held = {true, m_last_raw, m_last_t, 0.0};
+        }
+        m_held.credited += delta;
     }
     if (raw_joules != m_last_raw) {
         m_last_change_t = t_ns;

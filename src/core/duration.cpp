@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "core/duration.hpp"
 
 #include <array>
@@ -28,6 +29,10 @@ Result<Nanos> parse_duration(std::string_view text) {
                     "expected a number with a unit, e.g. 500ms, 2s, 1m");
     }
     const std::string_view unit{ptr, static_cast<std::size_t>(end - ptr)};
+    if (unit.empty() && number != 0) {
+        return fail(ErrorKind::config, "duration '" + original + "'",
+                    "has no unit: write e.g. " + original + "s or " + original + "ms");
+    }
     double scale = unit.empty() ? 1.0 : 0.0;
     for (const auto& [name, factor] : k_units) {
         if (name == unit) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Durations as users type them: "500ms", "2s", "1.5m", "1h", "250us", bare numbers are seconds.
 #include "core/error.hpp"
@@ -10,6 +11,8 @@ namespace jp {
 
 using Nanos = std::chrono::nanoseconds;
 
+// "500ms", "2s", "1.5m", "0": a number and a unit (ns, us, ms, s, m, h); a bare
+// number other than 0 is an error, as its unit would be a guess.
 [[nodiscard]] Result<Nanos> parse_duration(std::string_view text);
 
 // "1.500 s", "500 ms", "01:02:03" style is format_hms.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/engine.hpp"
 
 #include "core/counter.hpp"
@@ -20,8 +21,7 @@ std::optional<Nanos> wrap_safe_interval(const Channel& c) {
     if (c.quantity != Quantity::energy || !c.wrap_joules || *c.wrap_joules <= 0) {
         return std::nullopt;
     }
-    const double max_w =
-        c.limit_watts ? 2 * *c.limit_watts : plausible_max_watts(c.domain == Domain::node);
+    const double max_w = plausible_max_watts(c);
     return Nanos{static_cast<std::int64_t>(*c.wrap_joules / max_w / 2 * 1e9)};
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/handlers.hpp"
 
 #include "core/clock.hpp"
@@ -124,6 +125,7 @@ Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64
                         {"source", ch.source},
                         {"device", ch.device},
                         {"limit_watts", ch.limit_watts ? json(*ch.limit_watts) : json(nullptr)},
+                        {"max_watts", ch.max_watts ? json(*ch.max_watts) : json(nullptr)},
                         {"update_ns", ch.update_ns ? json(*ch.update_ns) : json(nullptr)},
                         {"counted", ch.counted},
                         {"parent", ch.parent},

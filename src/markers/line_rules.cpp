@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "markers/line_rules.hpp"
 
-#include "core/log.hpp"
+#include "core/text.hpp"
 
+#include <fmt/format.h>
 #include <utility>
 
 namespace jp::markers {
@@ -43,11 +45,19 @@ std::optional<RuleKind> rule_kind(std::string_view text) {
     return std::nullopt;
 }
 
-// Newlines cannot occur in a line; carriage returns and NULs become spaces.
+// A job's output may hold anything: control characters become spaces and
+// bytes that are not UTF-8 become U+FFFD, so the name is one printable line.
 std::string clean_name(std::string name) {
     for (char& c : name) {
-        if (c == '\r' || c == '\0') {
+        if (static_cast<unsigned char>(c) < 0x20U || c == 0x7F) {
             c = ' ';
+        }
+    }
+    name = valid_utf8(name);
+    for (std::size_t i = 0; i + 1 < name.size(); ++i) { // C1 controls (U+0080..U+009F)
+        if (static_cast<unsigned char>(name[i]) == 0xC2U &&
+            static_cast<unsigned char>(name[i + 1]) <= 0x9FU) {
+            name.replace(i, 2, " ");
         }
     }
     return std::string{truncate_utf8(name, k_max_name)};
@@ -77,12 +87,11 @@ std::expected<LineRule, std::string> parse_line_rule(std::string_view spec) {
     if (rest.empty()) {
         return std::unexpected("'" + rule.spec + "': empty regular expression");
     }
-    try {
-        rule.regex = std::regex{std::string{rest}, std::regex::ECMAScript};
-    } catch (const std::regex_error& e) {
-        return std::unexpected("'" + rule.spec + "': invalid regular expression: " + e.what());
+    auto regex = Regex::compile(rest);
+    if (!regex) {
+        return std::unexpected("'" + rule.spec + "': invalid regular expression: " + regex.error());
     }
-    const auto groups = rule.regex.mark_count();
+    const auto groups = regex->groups();
     if (rule.name) {
         const auto& n = *rule.name;
         for (std::size_t i = 0; i + 1 < n.size(); ++i) {
@@ -96,14 +105,18 @@ std::expected<LineRule, std::string> parse_line_rule(std::string_view spec) {
             }
         }
     }
+    rule.regex = std::move(*regex);
     return rule;
 }
 
-std::string marker_name(const LineRule& rule, const std::smatch& m) {
+std::string
+marker_name(const LineRule& rule, std::string_view line, const std::vector<Regex::Group>& m) {
+    const auto text = [&](std::size_t g) {
+        return std::string{line.substr(m[g].begin, m[g].end - m[g].begin)};
+    };
     std::string out;
     if (!rule.name) {
-        out = rule.regex.mark_count() >= 1 && m[1].matched && m[1].length() > 0 ? m[1].str()
-                                                                                : m[0].str();
+        out = m.size() > 1 && m[1].matched && m[1].end > m[1].begin ? text(1) : text(0);
         return clean_name(std::move(out));
     }
     const auto& t = *rule.name;
@@ -118,7 +131,7 @@ std::string marker_name(const LineRule& rule, const std::smatch& m) {
             if (next >= '1' && next <= '9') {
                 const auto g = static_cast<std::size_t>(next - '0');
                 if (g < m.size() && m[g].matched) {
-                    out += m[g].str();
+                    out += text(g);
                 }
                 ++i;
                 continue;
@@ -139,20 +152,12 @@ void LineMarker::line(std::string_view text, std::int64_t t_ns) {
     if (text.ends_with('\r')) {
         text.remove_suffix(1);
     }
-    const std::string s{text.substr(0, k_max_line)};
+    const auto s = text.substr(0, k_max_line);
     for (auto& st : m_rules) {
-        std::smatch m;
-        try {
-            if (!std::regex_search(s, m, st.rule.regex)) {
-                continue;
-            }
-        } catch (const std::regex_error& e) { // error_complexity / error_stack
-            if (!std::exchange(m_match_error_reported, true)) {
-                JP_LOG_WARN("--mark-regex '{}': {}; line skipped", st.rule.spec, e.what());
-            }
+        if (!st.rule.regex.search(s, m_match)) {
             continue;
         }
-        auto name = marker_name(st.rule, m);
+        auto name = marker_name(st.rule, s, m_match);
         if (name.empty()) {
             continue;
         }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Markers from the job's output: `--mark-regex [KIND:][NAME=]REGEX`.
 //   KIND  phase (default): a match ends this rule's previous phase and begins
@@ -8,13 +9,14 @@
 //         NAME= is only recognised when the text before the first '=' holds no
 //         regex syntax ( ) [ ] { } * + ? | ^ $ or a backslash other than \1..\9
 //         and \\; a leading '=' means "no NAME" (for a regex that contains '=').
-//   REGEX ECMAScript (std::regex), searched anywhere in each line.
+//   REGEX POSIX extended syntax with Perl's \d (markers/posix_regex.hpp),
+//         searched anywhere in each line in time bounded by the line's length.
+#include "markers/posix_regex.hpp"
 #include "markers/protocol.hpp"
 
 #include <expected>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,14 +29,16 @@ struct LineRule {
     std::string spec; // as given
     RuleKind kind = RuleKind::phase;
     std::optional<std::string> name; // NAME template; none: the default name
-    std::regex regex;
+    Regex regex;
 };
 
 // One line of text on error (bad kind, invalid regex, group out of range).
 [[nodiscard]] std::expected<LineRule, std::string> parse_line_rule(std::string_view spec);
 
-// The marker name for one match (empty when the match gives no usable name).
-[[nodiscard]] std::string marker_name(const LineRule& rule, const std::smatch& match);
+// The marker name for one match of the rule in `line` (empty when the match
+// gives no usable name).
+[[nodiscard]] std::string
+marker_name(const LineRule& rule, std::string_view line, const std::vector<Regex::Group>& match);
 
 // Applies rules to lines and emits markers; keeps each phase rule's open phase.
 class LineMarker {
@@ -57,7 +61,7 @@ private:
     };
     std::vector<State> m_rules;
     Sink m_sink;
-    bool m_match_error_reported = false;
+    std::vector<Regex::Group> m_match; // reused for every line
 };
 
 } // namespace jp::markers

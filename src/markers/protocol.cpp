@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "markers/protocol.hpp"
+
+#include "core/text.hpp"
 
 #include <charconv>
 
@@ -34,6 +37,9 @@ const char* name_problem(std::string_view name) noexcept {
     }
     if (name.find_first_of(std::string_view{"\n\r\0", 3}) != std::string_view::npos) {
         return "the name contains a newline, carriage return or NUL";
+    }
+    if (text_problem(name) != nullptr) {
+        return "the name contains a control character or is not valid UTF-8";
     }
     return nullptr;
 }

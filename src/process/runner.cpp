@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "process/runner.hpp"
 
 #include <algorithm>
@@ -17,7 +18,8 @@ extern char** environ; // NOLINT(readability-redundant-declaration)
 namespace jp::process {
 namespace {
 
-constexpr std::array k_forwarded{SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+constexpr std::array k_forwarded{SIGINT,    SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                                 SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR,  SIGIO,   SIGSTKFLT};
 
 sigset_t monitored_set() {
     sigset_t set;
@@ -54,6 +56,7 @@ child_main(int gate, int error, Stdio stdio, const char* path, char** argv, char
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL); // ignored in the monitor; the job gets the default
     char byte = 0;
     ssize_t n = 0;
     do {
@@ -73,6 +76,12 @@ child_main(int gate, int error, Stdio stdio, const char* path, char** argv, char
 void block_forwarded_signals() {
     const sigset_t set = monitored_set();
     ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    ::signal(SIGPIPE, SIG_IGN);
+}
+
+bool is_interrupting(int sig) noexcept {
+    return sig != SIGUSR1 && sig != SIGUSR2 &&
+           std::ranges::find(k_forwarded, sig) != k_forwarded.end();
 }
 
 std::optional<int> sleep_unless_signalled(std::int64_t deadline_mono_ns) {
@@ -90,7 +99,7 @@ std::optional<int> sleep_unless_signalled(std::int64_t deadline_mono_ns) {
                          static_cast<long>(left % 1'000'000'000)};
         siginfo_t info{};
         const int sig = ::sigtimedwait(&set, &info, &timeout);
-        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        if (sig > 0 && is_interrupting(sig)) {
             return sig;
         }
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Spawns the measured command so that its start can be timed exactly: the
 // child is forked and waits at a gate; the caller reads every counter and
@@ -25,9 +26,18 @@ struct ExitStatus {
 
 // Blocks the signals the monitor forwards (and SIGCHLD) in the calling thread;
 // call in main() before any other thread starts so every thread inherits it.
+// Forwarded: every catchable signal whose default action ends a process and
+// that another process sends (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
+// SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, ...), so the monitor is never killed
+// before its job and the job never orphaned. SIGPIPE is ignored in the monitor
+// (a closed stdout is an error it reports) and default again in the job.
 void block_forwarded_signals();
 
-// Sleeps until the CLOCK_MONOTONIC deadline unless SIGINT, SIGTERM or SIGHUP
+// Whether a forwarded signal ends the measurement (a series stops, the run is
+// "interrupted"): all of them but SIGUSR1 and SIGUSR2, which jobs use to be told things.
+[[nodiscard]] bool is_interrupting(int sig) noexcept;
+
+// Sleeps until the CLOCK_MONOTONIC deadline unless an interrupting signal
 // arrives first (the signals are blocked, so this is how the monitor notices
 // them outside a job: a baseline, a cooldown). Returns that signal, if any.
 [[nodiscard]] std::optional<int> sleep_unless_signalled(std::int64_t deadline_mono_ns);
@@ -65,9 +75,8 @@ public:
 
     // Lets the child exec. Fails if exec failed (the child then exits 126/127).
     Result<void> release();
-    // Waits for the child, forwarding SIGINT/SIGTERM/SIGHUP/SIGUSR1/SIGUSR2 sent
-    // by other processes; calls tick every tick_ms while waiting. The status is
-    // returned right after the child is reaped.
+    // Waits for the child, forwarding the signals above sent by other processes; calls tick every
+    // tick_ms while waiting. The status is returned right after the child is reaped.
     ExitStatus wait(int tick_ms, const std::function<void()>& tick);
     [[nodiscard]] pid_t pid() const noexcept { return m_pid; }
 

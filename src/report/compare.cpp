@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/compare.hpp"
 
 #include "report/format.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -79,18 +81,23 @@ std::string format_comparison(const Comparison& c) {
     constexpr std::string_view k_row =
         "{:>2}  {:<24} {:>22} {:>8} {:>18} {:>8} {:>18} {:>14} {:>9}\n";
     const auto& base = c.entries[c.baseline];
-    std::string out =
-        fmt::format(fmt::runtime(k_row), "#", "run", "Energy [kJ]", "× base", "Runtime [s]",
-                    "× base", "Avg power [W]", "Estimate [kJ]", "Error");
+    double largest = 0;
+    for (const auto& e : c.entries) {
+        largest = std::max({largest, e.group.node_energy_j.mean, e.estimate_j});
+    }
+    const auto u = energy_unit(largest);
+    std::string out = fmt::format(
+        fmt::runtime(k_row), "#", "run", fmt::format("Energy [{}]", u.name), "× base",
+        "Runtime [s]", "× base", "Avg power [W]", fmt::format("Estimate [{}]", u.name), "Error");
     std::vector<std::string> estimated;
     std::vector<std::string> lower_bounds;
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
         const auto& e = c.entries[i];
         out += fmt::format(
-            fmt::runtime(k_row), i + 1, e.name, pm(e.group.node_energy_j, 1e-3, 3),
+            fmt::runtime(k_row), i + 1, e.name, energy_pm(e.group.node_energy_j, u),
             fmt::format("{:.3f}", e.energy_ratio), pm(e.group.runtime_s, 1, 2),
             fmt::format("{:.3f}", e.runtime_ratio), pm(e.group.node_avg_w, 1, 1),
-            fmt::format("{:.3f}", e.estimate_j * 1e-3),
+            fmt::format("{:.{}f}", e.estimate_j * u.per_joule, u.digits),
             fmt::format("{:+.1f} %", std::abs(e.error_percent) < 0.05 ? 0.0 : e.error_percent));
         if (!e.group.runs.empty() &&
             e.group.runs.front().node.provenance == Provenance::estimated) {

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/format.hpp"
 
 #include "core/duration.hpp"
+#include "core/text.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +15,14 @@ namespace {
 constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>9} {:>18}  {}\n";
 
 void row(std::string& out,
+         const EnergyUnit& u,
          const std::string& name,
          const Stat& e,
          const Stat& w,
          const std::string& runtime,
          const Stat& peak,
          const std::string& prov) {
-    out += fmt::format(fmt::runtime(k_row), name, pm(e, 1e-3, 3), pm(w, 1, 1), runtime,
+    out += fmt::format(fmt::runtime(k_row), name, energy_pm(e, u), pm(w, 1, 1), runtime,
                        peak.n > 0 ? pm(peak, 1, 1) : std::string{}, prov);
 }
 
@@ -63,17 +67,18 @@ std::string part_prov(const RepeatSummary& r, const std::string& phase, const st
 }
 
 void part_rows(std::string& out,
+               const EnergyUnit& u,
                const RepeatSummary& r,
                const FigureStats& s,
                const std::string& phase) {
     for (std::size_t i = 0; i < s.part_energy_j.size(); ++i) {
         const auto& name = s.part_energy_j[i].first;
-        row(out, "    " + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
+        row(out, u, "    " + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
             s.part_peak_w[i].second, part_prov(r, phase, name));
     }
 }
 
-void other_rows(std::string& out, const RepeatSummary& r) {
+void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& o : r.runs.front().others) {
         std::vector<double> e, w;
         for (const auto& run : r.runs) {
@@ -83,13 +88,13 @@ void other_rows(std::string& out, const RepeatSummary& r) {
                 w.push_back(it->avg_w);
             }
         }
-        row(out, "  " + o.name, stat_of(e), stat_of(w), "", {},
+        row(out, u, "  " + o.name, stat_of(e), stat_of(w), "", {},
             fmt::format("not summed: within {}",
                         o.parent.empty() ? std::string{"another channel"} : o.parent));
     }
 }
 
-void phase_rows(std::string& out, const RepeatSummary& r) {
+void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& p : r.phases) {
         std::string name = "  phase " + p.name;
         if (p.occurrences > p.runs) { // mean occurrences per run
@@ -101,21 +106,38 @@ void phase_rows(std::string& out, const RepeatSummary& r) {
         if (p.runs < r.runs.size()) {
             prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
         }
-        row(out, name, p.node_energy_j, p.node_avg_w, format_hms(p.runtime_s.mean), p.node_peak_w,
-            prov);
-        part_rows(out, r, p, p.name);
+        row(out, u, name, p.node_energy_j, p.node_avg_w, runtime_text(p.runtime_s.mean),
+            p.node_peak_w, prov);
+        part_rows(out, u, r, p, p.name);
     }
 }
 
-void group_rows(std::string& out, const RepeatSummary& r) {
+// "3 runs; 1 left out: run 2 exit status 1", "1 run, failed: killed by signal 9".
+std::string runs_text(const RepeatSummary& r) {
+    const auto n = r.runs.size();
+    std::string s = fmt::format("{} run{}", n, n == 1 ? "" : "s");
+    if (r.all_failed) {
+        s += n == 1 ? ", failed: " + outcome_text(r.runs.front().run) : ", every one failed";
+    }
+    if (!r.left_out.empty()) {
+        s += fmt::format("; {} left out:", r.left_out.size());
+        for (const auto& run : r.left_out) {
+            s += fmt::format(" run {} {},", run.run.repeat, outcome_text(run.run));
+        }
+        s.pop_back();
+    }
+    return s;
+}
+
+void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     const auto& first = r.runs.front();
-    out += fmt::format("{}  ({} run{}; {})\n", r.label, r.runs.size(),
-                       r.runs.size() == 1 ? "" : "s", first.run.command);
-    row(out, "  node", r.node_energy_j, r.node_avg_w, format_hms(r.runtime_s.mean), r.node_peak_w,
-        provenance_text(first.node));
-    part_rows(out, r, r, "");
-    other_rows(out, r);
-    phase_rows(out, r);
+    out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
+                       one_line(first.run.command, 120));
+    row(out, u, "  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean),
+        r.node_peak_w, provenance_text(first.node));
+    part_rows(out, u, r, r, "");
+    other_rows(out, u, r);
+    phase_rows(out, u, r);
 }
 
 } // namespace
@@ -161,20 +183,27 @@ nlohmann::json stat_json(const Stat& s) {
 std::string format_text(const std::vector<RepeatSummary>& summaries, const FormatOptions& options) {
     std::string table;
     std::string details;
+    double largest = 0;
+    for (const auto& r : summaries) {
+        largest = std::max(largest, r.runs.empty() ? 0.0 : r.node_energy_j.mean);
+    }
+    const auto u = energy_unit(largest);
     for (const auto& r : summaries) {
         if (r.runs.empty()) {
             continue;
         }
-        group_rows(table, r);
+        group_rows(table, u, r);
         details += (details.empty() ? "" : "\n") + r.label + ":\n" + format_details(r, options);
     }
     if (table.empty()) {
         return "no measured runs\n";
     }
-    std::string out = fmt::format(fmt::runtime(k_row), "label / item", "Consumption [kJ]",
-                                  "Average power [W]", "Runtime", "Peak power [W]", "Provenance");
+    std::string out =
+        fmt::format(fmt::runtime(k_row), "label / item", fmt::format("Consumption [{}]", u.name),
+                    "Average power [W]", "Runtime", "Peak power [W]", "Provenance");
     out += table;
-    out += "(mean ± sample std over repeats; runtime hh:mm:ss; parts indented under the node)\n\n";
+    out += "(mean ± sample std over repeats; runtime hh:mm:ss, in seconds under a minute; parts "
+           "indented under the node)\n\n";
     return out + details;
 }
 

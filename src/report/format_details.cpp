@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The lines under the table: how the node was measured, its power
 // distribution against the rated power, idle accelerators, the baseline, the
 // footprint, overhead, notes and events.
 #include "core/duration.hpp"
 #include "report/carbon.hpp"
 #include "report/format.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -17,9 +19,9 @@ std::string stat_power(const Stat& s) {
 
 std::string idle_line(const IdleStats& d) {
     std::string line =
-        fmt::format("{} idle: {} kJ, {:.1f} % of the node (mean utilisation "
+        fmt::format("{} idle: {}, {:.1f} % of the node (mean utilisation "
                     "{:.1f} %)",
-                    d.name, pm(d.energy_j, 1e-3, 3), d.share.mean * 100, d.mean_util.mean);
+                    d.name, energy_text(d.energy_j), d.share.mean * 100, d.mean_util.mean);
     if (d.runs < d.of) {
         line += fmt::format(" in {} of {} runs", d.runs, d.of);
     }
@@ -64,8 +66,9 @@ void add_run_phases(std::string& out, const RepeatSummary& r) {
     for (const auto& run : r.runs) {
         std::string line;
         for (const auto& p : run.phase_totals) {
-            line += fmt::format("{}{} {:.3f} kJ, {:.1f} W, {}", line.empty() ? "" : "; ", p.name,
-                                p.node.energy_j * 1e-3, p.node.avg_w, format_hms(p.runtime_s));
+            line +=
+                fmt::format("{}{} {}, {:.1f} W, {}", line.empty() ? "" : "; ", p.name,
+                            energy_text(p.node.energy_j), p.node.avg_w, runtime_text(p.runtime_s));
         }
         out += fmt::format("  run {} phases: {}\n", run.run.repeat,
                            line.empty() ? std::string{"none"} : line);
@@ -121,17 +124,17 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
         out += "  " + idle_line(d) + "\n";
     }
     if (r.idle_w && r.dynamic_energy_j) {
-        out += fmt::format(
-            "  idle baseline {:.1f} W -> dynamic energy {} kJ (node − idle × runtime)\n", *r.idle_w,
-            pm(*r.dynamic_energy_j, 1e-3, 3));
+        out +=
+            fmt::format("  idle baseline {:.1f} W -> dynamic energy {} (node − idle × runtime)\n",
+                        *r.idle_w, energy_text(*r.dynamic_energy_j));
     }
     if (auto f = footprint(r.node_energy_j.mean, options.carbon)) {
         out += "  footprint: " + format_footprint(*f) +
                (r.runs.size() > 1 ? " (per run, mean)" : "") + "\n";
     }
     const double total_rt = r.runtime_s.mean * static_cast<double>(r.runs.size());
-    out += fmt::format("  monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one core)\n",
-                       r.monitor_cpu_s, total_rt,
+    out += fmt::format("  monitor overhead: {:.3f} s CPU over {} ({:.2f} % of one core)\n",
+                       r.monitor_cpu_s, runtime_text(total_rt),
                        total_rt > 0 ? 100 * r.monitor_cpu_s / total_rt : 0.0);
     for (const auto& n : unique_notes(r)) {
         out += "  note: " + n + "\n";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/carbon.hpp"
 #include "report/format.hpp"
 
@@ -89,6 +90,8 @@ json run_to_json(const RunSummary& s) {
               {"notes", s.notes}});
     j["exit_code"] = s.run.exit_code ? json(*s.run.exit_code) : json(nullptr);
     j["signal"] = s.run.signal ? json(*s.run.signal) : json(nullptr);
+    j["status"] = s.run.status;
+    j["failed"] = run_failed(s.run);
     j["events"] = json::array();
     for (const auto& e : s.events) {
         j["events"].push_back({{"kind", e.kind}, {"detail", e.detail}, {"t_ns", e.t_ns}});
@@ -189,6 +192,11 @@ json group_json(const RepeatSummary& r, const FormatOptions& options) {
     g["runs"] = json::array();
     for (const auto& run : r.runs) {
         g["runs"].push_back(run_to_json(run));
+    }
+    g["all_failed"] = r.all_failed;
+    g["left_out"] = json::array();
+    for (const auto& run : r.left_out) {
+        g["left_out"].push_back(run_to_json(run));
     }
     return g;
 }

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/summary.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 
 namespace jp::report {
@@ -170,6 +172,28 @@ void add_baseline(RepeatSummary& r) {
 
 } // namespace
 
+bool run_failed(const trace::RunInfo& run) {
+    return run.signal.has_value() || run.exit_code.value_or(0) != 0 ||
+           run.status == "interrupted" || run.status == "failed" || !run.end_ns;
+}
+
+std::string outcome_text(const trace::RunInfo& run) {
+    if (!run.end_ns) {
+        return "unfinished (the monitor stopped, or is still measuring)";
+    }
+    const bool interrupted = run.status == "interrupted";
+    if (run.signal) {
+        return fmt::format("{} by signal {}", interrupted ? "interrupted" : "killed", *run.signal);
+    }
+    if (run.exit_code.value_or(0) != 0) {
+        return fmt::format("{}exit status {}", interrupted ? "interrupted, " : "", *run.exit_code);
+    }
+    if (interrupted || run.status == "failed") {
+        return std::string{run.status};
+    }
+    return {};
+}
+
 RepeatSummary aggregate_runs(std::string label, std::vector<RunSummary> runs) {
     RepeatSummary r;
     r.label = std::move(label);
@@ -205,7 +229,19 @@ std::vector<RepeatSummary> group_runs(std::vector<RunSummary> runs, bool by_trac
     }
     std::vector<RepeatSummary> out;
     for (const auto& key : order) {
-        out.push_back(aggregate_runs(key.second, std::move(groups[key])));
+        auto& all = groups[key];
+        std::vector<RunSummary> good;
+        std::vector<RunSummary> bad;
+        for (auto& run : all) {
+            (run_failed(run.run) ? bad : good).push_back(std::move(run));
+        }
+        const bool all_failed = good.empty();
+        auto r = aggregate_runs(key.second, std::move(all_failed ? bad : good));
+        r.all_failed = all_failed;
+        if (!all_failed) {
+            r.left_out = std::move(bad);
+        }
+        out.push_back(std::move(r));
     }
     return out;
 }
@@ -247,7 +283,14 @@ Result<std::vector<RepeatSummary>> summarize_traces(std::span<const std::filesys
                                                     const SummaryOptions& options,
                                                     bool by_trace) {
     std::vector<RunSummary> all;
+    std::vector<std::filesystem::path> seen;
     for (const auto& path : traces) {
+        std::error_code ec;
+        if (std::ranges::any_of(
+                seen, [&](const auto& p) { return std::filesystem::equivalent(p, path, ec); })) {
+            continue; // the same file twice: its runs count once
+        }
+        seen.push_back(path);
         auto reader = trace::Reader::open(path);
         auto runs = reader ? measured_runs(*reader, options)
                            : Result<std::vector<RunSummary>>{std::unexpected(reader.error())};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/series.hpp"
 
 #include "report/summary.hpp"
@@ -76,19 +77,6 @@ private:
 };
 
 } // namespace
-
-std::int64_t median_step(const std::vector<TimedValue>& p) {
-    if (p.size() < 2) {
-        return 0;
-    }
-    std::vector<std::int64_t> d;
-    d.reserve(p.size() - 1);
-    for (std::size_t i = 1; i < p.size(); ++i) {
-        d.push_back(p[i].t_ns - p[i - 1].t_ns);
-    }
-    std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
-    return d[d.size() / 2];
-}
 
 double
 window_watts(const Channel& c, std::span<const TimedValue> p, std::int64_t a, std::int64_t b) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Power over time from a trace: any channel, or the whole node, as mean power
 // per window of a regular grid. Used for peaks, distributions and plots. Energy
@@ -12,9 +13,6 @@
 #include <vector>
 
 namespace jp::report {
-
-// Typical spacing of a channel's samples (ns); 0 with fewer than two samples.
-[[nodiscard]] std::int64_t median_step(const std::vector<TimedValue>& p);
 
 // Mean power (W) of a channel over [a, b]: energy channels from the cumulative
 // counter, power channels by the trapezoid rule. 0 when b <= a or no samples.

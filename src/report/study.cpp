@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/study.hpp"
 
 #include "report/compare.hpp"
@@ -66,10 +67,6 @@ GridPoint values_of(const Study& study,
     return p;
 }
 
-bool failed(const trace::RunInfo& run) {
-    return run.signal.has_value() || run.exit_code.value_or(0) != 0;
-}
-
 int shell_code(const trace::RunInfo& run) {
     return run.signal ? 128 + *run.signal : run.exit_code.value_or(0);
 }
@@ -126,7 +123,7 @@ StudyRow make_row(Pool pool) {
     row.warmup_failures = std::move(pool.warmup_failures);
     std::vector<RunSummary> ok;
     for (auto& run : pool.runs) {
-        if (failed(run.run)) {
+        if (run_failed(run.run)) {
             row.failures.push_back(shell_code(run.run));
         } else {
             ok.push_back(std::move(run));
@@ -245,7 +242,7 @@ TraceFacts trace_facts(const trace::Reader& reader) {
         }
     }
     for (const auto& run : reader.runs()) {
-        if (run.kind == "warmup" && failed(run)) {
+        if (run.kind == "warmup" && run_failed(run)) {
             facts.failed_warmups.push_back(run);
         }
     }
@@ -280,6 +277,7 @@ StudyTable study_table(std::vector<RepeatSummary> groups,
         auto& pool =
             pool_for(pools, it == traces.end() ? std::string{} : it->second.node_type, g.label);
         std::ranges::move(g.runs, std::back_inserter(pool.runs));
+        std::ranges::move(g.left_out, std::back_inserter(pool.runs)); // counted as failures
     }
     StudyTable table;
     for (const auto& [path, facts] : traces) {

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The study's table as text (Tables 2/3 of Caspart et al.) and as JSON.
 #include "core/duration.hpp"
 #include "report/format.hpp"
 #include "report/study.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -42,37 +44,25 @@ struct Layout {
     bool settings = false;
     bool ratios = false;
     std::vector<std::string> shares; // share kinds present in any row
-    bool estimated = false;          // some row's node figures come from a model
-    bool lower_bound = false;        // some row's node is the sum of its parts only
+    Basis basis;     // some row's node figures come from a model, or are the sum of its parts only
+    EnergyUnit unit; // of the largest row's energy
 };
 
-// How a row's node figures were obtained: measured, estimated (a model), or a
-// lower bound (the sum of the parts; the rest of the node unknown).
-struct Basis {
-    bool estimated = false;
-    bool lower_bound = false;
-};
-
+// How a row's node figures were obtained, over all its measured runs.
 Basis basis_of(const StudyRow& r) {
     Basis b;
     for (const auto& run : r.ok ? r.ok->runs : std::vector<RunSummary>{}) {
-        b.estimated = b.estimated || run.node.provenance == Provenance::estimated;
-        b.lower_bound = b.lower_bound || run.node.lower_bound;
+        b |= basis_of(run.node);
     }
     return b;
 }
 
-// "≥ 0.145 ± 0.002 *": ≥ for a lower bound, * for an estimate.
-std::string marked(std::string cell, Basis b) {
-    return (b.lower_bound ? "≥ " : "") + cell + (b.estimated ? " *" : "");
-}
-
 Layout layout_of(const StudyTable& t) {
     Layout l;
+    double largest = 0;
     for (const auto& r : t.rows) {
-        const auto b = basis_of(r);
-        l.estimated = l.estimated || b.estimated;
-        l.lower_bound = l.lower_bound || b.lower_bound;
+        largest = std::max(largest, r.ok ? r.ok->node_energy_j.mean : 0.0);
+        l.basis |= basis_of(r);
         l.settings = l.settings || !r.key.setting.empty();
         l.ratios = l.ratios || r.energy_ratio.has_value();
         for (const auto& s : r.shares) {
@@ -85,11 +75,8 @@ Layout layout_of(const StudyTable& t) {
         constexpr std::string_view k_order[] = {"cpu", "dram", "gpu", "other", "rest"};
         return std::ranges::find(k_order, s) - std::begin(k_order);
     });
+    l.unit = energy_unit(largest);
     return l;
-}
-
-std::string runtime_text(const Stat& s) {
-    return s.n > 1 ? fmt::format("{} ± {:.1f} s", format_hms(s.mean), s.std) : format_hms(s.mean);
 }
 
 std::string status_text(const StudyRow& r) {
@@ -110,9 +97,9 @@ void add_figures(Cells& cells,
                  const std::optional<double>& ratio,
                  const Layout& l,
                  Basis b) {
-    cells.push_back(marked(pm(f.node_energy_j, 1e-3, 3), b));
-    cells.push_back(marked(pm(f.node_avg_w, 1, 1), b));
-    cells.push_back(runtime_text(f.runtime_s));
+    cells.push_back(b.mark(energy_pm(f.node_energy_j, l.unit)));
+    cells.push_back(b.mark(pm(f.node_avg_w, 1, 1)));
+    cells.push_back(runtime_pm(f.runtime_s));
     if (l.ratios) {
         cells.push_back(ratio ? fmt::format("{:.3f}", *ratio) : "");
     }
@@ -134,9 +121,10 @@ Cells header(const Layout& l) {
     if (l.settings) {
         h.emplace_back("setting");
     }
-    for (const char* c : {"runs", "Consumption [kJ]", "Average power [W]", "Runtime"}) {
-        h.emplace_back(c);
-    }
+    h.emplace_back("runs");
+    h.push_back(fmt::format("Consumption [{}]", l.unit.name));
+    h.emplace_back("Average power [W]");
+    h.emplace_back("Runtime");
     if (l.ratios) {
         h.emplace_back("× energy");
     }
@@ -240,7 +228,7 @@ std::string format_study(const StudyTable& t) {
     std::fill(right.begin() + static_cast<std::ptrdiff_t>(first_number), right.end() - 1, true);
     std::string out = render(lines, right);
     out += "(mean ± sample std over the measured runs: warm-ups and failed runs left out; "
-           "runtime hh:mm:ss";
+           "runtime hh:mm:ss, in seconds under a minute";
     out += !l.ratios ? ""
            : t.node_types.size() > 1
                ? "; × energy: to the first node type's (same workload, "
@@ -248,12 +236,8 @@ std::string format_study(const StudyTable& t) {
                : "; × energy: to the first setting's (same workload and mode)";
     out += l.shares.empty() ? "" : "; CPU, DRAM, GPU, other, rest: shares of the node's energy";
     out += ")\n";
-    if (l.lower_bound) {
-        out += "≥: a lower bound: the sum of the node's parts; the rest of the node has no meter "
-               "and no model ([node] rest_watts)\n";
-    }
-    if (l.estimated) {
-        out += "*: estimated by a model, not measured (see `jouleprof sensors`)\n";
+    for (const auto& line : l.basis.legend()) {
+        out += line + "\n";
     }
     out += "results:";
     for (const auto& trace : t.traces) {

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Turns one run of a trace into the figures users act on: runtime, node
 // energy, average and peak power, each part, the rest of the node, with the
 // provenance of every figure; the same figures for every phase marked inside
 // the job; the node's power distribution; idle accelerators. Also aggregates
 // repeats as mean ± sample std.
+#include "report/basis.hpp"
 #include "report/distribution.hpp"
 #include "trace/reader.hpp"
 
@@ -33,6 +35,11 @@ struct Item {
     // parts, so the true figure is at least this.
     bool lower_bound = false;
 };
+
+// How a node figure was obtained: estimated by a model, a lower bound, both or neither.
+[[nodiscard]] inline Basis basis_of(const Item& node) {
+    return {node.provenance == Provenance::estimated, node.lower_bound};
+}
 
 // The figures of one window of a run: the whole run, or one phase.
 struct Figures {
@@ -144,7 +151,9 @@ struct IdleStats {
 
 struct RepeatSummary : FigureStats {
     std::string label;
-    std::vector<RunSummary> runs;         // measured runs only
+    std::vector<RunSummary> runs;         // the measured runs pooled into the figures
+    std::vector<RunSummary> left_out;     // failed or interrupted runs: shown, not pooled
+    bool all_failed = false;              // no run succeeded: the figures pool the failed ones
     std::optional<double> idle_w;         // from a baseline run
     std::optional<Stat> dynamic_energy_j; // node energy − idle power × runtime
     double monitor_cpu_s = 0;             // summed over runs
@@ -155,11 +164,19 @@ struct RepeatSummary : FigureStats {
     std::vector<std::string> traces; // the files its runs came from
 };
 
+// Whether a run's job failed: a non-zero exit status, killed by a signal, the
+// measurement interrupted, or not finished (its monitor killed, or still
+// measuring). Such runs are not pooled with good ones.
+[[nodiscard]] bool run_failed(const trace::RunInfo& run);
+// "exit status 2", "killed by signal 9", "interrupted by signal 2"; "" for a good run.
+[[nodiscard]] std::string outcome_text(const trace::RunInfo& run);
+
 // Mean ± std over the runs (which must not be empty) of one group.
 [[nodiscard]] RepeatSummary aggregate_runs(std::string label, std::vector<RunSummary> runs);
 
 // Groups measured runs by label (and by trace too when by_trace), in order of
-// first appearance, and aggregates each group.
+// first appearance, and aggregates each group: its good runs when it has any
+// (the failed ones left out), else its failed runs, marked all_failed.
 [[nodiscard]] std::vector<RepeatSummary> group_runs(std::vector<RunSummary> runs, bool by_trace);
 
 // Summarises every run of a trace; measured runs grouped by label.
@@ -171,7 +188,7 @@ summarize_trace(trace::Reader& reader, const SummaryOptions& options = {});
                                                             const SummaryOptions& options = {});
 
 // Several traces: runs of the same label merge into one group unless by_trace.
-// Errors name the trace.
+// A file named twice (or through another path) counts once. Errors name the trace.
 [[nodiscard]] Result<std::vector<RepeatSummary>>
 summarize_traces(std::span<const std::filesystem::path> traces,
                  const SummaryOptions& options = {},

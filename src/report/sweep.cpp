@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/sweep.hpp"
 
 #include "report/format.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -160,8 +162,13 @@ std::optional<std::size_t> energy_optimal(const std::vector<SweepPoint>& points)
 
 std::string format_sweep(const std::vector<SweepPoint>& points, const std::filesystem::path& dir) {
     constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>18} {:>18}  {}\n";
-    std::string out = fmt::format(fmt::runtime(k_row), "point", "Energy [kJ]", "Runtime [s]",
-                                  "Avg power [W]", "Peak power [W]", "status");
+    double largest = 0;
+    for (const auto& p : points) {
+        largest = std::max(largest, p.summary ? p.summary->node_energy_j.mean : 0.0);
+    }
+    const auto u = energy_unit(largest);
+    std::string out = fmt::format(fmt::runtime(k_row), "point", fmt::format("Energy [{}]", u.name),
+                                  "Runtime [s]", "Avg power [W]", "Peak power [W]", "status");
     for (const auto& p : points) {
         const std::string status =
             p.exit_code == 0 ? "ok" : fmt::format("FAILED: exit status {}", p.exit_code);
@@ -170,14 +177,15 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
             continue;
         }
         const auto& s = *p.summary;
-        out += fmt::format(fmt::runtime(k_row), p.label, pm(s.node_energy_j, 1e-3, 3),
-                           pm(s.runtime_s, 1, 2), pm(s.node_avg_w, 1, 1),
-                           s.node_peak_w.n > 0 ? pm(s.node_peak_w, 1, 1) : "-", status);
+        out +=
+            fmt::format(fmt::runtime(k_row), p.label, energy_pm(s.node_energy_j, u),
+                        pm(s.runtime_s, 1, s.runtime_s.mean < 10 ? 3 : 2), pm(s.node_avg_w, 1, 1),
+                        s.node_peak_w.n > 0 ? pm(s.node_peak_w, 1, 1) : "-", status);
     }
     if (const auto best = energy_optimal(points)) {
         const auto& b = points[*best];
-        out += fmt::format("energy-optimal: {} ({} kJ, {} node energy)\n", b.label,
-                           pm(b.summary->node_energy_j, 1e-3, 3),
+        out += fmt::format("energy-optimal: {} ({}, {} node energy)\n", b.label,
+                           energy_text(b.summary->node_energy_j),
                            to_string(b.summary->runs.front().node.provenance));
     } else {
         out += "energy-optimal: none (no point completed)\n";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "report/window.hpp"
 
 #include <algorithm>
@@ -103,6 +104,11 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
     if (d.node_channel) {
         f.node = item_of(d, *d.node_channel, t0, t1);
         f.node.name = "node";
+        // One peak per run everywhere: the table's is the power line's and the
+        // HTML's, the highest window of the node's power series.
+        if (const auto g = node_grid(d, t0, t1); !g.watts.empty()) {
+            f.node.peak_w = *std::ranges::max_element(g.watts);
+        }
         if (!f.parts.empty()) {
             f.rest = named_item("rest", weakest(Provenance::derived, parts_prov), "",
                                 f.node.energy_j - parts_j);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sampler/sampler.hpp"
 
 #include "core/clock.hpp"
@@ -62,8 +63,8 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
     for (std::size_t i = 0; i < m_table.size(); ++i) {
         const auto& c = m_table[i];
         const bool node = c.domain == Domain::node;
-        m_states.push_back(std::make_unique<ChannelState>(
-            CounterTracker{c.wrap_joules, plausible_max_watts(node)}));
+        m_states.push_back(
+            std::make_unique<ChannelState>(CounterTracker{c.wrap_joules, plausible_max_watts(c)}));
         if (node && c.counted && c.quantity != Quantity::utilization && !m_node_channel) {
             m_node_channel = i;
         }
@@ -259,6 +260,11 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
                 add_event(ch, t, "jump",
                           channel.name + ": impossible counter change, held at " +
                               std::to_string(st.live_watts.load()) + " W");
+            }
+            if (step.returned) {
+                add_event(ch, t, "returned",
+                          channel.name + ": the counter is back on its series after a jump; the "
+                                         "energy in between is counted once");
             }
             if (step.stuck) {
                 add_event(ch, t, "stuck", channel.name + ": counter unchanged for 5 s or more");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "trace/reader.hpp"
 
 #include "core/update_period.hpp"
@@ -59,15 +60,17 @@ Result<Reader> Reader::open(const std::filesystem::path& path) {
     if (!std::filesystem::is_regular_file(path, ec)) {
         return fail(ErrorKind::not_found, path.string(), "no such trace file");
     }
-    // Read-write lets SQLite recover the WAL of a killed writer; fall back to read-only.
-    auto db = Database::open(path, Database::Mode::read_write);
-    if (!db) {
-        db = Database::open(path, Database::Mode::read_only);
-    }
+    // Read-only, always: a reader never writes into a trace, not even to
+    // recover the WAL of a killed writer (SQLite reads the WAL as it is).
+    auto db = Database::open(path, Database::Mode::read_only);
     if (!db) {
         return std::unexpected(db.error());
     }
-    Reader reader{std::move(*db)};
+    return from_database(std::move(*db), path);
+}
+
+Result<Reader> Reader::from_database(Database db, const std::filesystem::path& path) {
+    Reader reader{std::move(db)};
     reader.m_path = path;
     if (auto v = check_schema(reader.m_db); !v) {
         return std::unexpected(v.error());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Reads a trace, also one whose monitor was killed (runs left 'running').
 #include "core/channel.hpp"
@@ -18,6 +19,8 @@ struct ChannelSamples {
 class Reader {
 public:
     static Result<Reader> open(const std::filesystem::path& path);
+    // A trace held in a database already open (Writer::snapshot), shown as `path`.
+    static Result<Reader> from_database(Database db, const std::filesystem::path& path);
 
     [[nodiscard]] const std::map<std::string, std::string>& meta() const { return m_meta; }
     [[nodiscard]] const std::vector<Channel>& channels() const { return m_channels; }

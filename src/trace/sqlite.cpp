@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "trace/sqlite.hpp"
+
+#include "core/text.hpp"
 
 #include <sqlite3.h>
 #include <utility>
@@ -12,9 +15,6 @@ Result<Database> Database::open(const std::filesystem::path& path, Mode mode) {
     case Mode::create:
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
         break;
-    case Mode::read_write:
-        flags |= SQLITE_OPEN_READWRITE;
-        break;
     case Mode::read_only:
         flags |= SQLITE_OPEN_READONLY;
         break;
@@ -26,7 +26,46 @@ Result<Database> Database::open(const std::filesystem::path& path, Mode mode) {
         return fail(ErrorKind::io, path.string(), "cannot open trace: " + why);
     }
     sqlite3_busy_timeout(db, 5000);
+    if (mode == Mode::read_only) {
+        // A trace may come from anyone: no schema-defined SQL functions or
+        // triggers run, the file is never written, corruption is caught per
+        // cell, and no single value or statement can claim unbounded memory.
+        sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 24);
+        sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
+        sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+        sqlite3_exec(db, "PRAGMA cell_size_check=ON; PRAGMA query_only=ON;", nullptr, nullptr,
+                     nullptr);
+    }
     return Database{db, path.string()};
+}
+
+Result<Database> Database::open_memory(std::string name) {
+    sqlite3* db = nullptr;
+    const int rc =
+        sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        sqlite3_close(db);
+        return fail(ErrorKind::io, name,
+                    "cannot keep the trace in memory: " + std::string{sqlite3_errstr(rc)});
+    }
+    return Database{db, std::move(name)};
+}
+
+Result<void> Database::copy_to(Database& to) {
+    sqlite3_backup* b = sqlite3_backup_init(to.m_db, "main", m_db, "main");
+    if (b == nullptr) {
+        return fail(ErrorKind::io, to.m_path, to.last_error());
+    }
+    const int step = sqlite3_backup_step(b, -1);
+    const int finish = sqlite3_backup_finish(b);
+    if (step != SQLITE_DONE || finish != SQLITE_OK) {
+        return fail(ErrorKind::io, to.m_path, sqlite3_errstr(step != SQLITE_DONE ? step : finish));
+    }
+    return {};
 }
 
 Database::Database(Database&& other) noexcept
@@ -39,6 +78,10 @@ Database& Database::operator=(Database&& other) noexcept {
         m_path = std::move(other.m_path);
     }
     return *this;
+}
+
+void Database::set_busy_timeout(int ms) noexcept {
+    sqlite3_busy_timeout(m_db, ms);
 }
 
 Database::~Database() {
@@ -140,8 +183,14 @@ double Statement::column_double(int col) const noexcept {
     return sqlite3_column_double(m_stmt, col);
 }
 std::string Statement::column_text(int col) const {
+    // A trace may come from anyone: what it holds is shown and put into JSON,
+    // so it is valid UTF-8 when it leaves here.
     const auto* text = sqlite3_column_text(m_stmt, col);
-    return text != nullptr ? std::string{reinterpret_cast<const char*>(text)} : std::string{};
+    if (text == nullptr) {
+        return {};
+    }
+    return valid_utf8({reinterpret_cast<const char*>(text),
+                       static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))});
 }
 bool Statement::column_is_null(int col) const noexcept {
     return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Thin RAII wrappers over the SQLite C API: a connection and prepared statements.
 #include "core/error.hpp"
@@ -17,16 +18,23 @@ class Statement;
 
 class Database {
 public:
-    enum class Mode { create, read_write, read_only };
+    enum class Mode { create, read_only };
     static Result<Database> open(const std::filesystem::path& path, Mode mode);
+    // An empty database in this process's memory; `name` is what errors call it.
+    static Result<Database> open_memory(std::string name);
     Database(Database&& other) noexcept;
     Database& operator=(Database&& other) noexcept;
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
     ~Database();
+    [[nodiscard]] bool is_open() const noexcept { return m_db != nullptr; }
+    // How long a statement waits for another connection's lock.
+    void set_busy_timeout(int ms) noexcept;
 
     Result<void> exec(std::string_view sql);
     Result<Statement> prepare(std::string_view sql);
+    // Replaces everything in `to` with this database's committed content (SQLite's backup API).
+    Result<void> copy_to(Database& to);
     [[nodiscard]] std::int64_t last_insert_id() const noexcept;
     [[nodiscard]] std::string last_error() const;
     [[nodiscard]] const std::string& path() const noexcept { return m_path; }
@@ -39,6 +47,7 @@ private:
 
 class Statement {
 public:
+    Statement() = default; // none: a statement to assign later
     Statement(Statement&& other) noexcept;
     Statement& operator=(Statement&& other) noexcept;
     Statement(const Statement&) = delete;

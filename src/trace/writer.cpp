@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "trace/writer.hpp"
 
 #include "trace/schema.hpp"
@@ -6,8 +7,28 @@
 
 namespace jp::trace {
 
+namespace {
+constexpr std::string_view k_insert_sample =
+    "INSERT INTO sample(run_id, channel_id, t_ns, value, flags) VALUES (?,?,?,?,?)";
+constexpr std::string_view k_insert_event =
+    "INSERT INTO event(run_id, channel_id, t_ns, kind, detail) VALUES (?,?,?,?,?)";
+} // namespace
+
 Writer::Writer(Database db, Statement sample, Statement event)
-    : m_db(std::move(db)), m_insert_sample(std::move(sample)), m_insert_event(std::move(event)) {}
+    : m_db(std::move(db)), m_insert_sample(std::move(sample)), m_insert_event(std::move(event)),
+      m_file(m_db.path()) {}
+
+Writer::~Writer() {
+    if (m_db.is_open() && !m_in_memory) {
+        m_insert_sample.reset();
+        m_insert_event.reset();
+        (void)m_db.exec("COMMIT;");
+        // A reader holding the trace open keeps it in WAL mode: not worth
+        // making the end of a run wait for.
+        m_db.set_busy_timeout(100);
+        (void)m_db.exec("PRAGMA journal_mode=DELETE;");
+    }
+}
 
 Result<Writer> Writer::create(const std::filesystem::path& path,
                               const std::map<std::string, std::string>& meta) {
@@ -28,10 +49,8 @@ Result<Writer> Writer::create(const std::filesystem::path& path,
     if (auto r = create_schema(*db); !r) {
         return std::unexpected(r.error());
     }
-    auto sample = db->prepare(
-        "INSERT INTO sample(run_id, channel_id, t_ns, value, flags) VALUES (?,?,?,?,?)");
-    auto event =
-        db->prepare("INSERT INTO event(run_id, channel_id, t_ns, kind, detail) VALUES (?,?,?,?,?)");
+    auto sample = db->prepare(k_insert_sample);
+    auto event = db->prepare(k_insert_event);
     if (!sample || !event) {
         return std::unexpected(!sample ? sample.error() : event.error());
     }
@@ -172,6 +191,74 @@ Result<void> Writer::commit() {
         return r;
     }
     return m_db.exec("BEGIN;");
+}
+
+Result<void> Writer::prepare_inserts() {
+    auto sample = m_db.prepare(k_insert_sample);
+    auto event = m_db.prepare(k_insert_event);
+    if (!sample || !event) {
+        return std::unexpected(!sample ? sample.error() : event.error());
+    }
+    m_insert_sample = std::move(*sample);
+    m_insert_event = std::move(*event);
+    return {};
+}
+
+Result<void> Writer::move_to_memory() {
+    if (m_in_memory) {
+        return {};
+    }
+    m_insert_sample.reset();
+    m_insert_event.reset();
+    (void)m_db.exec("ROLLBACK;"); // SQLite may have rolled back already
+    auto memory = Database::open_memory(m_file.string());
+    if (!memory) {
+        return std::unexpected(memory.error());
+    }
+    if (auto r = m_db.copy_to(*memory); !r) {
+        (void)m_db.exec("BEGIN;");
+        return r;
+    }
+    // The file's statements go before its connection does.
+    m_insert_sample = Statement{};
+    m_insert_event = Statement{};
+    m_db = std::move(*memory);
+    m_in_memory = true;
+    for (const char* sql : {"PRAGMA foreign_keys=ON;", "BEGIN;"}) {
+        if (auto r = m_db.exec(sql); !r) {
+            return r;
+        }
+    }
+    return prepare_inserts();
+}
+
+Result<void> Writer::save_to_file() {
+    if (auto r = commit(); !r) {
+        return r;
+    }
+    auto file = Database::open(m_file, Database::Mode::create);
+    if (!file) {
+        return std::unexpected(file.error());
+    }
+    if (auto r = m_db.copy_to(*file); !r) {
+        return r;
+    }
+    // One file, as a writer that never left the disk leaves it.
+    return file->exec("PRAGMA journal_mode=DELETE;");
+}
+
+Result<Database> Writer::snapshot() {
+    if (auto r = commit(); !r) {
+        return std::unexpected(r.error());
+    }
+    auto copy = Database::open_memory(m_file.string());
+    if (!copy) {
+        return std::unexpected(copy.error());
+    }
+    if (auto r = m_db.copy_to(*copy); !r) {
+        return std::unexpected(r.error());
+    }
+    return copy;
 }
 
 } // namespace jp::trace

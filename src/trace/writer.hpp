@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Writes one measurement to an SQLite file: WAL, synchronous=NORMAL, a
 // transaction held open between commit() calls (the sampler commits at least
@@ -26,6 +27,13 @@ public:
     // Creates the file (it must not exist) with the schema and meta rows.
     static Result<Writer> create(const std::filesystem::path& path,
                                  const std::map<std::string, std::string>& meta);
+    Writer(Writer&&) noexcept = default;
+    Writer& operator=(Writer&&) noexcept = default;
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+    // Commits what is left and leaves the trace as one file (journal_mode
+    // DELETE): readers open it read-only and need no -wal or -shm beside it.
+    ~Writer();
 
     Result<void> set_meta(std::string_view key, std::string_view value);
     Result<void> add_channels(std::span<const Channel> channels);
@@ -39,11 +47,25 @@ public:
     // Makes everything so far durable and visible to readers.
     Result<void> commit();
 
+    // When the file cannot be written (a full disk): drops the transaction
+    // that failed and goes on in memory from what the file committed; the
+    // caller writes the dropped part again. The file keeps what it holds.
+    Result<void> move_to_memory();
+    [[nodiscard]] bool in_memory() const noexcept { return m_in_memory; }
+    // Writes the whole trace kept in memory over the file (when the disk has
+    // room again); the writer stays in memory.
+    Result<void> save_to_file();
+    // A copy of everything written so far, for a Reader (Reader::from_database).
+    Result<Database> snapshot();
+
 private:
     Writer(Database db, Statement sample, Statement event);
+    Result<void> prepare_inserts();
     Database m_db;
     Statement m_insert_sample;
     Statement m_insert_event;
+    std::filesystem::path m_file;
+    bool m_in_memory = false;
 };
 
 } // namespace jp::trace

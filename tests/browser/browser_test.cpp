@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The HTML report in a real browser: Debian's chromium, headless, renders a
 // report of a study-like trace. (a) A screenshot is kept as an artefact next to
 // this test's build folder (report.png) and must be a PNG of the window's size
@@ -5,7 +6,7 @@
 // errors, invalid SVG attributes) and its script must have run (it adds
 // #jp-ready). Skipped only when chromium is not installed (JP_CHROMIUM or
 // /usr/bin/chromium).
-#include "report/html.hpp"
+#include "report/html/report.hpp"
 #include "trace_maker.hpp"
 
 #include <array>
@@ -307,7 +308,9 @@ protected:
         fs::remove(fs::path{trace} += "-shm");
         make_study_trace(trace);
         page = k_out_dir / "report.html";
-        auto r = report::write_html_report({trace}, page, {});
+        report::HtmlOptions ho;
+        ho.force = true; // the page of an earlier run of the test is replaced
+        auto r = report::write_html_report({trace}, page, ho);
         ASSERT_TRUE(r) << r.error().message();
         std::string tmpl = (fs::temp_directory_path() / "jp-chromium-XXXXXX").string();
         ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);

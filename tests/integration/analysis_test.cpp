@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The analysis commands end to end: report, compare, sweep and export run as
 // the real binary on traces with known content, and sweep measures a tiny job
 // on a fake RAPL tree driven by a known power profile.
@@ -66,7 +67,7 @@ TEST_F(Analysis, ReportPrintsTheStudysTableWithPhasesAndPowerAgainstRating) {
     for (const char* s :
          {"Consumption [kJ]", "Average power [W]", "Runtime", "Provenance",
           "gpu-node  (2 runs; job)", "phase train", "rest", "measured (test)", "derived",
-          "00:00:40", "00:00:20", "peak 900.0 W = 90 % of rated 1.0 kW (config)",
+          "40.000 s", "20.000 s", "peak 900.0 W = 90 % of rated 1.0 kW (config)",
           "above 800.0 W for 20.0 ± 0.0 s"}) {
         EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
     }
@@ -269,6 +270,30 @@ TEST_F(Sweep, UnknownPlaceholderIsOneLineAndExit2) {
     EXPECT_NE(r.out.find("{epochs}"), std::string::npos) << r.out;
     EXPECT_FALSE(std::filesystem::exists(file("/u"))) << "nothing runs";
     EXPECT_EQ(sh(sweep("-p batch= -- true 2>&1")).exit_code, 2);
+}
+
+TEST_F(Analysis, LabelsPhasesAndCommandsFromATraceCannotInjectIntoATerminalOrBreakJson) {
+    // A trace from someone else: an escape sequence, a C1 control, a newline
+    // and bytes that are not UTF-8 in its label, its phase and its command.
+    const std::string evil = "x\x1b]0;owned\x07\x1b[2J\xC2\x9B"
+                             "31m\nfake line\xFF\xFE";
+    TraceBuilder b{fs.path("/evil.jptrace"), {channel("node", Domain::node, Quantity::energy)}};
+    auto spec = make_run(evil, 10, [](std::size_t, double) { return 100.0; });
+    spec.command = evil + std::string(500, 'c');
+    spec.markers = {{2, "begin", evil}, {8, "end", evil}};
+    b.run(spec);
+    const auto text = sh(jp("report " + file("/evil.jptrace")));
+    ASSERT_EQ(text.exit_code, 0) << text.out;
+    EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "no ESC reaches the terminal";
+    EXPECT_EQ(text.out.find("\xC2\x9B"), std::string::npos) << "no C1 CSI either";
+    EXPECT_NE(text.out.find("\\x1b"), std::string::npos) << "shown escaped instead";
+    EXPECT_EQ(text.out.find(std::string(200, 'c')), std::string::npos) << "long command cut";
+    for (const char* cmd : {"report --json {}", "export {} -f json"}) {
+        const auto r = sh(jp(fmt::format(fmt::runtime(cmd), file("/evil.jptrace"))));
+        ASSERT_EQ(r.exit_code, 0) << cmd << r.out;
+        const auto j = nlohmann::json::parse(r.out, nullptr, false);
+        EXPECT_FALSE(j.is_discarded()) << cmd << ": not valid JSON";
+    }
 }
 
 } // namespace

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A job for end-to-end tests: records its own start and end on CLOCK_MONOTONIC.
 //   jp_test_job SECONDS OUTFILE [EXIT_CODE]   sleeps, writes "start_ns end_ns", exits
 //   jp_test_job --signal SIG                   kills itself with SIG
 //   jp_test_job --wait-signal OUTFILE          creates OUTFILE.ready once it waits for
-//                                              SIGTERM/SIGUSR1, then writes the signal's number
+//                                              SIGTERM/SIGUSR1/SIGQUIT, then writes the signal's
+//                                              number
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,7 @@ int main(int argc, char** argv) {
         sigemptyset(&set);
         sigaddset(&set, SIGTERM);
         sigaddset(&set, SIGUSR1);
+        sigaddset(&set, SIGQUIT);
         sigprocmask(SIG_BLOCK, &set, nullptr);
         if (FILE* f = std::fopen((std::string{argv[2]} + ".ready").c_str(), "w")) {
             std::fclose(f);

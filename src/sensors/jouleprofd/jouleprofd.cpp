@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/jouleprofd/jouleprofd.hpp"
 
 #include "core/duration.hpp"
@@ -60,6 +61,9 @@ Offer offered(const nlohmann::json& list, const std::vector<Channel>& local) {
         c.parent = j.value("parent", "");
         if (const auto lim = j.find("limit_watts"); lim != j.end() && lim->is_number()) {
             c.limit_watts = lim->get<double>();
+        }
+        if (const auto most = j.find("max_watts"); most != j.end() && most->is_number()) {
+            c.max_watts = most->get<double>();
         }
         if (const auto u = j.find("update_ns"); u != j.end() && u->is_number_integer()) {
             c.update_ns = u->get<std::int64_t>();

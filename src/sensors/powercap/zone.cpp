@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/powercap/zone.hpp"
 
 #include "core/update_period.hpp"
@@ -94,6 +95,24 @@ std::optional<double> long_term_limit(const std::filesystem::path& dir) {
     return std::nullopt;
 }
 
+// The highest power any constraint allows (short_term and peak limits lie
+// above long_term; constraint_N_max_power_uw, where present, above them all).
+std::optional<double> highest_constraint(const std::filesystem::path& dir) {
+    std::optional<double> most;
+    for (int i = 0; i < 8; ++i) {
+        if (!sys::read_trimmed(dir / fmt::format("constraint_{}_name", i))) {
+            break;
+        }
+        for (const char* what : {"power_limit_uw", "max_power_uw"}) {
+            if (auto uw = sys::read_u64(dir / fmt::format("constraint_{}_{}", i, what));
+                uw && *uw > 0) {
+                most = std::max(most.value_or(0.0), static_cast<double>(*uw) * 1e-6);
+            }
+        }
+    }
+    return most;
+}
+
 std::optional<Zone> read_zone(const std::filesystem::path& base,
                               const std::string& id,
                               std::vector<std::string>& notes) {
@@ -113,6 +132,7 @@ std::optional<Zone> read_zone(const std::filesystem::path& base,
         notes.push_back("powercap: " + range.error().message() + " (wrap cannot be corrected)");
     }
     z.channel.limit_watts = long_term_limit(z.dir);
+    z.channel.max_watts = highest_constraint(z.dir);
     z.channel.update_ns = k_rapl_update_ns;
     return z;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "core/counter.hpp"
 
 #include <gtest/gtest.h>
@@ -68,6 +69,54 @@ TEST(CounterTracker, OutOfOrderReadingIgnored) {
     c.reset(0.0, k_s);
     EXPECT_DOUBLE_EQ(c.update(10.0, k_s).delta_joules, 0.0);
     EXPECT_DOUBLE_EQ(c.total(), 0.0);
+}
+
+TEST(CounterTracker, ACounterThatDropsAndReturnsAddsNothingTwice) {
+    // 100 W; at 2 s one torn read shows 10 J, at 3 s the counter is back.
+    CounterTracker c{262143.328850, 5000};
+    c.reset(1000.0, 0);
+    c.update(1100.0, k_s);
+    const auto glitch = c.update(10.0, 2 * k_s);
+    EXPECT_TRUE(glitch.jump);
+    const auto back = c.update(1300.0, 3 * k_s);
+    EXPECT_TRUE(back.returned);
+    EXPECT_FALSE(back.jump);
+    EXPECT_NEAR(c.total(), 300.0, 1e-9) << "the true 300 J, not 300 J plus the drop";
+    EXPECT_NEAR(c.update(1400.0, 4 * k_s).delta_joules, 100.0, 1e-9);
+}
+
+TEST(CounterTracker, ACounterResetGoesOnFromItsNewValue) {
+    // A driver reload resets the counter to 0: the next readings are plausible
+    // only from the new value, and count from there.
+    CounterTracker c{std::nullopt, 5000};
+    c.reset(50'000.0, 0);
+    c.update(50'100.0, k_s);
+    EXPECT_TRUE(c.update(0.0, 2 * k_s).jump);
+    const auto next = c.update(100.0, 3 * k_s);
+    EXPECT_FALSE(next.jump);
+    EXPECT_FALSE(next.returned);
+    EXPECT_NEAR(next.delta_joules, 100.0, 1e-9);
+    EXPECT_NEAR(c.total(), 300.0, 1e-9);
+}
+
+TEST(CounterTracker, ThePlausibilityBoundIsTheChannelsOwnLimit) {
+    Channel pkg;
+    pkg.domain = Domain::cpu_package;
+    EXPECT_DOUBLE_EQ(plausible_max_watts(pkg), 5000.0) << "no limit known";
+    pkg.limit_watts = 125;
+    EXPECT_DOUBLE_EQ(plausible_max_watts(pkg), 250.0);
+    pkg.max_watts = 241; // a laptop's or desktop's short-term limit above long-term
+    EXPECT_DOUBLE_EQ(plausible_max_watts(pkg), 482.0);
+    Channel node;
+    node.domain = Domain::node;
+    EXPECT_DOUBLE_EQ(plausible_max_watts(node), 100'000.0);
+    // A 125 W package gaining 1 kJ in one second is impossible; under the
+    // fixed 5 kW bound it was not.
+    pkg.max_watts.reset();
+    CounterTracker c{std::nullopt, plausible_max_watts(pkg)};
+    c.reset(0, 0);
+    c.update(100.0, k_s);
+    EXPECT_TRUE(c.update(1100.0, 2 * k_s).jump);
 }
 
 } // namespace

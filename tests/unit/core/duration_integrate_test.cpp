@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "core/duration.hpp"
 #include "core/integrate.hpp"
 
@@ -11,7 +12,7 @@ TEST(Duration, ParsesUnits) {
     EXPECT_EQ(parse_duration("500ms")->count(), 500'000'000);
     EXPECT_EQ(parse_duration("2s")->count(), 2'000'000'000);
     EXPECT_EQ(parse_duration("1m")->count(), 60'000'000'000);
-    EXPECT_EQ(parse_duration("1.5")->count(), 1'500'000'000);
+    EXPECT_EQ(parse_duration("0")->count(), 0); // zero needs no unit
     EXPECT_EQ(parse_duration("250us")->count(), 250'000);
 }
 
@@ -21,6 +22,18 @@ TEST(Duration, RejectsBadInputWithOneLine) {
         ASSERT_FALSE(d) << bad;
         EXPECT_EQ(d.error().kind, ErrorKind::config);
         EXPECT_EQ(d.error().message().find('\n'), std::string::npos);
+    }
+}
+
+TEST(Duration, ABareNumberIsAnErrorThatSuggestsAUnit) {
+    // "-i 5" could mean 5 s or 5 ms: a sampler at the wrong rate by 1000x is
+    // worse than a one-line error.
+    for (const char* bare : {"5", "1.5", "0.5"}) {
+        auto d = parse_duration(bare);
+        ASSERT_FALSE(d) << bare;
+        EXPECT_NE(d.error().message().find("has no unit: write e.g. " + std::string{bare} + "s"),
+                  std::string::npos)
+            << d.error().message();
     }
 }
 

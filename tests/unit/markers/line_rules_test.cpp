@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "markers/line_rules.hpp"
 
 #include <gtest/gtest.h>
@@ -60,12 +61,13 @@ TEST(MarkRegexRules, ParsesKindNameAndRegex) {
     r = parse_line_rule("=lr=(\\S+)");
     ASSERT_TRUE(r);
     EXPECT_FALSE(r->name);
-    EXPECT_TRUE(std::regex_search(std::string{"lr=0.1"}, r->regex));
+    std::vector<Regex::Group> m;
+    EXPECT_TRUE(r->regex.search("lr=0.1", m));
     // An unknown KIND is part of the regex.
     r = parse_line_rule("step: (\\d+)");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->kind, RuleKind::phase);
-    EXPECT_TRUE(std::regex_search(std::string{"step: 4"}, r->regex));
+    EXPECT_TRUE(r->regex.search("step: 4", m));
 }
 
 TEST(MarkRegexRules, RefusesBadSpecsInOneLine) {
@@ -137,6 +139,38 @@ TEST(MarkRegexRules, FinishResetsForTheNextRun) {
     const std::vector<Emitted> want{
         {Kind::begin, 1, "1"}, {Kind::end, 2, "1"}, {Kind::begin, 3, "2"}, {Kind::end, 4, "2"}};
     EXPECT_EQ(out, want);
+}
+
+TEST(MarkRegexRules, CatastrophicPatternsMatchWithoutBacktracking) {
+    // A backtracking engine takes 2^n steps for these on n 'a's and no match;
+    // the automaton answers at once. (A time bound would be a benchmark; the
+    // line is long enough that backtracking would not finish within the test.)
+    std::vector<Regex::Group> m;
+    for (const char* p : {"(a+)+$", "(a|aa)+$", "(a*)*b", "^(a|a?)+$"}) {
+        auto r = Regex::compile(p);
+        ASSERT_TRUE(r) << p << ": " << r.error();
+        const std::string line = std::string(4000, 'a') + "!";
+        EXPECT_FALSE(r->search(line, m)) << p;
+    }
+}
+
+TEST(MarkRegexRules, PerlClassesWorkAndSyntaxThatWouldBacktrackIsRefused) {
+    std::vector<Regex::Group> m;
+    auto r = Regex::compile("Epoch ([\\d.]+) of \\d+");
+    ASSERT_TRUE(r) << r.error();
+    ASSERT_TRUE(r->search("x Epoch 3.5 of 10", m));
+    EXPECT_EQ(m[1].begin, 8U);
+    EXPECT_EQ(m[1].end, 11U);
+    EXPECT_FALSE(r->search("Epoch x of 10", m));
+    for (const char* bad : {"(a)\\1", "(?=a)", "a+?", "a*?b", "a{1,3}?"}) {
+        const auto b = parse_line_rule(bad);
+        ASSERT_FALSE(b) << bad;
+        EXPECT_EQ(b.error().find('\n'), std::string::npos);
+    }
+    // NUL bytes in a line do not end it.
+    r = Regex::compile("end$");
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->search(std::string_view{"a\0b end", 7}, m));
 }
 
 } // namespace

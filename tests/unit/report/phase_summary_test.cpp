@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Phases: the figures of the windows marked inside the job, for the node and
 // each part, per occurrence and per name, and mean ± std across repeats.
 #include "fake_sysfs.hpp"
@@ -177,7 +178,7 @@ TEST(PhaseSummary, RepeatsGiveMeanAndSampleStdPerPhaseName) {
     EXPECT_NE(text.find(fmt::format("{:.3f} ± {:.3f}", mean * 1e-3, std::sqrt(ss / 2) * 1e-3)),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find(fmt::format("run 3 phases: train {:.3f} kJ, 900.0 W, 00:00:18",
+    EXPECT_NE(text.find(fmt::format("run 3 phases: train {:.3f} kJ, 900.0 W, 18.000 s",
                                     energies[2] * 1e-3)),
               std::string::npos)
         << text;

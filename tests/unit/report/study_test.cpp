@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The study's table over results files with known content: rows per
 // workload × mode × node type × setting, results of different node types side
 // by side, the same node type pooled, failed cells, shares, ratios and phases.
@@ -112,8 +113,9 @@ TEST_F(StudyTableTest, TheTableSaysWhichFiguresAreLowerBoundsOrEstimated) {
     est.run(make_run("w/run", 5, [](std::size_t, double) { return 30.0; }));
     const auto t = table({parts.path(), est.path()});
     const auto text = report::format_study(t);
-    EXPECT_NE(text.find("≥ 0.200"), std::string::npos) << text;
-    EXPECT_NE(text.find("0.200 *"), std::string::npos) << "30 W + 10 W model for 5 s\n" << text;
+    EXPECT_NE(text.find("Consumption [J]"), std::string::npos) << "200 J: in J" << text;
+    EXPECT_NE(text.find("≥ 200.0"), std::string::npos) << text;
+    EXPECT_NE(text.find("200.0 *"), std::string::npos) << "30 W + 10 W model for 5 s\n" << text;
     EXPECT_NE(text.find("≥: a lower bound"), std::string::npos) << text;
     EXPECT_NE(text.find("*: estimated"), std::string::npos) << text;
     const auto j = report::study_json(t);
@@ -221,7 +223,7 @@ TEST_F(StudyTableTest, TextHasTheStudysColumnsAndEveryRow) {
     const auto text = report::format_study(table({cpu, gpu}));
     for (const char* s : {"workload", "mode", "node type", "setting", "Consumption [kJ]",
                           "Average power [W]", "Runtime", "× energy", "CPU", "GPU", "rest",
-                          "status", "cpu-node", "gpu-node", "2-threads", "00:00:40", "0.500"}) {
+                          "status", "cpu-node", "gpu-node", "2-threads", "40.000 s", "0.500"}) {
         EXPECT_NE(text.find(s), std::string::npos) << s << "\n" << text;
     }
     EXPECT_NE(text.find(fmt::format("{:.3f}", 500 * 40 * 1e-3)), std::string::npos) << text;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Writes traces with known content for report tests: each channel follows a
 // power profile that is constant over each sample interval, so the exact
@@ -46,6 +47,8 @@ struct RunSpec {
     Profile watts;
     std::vector<std::tuple<double, std::string, std::string>> markers; // t (s), kind, name
     int exit_code = 0;
+    std::optional<int> signal;       // killed by this signal (exit_code then unset)
+    std::string status = "complete"; // as the monitor ended it: complete, interrupted
     std::string command = "job";
 };
 
@@ -118,8 +121,9 @@ public:
             EXPECT_TRUE(m_writer.add_marker({r.id, at(t), kind, name}));
         }
         r.end_ns = at(spec.seconds);
-        r.status = "complete";
-        r.exit_code = spec.exit_code;
+        r.status = spec.status;
+        r.exit_code = spec.signal ? std::nullopt : std::optional<int>{spec.exit_code};
+        r.signal = spec.signal;
         EXPECT_TRUE(m_writer.end_run(r));
         EXPECT_TRUE(m_writer.commit());
         m_t = at(spec.seconds) + 5 * k_s;

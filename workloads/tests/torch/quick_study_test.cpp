@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // studies/quick.toml end to end: the real jouleprof runs the real
 // jouleprof-workload (found next to it) on this machine's sensors — on a
 // machine without any, the estimate backend, labelled as such — and the
@@ -33,7 +34,7 @@ TEST(QuickStudy, MeasuresEveryCellAndPrintsTheStudysTable) {
     const auto study = run(fmt::format("{} study {} --dir {} --node-type ci --no-live 2>&1",
                                        JP_BINARY, JP_QUICK_STUDY, dir.path().string()));
     ASSERT_EQ(study.code, 0) << study.text;
-    for (const char* column : {"Consumption [kJ]", "Average power [W]", "Runtime"}) {
+    for (const char* column : {"Consumption [", "Average power [W]", "Runtime"}) {
         EXPECT_NE(study.text.find(column), std::string::npos) << study.text;
     }
     EXPECT_NE(study.text.find("jouleprof study [24/24] health-vgg/predict@2-threads"),

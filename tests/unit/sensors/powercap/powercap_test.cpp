@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "fake_sysfs.hpp"
 #include "sensor_checks.hpp"
 #include "sensors/powercap/powercap.hpp"
@@ -39,7 +40,9 @@ TEST(Powercap, DiscoversDomainsByNameNotIndex) {
     EXPECT_EQ(pkg->quantity, Quantity::energy);
     EXPECT_TRUE(pkg->counted);
     EXPECT_NEAR(*pkg->wrap_joules, 262143.328850, 1e-6);
-    EXPECT_NEAR(*pkg->limit_watts, 165.0, 1e-9);
+    EXPECT_NEAR(*pkg->limit_watts, 165.0, 1e-9) << "the long-term limit";
+    ASSERT_TRUE(pkg->max_watts);
+    EXPECT_NEAR(*pkg->max_watts, 198.0, 1e-9) << "the short-term limit, above it";
     const auto* core = find(s, "cpu0.core");
     ASSERT_NE(core, nullptr);
     EXPECT_FALSE(core->counted) << "core is inside the package";

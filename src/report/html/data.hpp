@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What the HTML report draws for one run, read from the trace once per
 // channel: each counted part's and the node's power, decimated to the pixel
 // width while streaming, the node's power distribution and histogram, and the
 // phases with the node energy spent in each.
 #include "report/distribution.hpp"
-#include "report/html_svg.hpp"
+#include "report/html/svg.hpp"
 #include "report/phases.hpp"
 #include "report/series.hpp"
 

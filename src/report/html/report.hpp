@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The self-contained HTML report: job profile (power over fractional runtime
 // per part, phases shaded), stacked energy per part, power distribution against
@@ -13,9 +14,11 @@ namespace jp::report {
 struct HtmlOptions {
     int plot_width_px = 900;           // series are decimated to this many columns
     std::optional<double> threshold_w; // time-above-threshold line, if given
+    bool force = false;                // an existing output may be replaced
 };
 
-// Reads the traces and writes one HTML file. Errors name the trace or output path.
+// Reads the traces and writes one HTML file (never over a trace, an existing
+// file only with force; sys/output.hpp). Errors name the trace or output path.
 Result<void> write_html_report(const std::vector<std::filesystem::path>& traces,
                                const std::filesystem::path& out,
                                const HtmlOptions& options);

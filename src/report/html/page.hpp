@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The HTML report's fixed parts: its stylesheet and its small script (run
 // selector, a cursor on the profiles that reads out the fraction of runtime).

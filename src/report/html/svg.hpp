@@ -1,9 +1,12 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Server-side SVG for the HTML report: escaping, min/max decimation of long
 // series to the pixel width, and the figures (power over fractional runtime
 // with phases, stacked energy bars, power distribution). Every string that
 // reaches the output goes through escape(); no figure references anything
 // outside itself except the page's stylesheet.
+#include "report/basis.hpp"
+
 #include <cstddef>
 #include <span>
 #include <string>
@@ -113,8 +116,8 @@ struct Bar {
     std::string group; // bars of one group stand together, the group named below
     std::string label; // under the bar
     std::vector<BarSegment> segments;
-    double total = 0;       // printed above the bar
-    std::string total_note; // "estimated", "lower bound" or both: ≥ and * by the total
+    double total = 0;  // printed above the bar
+    Basis total_basis; // marks by the total: ≥ a lower bound, * estimated
 };
 
 struct LegendEntry {

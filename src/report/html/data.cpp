@@ -1,4 +1,5 @@
-#include "report/html_data.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/html/data.hpp"
 
 #include "report/summary.hpp"
 

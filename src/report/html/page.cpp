@@ -1,4 +1,5 @@
-#include "report/html_page.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/html/page.hpp"
 
 namespace jp::report::html {
 

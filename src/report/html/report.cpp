@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/html/report.hpp"
+
+#include "core/duration.hpp"
+#include "jp_version.hpp"
+#include "report/html/data.hpp"
+#include "report/html/page.hpp"
+#include "report/html/sections.hpp"
+#include "report/html/svg.hpp"
+#include "report/summary.hpp"
+#include "sys/output.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <ostream>
+
+namespace jp::report {
+namespace {
+
+using html::Colors;
+using html::escape;
+using html::Page;
+
+// Runs of one label beyond this are in the tables and the energy figure but
+// get no profile of their own (each profile reads the whole run).
+constexpr std::size_t k_max_profiled_runs = 20;
+
+Error about(const Error& e, const std::string& where) {
+    if (e.where == where) {
+        return e;
+    }
+    Error out = e;
+    out.where = where;
+    out.detail = e.message();
+    return out;
+}
+
+std::string meta_of(const trace::Reader& r, const std::string& key) {
+    auto it = r.meta().find(key);
+    return it == r.meta().end() ? std::string{} : it->second;
+}
+
+// --- the trace's figures and tables ---
+
+void facts(Page& pg,
+           const trace::Reader& reader,
+           const std::vector<RepeatSummary>& groups,
+           const std::optional<Rating>& rated) {
+    auto& b = pg.body;
+    b += "<dl class=\"facts\">";
+    const auto row = [&](std::string_view k, const std::string& v) {
+        if (!v.empty()) {
+            b += fmt::format("<dt>{}</dt><dd>{}</dd>", k, v);
+        }
+    };
+    row("File", "<code>" + escape(reader.path().string()) + "</code>");
+    row("Host", escape(meta_of(reader, "host")));
+    row("Started (UTC)", escape(meta_of(reader, "epoch_utc")));
+    if (auto v = meta_of(reader, "jouleprof_version"); !v.empty()) {
+        row("Recorded by", "jouleprof " + escape(v));
+    }
+    if (auto iv = meta_of(reader, "interval_ns"); !iv.empty()) {
+        try {
+            row("Sampling interval", html::step_text(std::stoll(iv)));
+        } catch (...) {
+            row("Sampling interval", escape(iv));
+        }
+    }
+    if (!groups.empty() && !groups.front().runs.empty()) {
+        row("Node figure", escape(groups.front().runs.front().node_basis));
+    }
+    if (rated) {
+        row("Rated power", fmt::format("{:.0f} W <span class=\"muted\">({})</span>", rated->watts,
+                                       escape(rated->source)));
+    } else {
+        row("Rated power", "not known <span class=\"muted\">(set [node] rated_watts in the config "
+                           "to compare peaks with it)</span>");
+    }
+    std::string chans;
+    for (const auto& c : reader.channels()) {
+        if (c.quantity == Quantity::utilization) {
+            continue;
+        }
+        chans += fmt::format(
+            "{}<code>{}</code> {}{}", chans.empty() ? "" : " · ", escape(c.name),
+            to_string(c.provenance),
+            c.counted
+                ? ""
+                : " (not summed" +
+                      (c.parent.empty() ? std::string{} : ": within " + escape(c.parent)) + ")");
+    }
+    row("Channels", chans);
+    b += "</dl>";
+}
+
+Result<void> label_section(Page& pg,
+                           trace::Reader& reader,
+                           const RepeatSummary& g,
+                           const std::optional<Rating>& rated,
+                           std::size_t label_no,
+                           Colors& colors) {
+    auto& b = pg.body;
+    const auto box = fmt::format("t{}-l{}", pg.trace_no, label_no);
+    const auto& first = g.runs.front();
+    b += fmt::format("<section class=\"label\" id=\"{}\"><h3>{} <span class=\"muted\">· {} "
+                     "measured run{}</span></h3>",
+                     box, escape(g.label), g.runs.size(), g.runs.size() == 1 ? "" : "s");
+    if (!first.run.command.empty()) {
+        b += "<p class=\"lead\">Command: <code>" + escape(first.run.command) + "</code></p>";
+    }
+    html::part_table(pg, g, colors);
+
+    const std::size_t n = std::min(g.runs.size(), k_max_profiled_runs);
+    if (g.runs.size() > 1) {
+        b += fmt::format("<div class=\"runbar\"><label for=\"{0}-sel\">Profile of run</label>"
+                         "<select id=\"{0}-sel\" class=\"jp-run-select\" data-for=\"{0}\">",
+                         box);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& r = g.runs[i];
+            b += fmt::format("<option value=\"{}\">{} ({}, {})</option>", i,
+                             r.run.repeat > 0 ? r.run.repeat : static_cast<int>(i + 1),
+                             runtime_text(r.runtime_s), energy_text(r.node.energy_j));
+        }
+        b += "</select>";
+        if (g.runs.size() > n) {
+            b += fmt::format("<span class=\"muted\">runs after the first {} are in the tables "
+                             "only</span>",
+                             n);
+        }
+        b += "</div>";
+    }
+    const int profile_fig = ++pg.figure;
+    const int dist_fig = ++pg.figure;
+    std::vector<trace::RunInfo> infos;
+    for (std::size_t i = 0; i < n; ++i) {
+        infos.push_back(g.runs[i].run);
+    }
+    auto profiles = html::load_profiles(reader, infos,
+                                        {html::plot_width(pg.opt), pg.opt.threshold_w,
+                                         rated ? std::optional{rated->watts} : std::nullopt, 60});
+    if (!profiles) {
+        return std::unexpected(profiles.error());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& r = g.runs[i];
+        const auto* prof = &(*profiles)[i];
+        b += fmt::format("<div class=\"run-panel\" data-run=\"{}\"{}>", i, i == 0 ? "" : " hidden");
+        std::string exit;
+        if (r.run.signal) {
+            exit = fmt::format(" · killed by signal {}", *r.run.signal);
+        } else if (r.run.exit_code) {
+            exit = fmt::format(" · exit status {}", *r.run.exit_code);
+        }
+        b +=
+            fmt::format("<p class=\"run-facts\">Run {} · started {} · runtime {} · node {}, "
+                        "{:.1f} W on average{}{}</p>",
+                        r.run.repeat > 0 ? r.run.repeat : static_cast<int>(i + 1),
+                        r.run.start_utc.empty() ? "–" : escape(r.run.start_utc),
+                        runtime_text(r.runtime_s), energy_text(r.node.energy_j), r.node.avg_w, exit,
+                        r.complete     ? ""
+                        : r.run.end_ns ? " · <b>incomplete</b>: a sensor was lost during the run"
+                                       : " · <b>incomplete</b>: the monitor stopped early");
+        html::profile_figure(pg, *prof, g.label, profile_fig, colors);
+        html::phase_table(pg, *prof);
+        html::distribution_figure(pg, *prof, rated, dist_fig);
+        b += "</div>";
+    }
+    b += "</section>";
+    return {};
+}
+
+Result<void> trace_section(Page& pg, const std::filesystem::path& path) {
+    auto reader = trace::Reader::open(path);
+    if (!reader) {
+        return std::unexpected(about(reader.error(), path.string()));
+    }
+    auto groups = summarize_trace(*reader);
+    if (!groups) {
+        return std::unexpected(about(groups.error(), path.string()));
+    }
+    ++pg.trace_no;
+    const auto rated = rated_power(*reader);
+    Colors colors;
+    for (const auto& g : *groups) { // parts keep one colour in every figure
+        for (const auto& p : g.runs.front().parts) {
+            colors.of(p.name);
+        }
+    }
+    auto& b = pg.body;
+    b += fmt::format("<section class=\"trace\" id=\"trace-{}\"><h2>{}</h2>", pg.trace_no,
+                     escape(path.filename().string()));
+    facts(pg, *reader, *groups, rated);
+    if (groups->empty()) {
+        b += "<p class=\"note\">This trace holds no measured run.</p></section>";
+        return {};
+    }
+    html::overview_table(pg, *groups, rated);
+    html::energy_figure(pg, *groups, colors);
+    for (std::size_t i = 0; i < groups->size(); ++i) {
+        if (auto r = label_section(pg, *reader, (*groups)[i], rated, i + 1, colors); !r) {
+            return std::unexpected(about(r.error(), path.string()));
+        }
+    }
+    b += "</section>";
+    return {};
+}
+
+} // namespace
+
+Result<void> write_html_report(const std::vector<std::filesystem::path>& traces,
+                               const std::filesystem::path& out,
+                               const HtmlOptions& options) {
+    if (traces.empty()) {
+        return fail(ErrorKind::config, out.string(), "no trace to report on");
+    }
+    Page pg{options};
+    for (const auto& t : traces) {
+        if (auto r = trace_section(pg, t); !r) {
+            return r;
+        }
+    }
+    std::string title = traces.size() == 1 ? traces.front().filename().string()
+                                           : fmt::format("{} traces", traces.size());
+    std::string page;
+    page.reserve(pg.body.size() + 16'384);
+    page += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<meta name=\"generator\" content=\"jouleprof " JP_VERSION "\">";
+    page += "<title>jouleprof report: " + escape(title) + "</title><style>";
+    page += html::page_style();
+    page += "</style></head><body><main><header class=\"page\"><h1>jouleprof energy report</h1>";
+    page += "<p class=\"lead\">" + escape(title) +
+            " · energy in J, kJ or MJ as its size fits, power in W; mean ± sample standard "
+            "deviation over repeats; every "
+            "figure marked measured, derived or estimated.</p></header>";
+    page += pg.body;
+    page += "<footer>Written by jouleprof " JP_VERSION
+            ". The page is self-contained: no network access, no external files.</footer>"
+            "</main><script>";
+    page += html::page_script();
+    page += "</script></body></html>\n";
+    return sys::write_output(out, {traces, options.force}, [&](std::ostream& o) -> Result<void> {
+        o << page;
+        return {};
+    });
+}
+
+} // namespace jp::report

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "core/duration.hpp"
+#include "report/html/sections.hpp"
+
+#include <fmt/format.h>
+
+namespace jp::report::html {
+namespace {
+
+const Item* find_item(const RunSummary& run, const std::string& name) {
+    if (name == "rest") {
+        return run.rest ? &*run.rest : nullptr;
+    }
+    for (const auto& p : run.parts) {
+        if (p.name == name) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+// The study's table: one row per label.
+void overview_table(Page& pg,
+                    const std::vector<RepeatSummary>& groups,
+                    const std::optional<Rating>& rated) {
+    auto& b = pg.body;
+    double largest = 0;
+    for (const auto& g : groups) {
+        largest = std::max(largest, g.node_energy_j.mean);
+    }
+    const auto u = energy_unit(largest);
+    b += fmt::format("<table class=\"overview\"><caption>Per label: mean ± sample standard "
+                     "deviation over the measured runs</caption><thead><tr><th>Label</th>"
+                     "<th>Runs</th><th>Consumption [{}]</th><th>Average power [W]</th>"
+                     "<th>Runtime</th><th>Peak power [W]</th><th class=\"text\">Node figure</th>"
+                     "</tr></thead><tbody>",
+                     u.name);
+    for (const auto& g : groups) {
+        const auto& first = g.runs.front();
+        std::string peak = g.node_peak_w.n > 0 ? mean_pm(g.node_peak_w, 1, 1) : "–";
+        if (g.node_peak_w.n > 0 && rated && rated->watts > 0) {
+            peak += fmt::format(" ({:.0f} % of rated)", 100 * g.node_peak_w.mean / rated->watts);
+        }
+        b += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                         "<td class=\"text\">{}</td></tr>",
+                         escape(g.label), g.runs.size(), energy_pm(g.node_energy_j, u),
+                         mean_pm(g.node_avg_w, 1, 1), runtime_pm(g.runtime_s), peak,
+                         badge(first.node.provenance));
+    }
+    b += "</tbody></table>";
+}
+
+void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
+    auto& b = pg.body;
+    const auto& first = g.runs.front();
+    const double node_e = g.node_energy_j.mean;
+    const auto share = [&](double e) {
+        return node_e > 0 ? fmt::format("{:.1f} %", 100 * e / node_e) : std::string{"–"};
+    };
+    const auto u = energy_unit(node_e);
+    b += fmt::format("<table class=\"parts\"><caption>{} run{} of “{}”{}</caption><thead><tr>"
+                     "<th>Part</th><th>Consumption [{}]</th><th>Average power [W]</th>"
+                     "<th>Peak power [W]</th><th>Share of node energy</th><th>Provenance</th>"
+                     "<th class=\"text\">Source</th></tr></thead><tbody>",
+                     g.runs.size(), g.runs.size() == 1 ? "" : "s", escape(g.label),
+                     g.runs.size() > 1 ? " — mean ± sample standard deviation" : "", u.name);
+    // (its share of the rating is in the overview table and under the distribution)
+    const std::string node_peak = g.node_peak_w.n > 0 ? mean_pm(g.node_peak_w, 1, 1) : "–";
+    b += fmt::format("<tr class=\"node\"><td>{}node</td><td>{}</td><td>{}</td><td>{}</td>"
+                     "<td>100 %</td><td>{}</td><td class=\"text\">{}</td></tr>",
+                     swatch(std::string{k_node_color}), energy_pm(g.node_energy_j, u),
+                     mean_pm(g.node_avg_w, 1, 1), node_peak, badge(first.node.provenance),
+                     escape(first.node_basis));
+    for (std::size_t i = 0; i < g.part_energy_j.size(); ++i) {
+        const auto& name = g.part_energy_j[i].first;
+        const Item* it = find_item(first, name);
+        if (it == nullptr) {
+            continue;
+        }
+        std::vector<double> peaks;
+        for (const auto& run : g.runs) {
+            if (const Item* x = find_item(run, name); x != nullptr && x->peak_w) {
+                peaks.push_back(*x->peak_w);
+            }
+        }
+        const auto peak = stat_of(peaks);
+        std::string source = escape(it->backend);
+        if (it->mean_util) {
+            source += fmt::format("{}util {:.0f} %", source.empty() ? "" : " · ", *it->mean_util);
+            if (*it->mean_util <= 1) {
+                source += " · <b>idle</b>";
+            }
+        }
+        const bool rest = name == "rest";
+        b += fmt::format(
+            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+            "<td>{}</td><td class=\"text\">{}</td></tr>",
+            swatch(rest ? std::string{k_rest_color} : colors.of(name),
+                   it->provenance == Provenance::estimated),
+            rest ? "rest of node" : escape(name), energy_pm(g.part_energy_j[i].second, u),
+            mean_pm(g.part_avg_w[i].second, 1, 1), peak.n > 0 ? mean_pm(peak, 1, 1) : "–",
+            share(g.part_energy_j[i].second.mean), badge(it->provenance),
+            rest && source.empty() ? "node − Σ parts" : source);
+    }
+    for (const auto& o : first.others) {
+        b += fmt::format("<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td>{:.1f}</td>"
+                         "<td>{}</td><td></td><td>{}</td><td class=\"text\">not summed: within "
+                         "{}</td></tr>",
+                         escape(o.name), o.energy_j * u.per_joule, u.digits, o.avg_w,
+                         o.peak_w ? fmt::format("{:.1f}", *o.peak_w) : "–", badge(o.provenance),
+                         o.parent.empty() ? "another channel" : escape(o.parent));
+    }
+    b += "</tbody></table>";
+    std::vector<std::string> notes;
+    if (g.idle_w && g.dynamic_energy_j) {
+        notes.push_back(fmt::format("Idle baseline {:.1f} W → dynamic energy {} (node − idle "
+                                    "power × runtime).",
+                                    *g.idle_w, energy_text(*g.dynamic_energy_j)));
+    }
+    const double total_rt = g.runtime_s.mean * static_cast<double>(g.runs.size());
+    notes.push_back(fmt::format("Monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one "
+                                "core).",
+                                g.monitor_cpu_s, total_rt,
+                                total_rt > 0 ? 100 * g.monitor_cpu_s / total_rt : 0.0));
+    for (const auto& n : first.notes) {
+        notes.push_back(escape(n));
+    }
+    std::size_t events = 0;
+    for (const auto& run : g.runs) {
+        events += run.events.size();
+    }
+    if (events > 0) {
+        notes.push_back(fmt::format("{} sensor event{} (jumps, wraps, read errors) recorded; see "
+                                    "the trace's event table.",
+                                    events, events == 1 ? "" : "s"));
+    }
+    b += "<ul class=\"notes\">";
+    for (const auto& n : notes) {
+        b += "<li>" + n + "</li>";
+    }
+    b += "</ul>";
+}
+
+void phase_table(Page& pg, const RunProfile& p) {
+    if (p.phase_totals.empty() && p.phases.problems.empty()) {
+        return;
+    }
+    auto& b = pg.body;
+    const double runtime = static_cast<double>(p.t1 - p.t0) * 1e-9;
+    double node_j = 0;
+    if (p.windows > 0) {
+        node_j = p.distribution.mean_w * runtime;
+    }
+    if (!p.phase_totals.empty()) {
+        const auto u = energy_unit(node_j);
+        b += fmt::format("<table class=\"phases\"><caption>Phases marked by the job; node "
+                         "energy from the node's power series</caption><thead><tr><th>Phase</th>"
+                         "<th>Count</th><th>Duration</th><th>Share of runtime</th>"
+                         "<th>Node energy [{}]</th><th>Share of node energy</th>"
+                         "<th>Average node power [W]</th></tr></thead><tbody>",
+                         u.name);
+        for (const auto& t : p.phase_totals) {
+            b += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{:.1f} %</td>"
+                             "<td>{:.{}f}</td><td>{}</td><td>{}</td></tr>",
+                             escape(t.name),
+                             t.open_at_end ? " <span class=\"muted\">(open)</span>" : "", t.count,
+                             seconds_text(t.seconds), runtime > 0 ? 100 * t.seconds / runtime : 0.0,
+                             t.joules * u.per_joule, u.digits,
+                             node_j > 0 ? fmt::format("{:.1f} %", 100 * t.joules / node_j) : "–",
+                             t.seconds > 0 ? fmt::format("{:.1f}", t.joules / t.seconds) : "–");
+        }
+        b += "</tbody></table>";
+    }
+    if (!p.phases.problems.empty()) {
+        b += "<ul class=\"notes\">";
+        for (const auto& pr : p.phases.problems) {
+            b += "<li>Marker problem: " + escape(pr) + "</li>";
+        }
+        b += "</ul>";
+    }
+}
+
+} // namespace jp::report::html

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/units.hpp"
+
+#include "core/duration.hpp"
+#include "report/format.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace jp::report {
+
+EnergyUnit energy_unit(double max_joules) noexcept {
+    const double a = std::isfinite(max_joules) ? std::abs(max_joules) : 0.0;
+    if (a < 1e3) {
+        return {"J", 1.0, a < 10 ? 3 : a < 100 ? 2 : 1};
+    }
+    if (a < 1e7) {
+        return {"kJ", 1e-3, 3};
+    }
+    return {"MJ", 1e-6, 3};
+}
+
+std::string energy_pm(const Stat& s, const EnergyUnit& u) {
+    return pm(s, u.per_joule, u.digits);
+}
+
+std::string energy_text(double joules) {
+    const auto u = energy_unit(joules);
+    return fmt::format("{:.{}f} {}", joules * u.per_joule, u.digits, u.name);
+}
+
+std::string energy_text(const Stat& s) {
+    const auto u = energy_unit(s.mean);
+    return energy_pm(s, u) + " " + std::string{u.name};
+}
+
+std::string runtime_text(double seconds) {
+    if (std::isfinite(seconds) && seconds < 60) {
+        return fmt::format("{:.3f} s", seconds);
+    }
+    return format_hms(seconds);
+}
+
+std::string runtime_pm(const Stat& s) {
+    if (s.n < 2) {
+        return runtime_text(s.mean);
+    }
+    if (s.mean < 60) {
+        return fmt::format("{:.3f} ± {:.3f} s", s.mean, s.std);
+    }
+    return fmt::format("{} ± {:.1f} s", format_hms(s.mean), s.std);
+}
+
+} // namespace jp::report

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Energy and runtime in units that fit their size, the same way in every text
+// table and the HTML: a 10 ms job is "0.212 J" and "0.011 s", not "0.000 kJ"
+// and "00:00:00"; a study's job "1764.600 kJ" and "00:30:30". JSON keeps
+// joules and seconds at full precision.
+#include "report/summary.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace jp::report {
+
+struct EnergyUnit {
+    std::string_view name = "kJ"; // for headers: "Consumption [kJ]"
+    double per_joule = 1e-3;
+    int digits = 3;
+};
+
+// The unit of a table whose largest energy is max_joules: J below 1 kJ (with
+// about four significant digits), kJ below 10 MJ, MJ above.
+[[nodiscard]] EnergyUnit energy_unit(double max_joules) noexcept;
+// "12.345 ± 0.678" in the unit, no unit name.
+[[nodiscard]] std::string energy_pm(const Stat& s, const EnergyUnit& u);
+// One figure with its own unit: "0.212 J", "1.765 kJ", "12.300 MJ".
+[[nodiscard]] std::string energy_text(double joules);
+// The same over repeats: "1.765 ± 0.011 kJ".
+[[nodiscard]] std::string energy_text(const Stat& s);
+
+// Runtime: seconds with decimals under a minute ("8.050 s", "0.011 s"), else hh:mm:ss.
+[[nodiscard]] std::string runtime_text(double seconds);
+// The same with "± std" over repeats.
+[[nodiscard]] std::string runtime_pm(const Stat& s);
+
+} // namespace jp::report

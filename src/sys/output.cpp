@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "sys/output.hpp"
+
+#include <array>
+#include <cerrno>
+#include <fcntl.h>
+#include <fstream>
+#include <string_view>
+#include <unistd.h>
+
+namespace jp::sys {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The same file: the same inode when both exist, else the same absolute path.
+bool same_file(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    if (fs::exists(a, ec) && fs::exists(b, ec)) {
+        return fs::equivalent(a, b, ec);
+    }
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+std::string in_dir_of(const fs::path& out) {
+    return out.has_parent_path() ? out.parent_path().string() : std::string{"."};
+}
+
+} // namespace
+
+Result<void> check_output(const fs::path& out, const OutputRules& rules) {
+    for (const auto& in : rules.inputs) {
+        for (std::string_view companion : {"", "-wal", "-shm", "-journal"}) {
+            const fs::path guarded = in.string() + std::string{companion};
+            if (same_file(out, guarded)) {
+                return fail(ErrorKind::config, out.string(),
+                            companion.empty()
+                                ? "is the input " + in.string() + "; write the output elsewhere"
+                                : "is the SQLite " + std::string{companion.substr(1)} +
+                                      " file of the input " + in.string() +
+                                      "; write the output elsewhere");
+            }
+        }
+    }
+    std::error_code ec;
+    const auto st = fs::status(out, ec);
+    if (fs::is_directory(st)) {
+        return fail(ErrorKind::config, out.string(), "is a directory; name a file");
+    }
+    if (fs::exists(st) && !rules.force) {
+        return fail(ErrorKind::config, out.string(),
+                    "already exists (use --force to replace it, or name another file)");
+    }
+    if (!fs::is_directory(fs::status(in_dir_of(out), ec))) {
+        return fail(ErrorKind::not_found, out.string(),
+                    "its directory " + in_dir_of(out) + " does not exist");
+    }
+    return {};
+}
+
+Result<void> write_output(const fs::path& out, const OutputRules& rules, const WriteTo& write) {
+    if (auto ok = check_output(out, rules); !ok) {
+        return ok;
+    }
+    // A name of our own beside the destination: O_EXCL, so never someone else's file.
+    const fs::path tmp = fs::path{in_dir_of(out)} /
+                         ("." + out.filename().string() + ".jp-" + std::to_string(::getpid()));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        return std::unexpected(errno_error(errno, tmp.string()));
+    }
+    ::close(fd);
+    const auto give_up = [&](Error e) -> Result<void> {
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        return std::unexpected(std::move(e));
+    };
+    {
+        std::ofstream f{tmp, std::ios::binary | std::ios::trunc};
+        if (!f) {
+            return give_up(errno_error(errno, tmp.string()));
+        }
+        if (auto r = write(f); !r) {
+            return give_up(r.error());
+        }
+        errno = 0;
+        f.flush();
+        if (!f) {
+            auto e = errno_error(errno != 0 ? errno : EIO, out.string());
+            e.detail += "; nothing was replaced";
+            return give_up(std::move(e));
+        }
+    }
+    if (::rename(tmp.c_str(), out.c_str()) != 0) {
+        return give_up(errno_error(errno, out.string()));
+    }
+    return {};
+}
+
+Result<void> prepare_output_dir(const fs::path& dir, bool force) {
+    std::error_code ec;
+    if (fs::exists(dir, ec)) {
+        if (!fs::is_directory(dir, ec)) {
+            return fail(ErrorKind::config, dir.string(), "exists and is not a directory");
+        }
+        if (!fs::is_empty(dir, ec) && !force) {
+            return fail(ErrorKind::config, dir.string(),
+                        "already holds files (use --force to add to it, or name another "
+                        "directory)");
+        }
+        return {};
+    }
+    if (!fs::create_directories(dir, ec)) {
+        return std::unexpected(errno_error(ec.value(), dir.string()));
+    }
+    return {};
+}
+
+} // namespace jp::sys

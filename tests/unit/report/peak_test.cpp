@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// One run has one peak: the table's, the power line's and the HTML's are the
+// same figure, for a node meter that reports power and for one that counts
+// energy.
+#include "fake_sysfs.hpp"
+#include "report/html/data.hpp"
+#include "report/summary.hpp"
+#include "trace_builder.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::report {
+namespace {
+
+using test::channel;
+using test::make_run;
+using test::TraceBuilder;
+
+TEST(Peak, TheTableThePowerLineAndTheHtmlShowOnePeak) {
+    for (auto q : {Quantity::power, Quantity::energy}) {
+        test::FakeSysfs fs;
+        TraceBuilder b{fs.path("/p.jptrace"), {channel("node", Domain::node, q)}};
+        // 500 W with one 900 W second, and a part that draws 100 W.
+        b.run(make_run("x", 20, [](std::size_t, double t) { return t == 7 ? 900.0 : 500.0; }));
+        const auto groups = summarize_traces(std::vector{b.path()});
+        ASSERT_TRUE(groups) << groups.error().message();
+        const auto& run = groups->front().runs.front();
+        ASSERT_TRUE(run.node.peak_w);
+        ASSERT_TRUE(run.power);
+        EXPECT_DOUBLE_EQ(*run.node.peak_w, run.power->peak_w) << to_string(q);
+        EXPECT_DOUBLE_EQ(groups->front().node_peak_w.mean, groups->front().power->peak_w);
+        auto reader = b.reader();
+        const auto profile = html::load_profile(reader, run.run, {});
+        ASSERT_TRUE(profile);
+        EXPECT_DOUBLE_EQ(profile->distribution.peak_w, run.power->peak_w) << to_string(q);
+    }
+}
+
+} // namespace
+} // namespace jp::report

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Repeats are pooled only from runs whose job succeeded: a failed or
+// interrupted run is shown, named and left out of mean ± std; a label whose
+// every run failed is still reported, marked; a trace named twice counts once.
+#include "fake_sysfs.hpp"
+#include "report/format.hpp"
+#include "report/summary.hpp"
+#include "trace_builder.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::report {
+namespace {
+
+using test::channel;
+using test::flat;
+using test::make_run;
+using test::TraceBuilder;
+
+class Repeats : public ::testing::Test {
+protected:
+    test::FakeSysfs fs;
+    std::filesystem::path path = fs.path("/r.jptrace");
+    TraceBuilder b{path, {channel("node", Domain::node, Quantity::energy)}};
+};
+
+TEST_F(Repeats, FailedAndInterruptedRunsAreLeftOutOfThePool) {
+    b.run(make_run("x", 10, flat(100)));
+    auto failed = make_run("x", 3, flat(900));
+    failed.exit_code = 1;
+    b.run(failed);
+    b.run(make_run("x", 10, flat(300)));
+    auto cut = make_run("x", 2, flat(50));
+    cut.signal = 2;
+    cut.status = "interrupted";
+    b.run(cut);
+    const auto g = summarize_traces(std::vector{path});
+    ASSERT_TRUE(g) << g.error().message();
+    ASSERT_EQ(g->size(), 1U);
+    const auto& x = g->front();
+    EXPECT_FALSE(x.all_failed);
+    ASSERT_EQ(x.runs.size(), 2U);
+    EXPECT_NEAR(x.node_avg_w.mean, 200, 1e-6) << "only the two good runs";
+    EXPECT_NEAR(x.runtime_s.mean, 10, 1e-9);
+    ASSERT_EQ(x.left_out.size(), 2U);
+    const auto text = format_text(*g, FormatOptions{});
+    EXPECT_NE(text.find("2 runs; 2 left out: run 2 exit status 1, run 4 interrupted by signal 2"),
+              std::string::npos)
+        << text;
+    const auto j = to_json(*g, FormatOptions{});
+    EXPECT_EQ(j["groups"][0]["left_out"].size(), 2U);
+    EXPECT_EQ(j["groups"][0]["left_out"][1]["status"], "interrupted");
+    EXPECT_EQ(j["groups"][0]["all_failed"], false);
+}
+
+TEST_F(Repeats, ALabelWhoseEveryRunFailedIsReportedAndMarked) {
+    auto failed = make_run("y", 4, flat(250));
+    failed.signal = 9;
+    b.run(failed);
+    const auto g = summarize_traces(std::vector{path});
+    ASSERT_TRUE(g);
+    ASSERT_EQ(g->size(), 1U);
+    const auto& y = g->front();
+    EXPECT_TRUE(y.all_failed);
+    EXPECT_NEAR(y.node_energy_j.mean, 1000, 1e-6) << "its figures are still there";
+    const auto text = format_text(*g, FormatOptions{});
+    EXPECT_NE(text.find("1 run, failed: killed by signal 9"), std::string::npos) << text;
+}
+
+TEST_F(Repeats, TheSameTraceNamedTwiceCountsOnce) {
+    b.run(make_run("z", 10, flat(100)));
+    b.run(make_run("z", 10, flat(200)));
+    std::filesystem::create_symlink(path, fs.path("/alias.jptrace"));
+    const auto g = summarize_traces(std::vector{path, path, fs.path("/alias.jptrace")});
+    ASSERT_TRUE(g);
+    ASSERT_EQ(g->size(), 1U);
+    EXPECT_EQ(g->front().runs.size(), 2U);
+}
+
+} // namespace
+} // namespace jp::report

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Short jobs are shown in units that fit them, the same way in every table.
+#include "fake_sysfs.hpp"
+#include "report/compare.hpp"
+#include "report/format.hpp"
+#include "report/units.hpp"
+#include "trace_builder.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::report {
+namespace {
+
+TEST(Units, EnergyTakesTheUnitThatFitsItsSize) {
+    EXPECT_EQ(energy_text(0.2123), "0.212 J");
+    EXPECT_EQ(energy_text(42.0), "42.00 J");
+    EXPECT_EQ(energy_text(999.0), "999.0 J");
+    EXPECT_EQ(energy_text(1764600.0), "1764.600 kJ");
+    EXPECT_EQ(energy_text(2.5e7), "25.000 MJ");
+    EXPECT_EQ(energy_text(Stat{1500, 12, 3}), "1.500 ± 0.012 kJ");
+}
+
+TEST(Units, RuntimeHasDecimalsUnderAMinute) {
+    EXPECT_EQ(runtime_text(0.0114), "0.011 s");
+    EXPECT_EQ(runtime_text(8.05), "8.050 s");
+    EXPECT_EQ(runtime_text(1830), "00:30:30");
+    EXPECT_EQ(runtime_pm(Stat{8.05, 0.01, 3}), "8.050 ± 0.010 s");
+}
+
+TEST(Units, AShortJobsTableIsInJoulesAndSeconds) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/s.jptrace"),
+                         {test::channel("node", Domain::node, Quantity::energy)}};
+    b.run(test::make_run("short", 0.05, test::flat(20), 0.01)); // 1 J over 50 ms
+    const auto g = summarize_traces(std::vector{b.path()});
+    ASSERT_TRUE(g);
+    const auto text = format_text(*g, FormatOptions{});
+    EXPECT_NE(text.find("Consumption [J]"), std::string::npos) << text;
+    EXPECT_NE(text.find("1.000"), std::string::npos) << text;
+    EXPECT_NE(text.find("0.050 s"), std::string::npos) << text;
+    const auto table = text.substr(0, text.find("\n\n"));
+    EXPECT_EQ(table.find("0.000"), std::string::npos) << "no figure rounds away: " << table;
+}
+
+} // namespace
+} // namespace jp::report
