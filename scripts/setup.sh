@@ -7,7 +7,8 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           libgtest-dev libgmock-dev googletest libbenchmark-dev
           chromium fonts-dejavu-core zlib1g-dev    # the HTML report's browser test
           libtorch-dev libstb-dev                  # the reference workloads (LibTorch, images)
-          prometheus systemd)                      # jouleprofd: promtool and a real Prometheus; systemd-analyze
+          prometheus systemd                       # jouleprofd: promtool and a real Prometheus; systemd-analyze
+          clang-19 libclang-rt-19-dev clang-tidy-19) # the fuzz preset (libFuzzer) and clang-tidy
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -69,6 +69,14 @@ Result<Reader> Reader::open(const std::filesystem::path& path) {
     return from_database(std::move(*db), path);
 }
 
+Result<Reader> Reader::from_bytes(std::string_view bytes, const std::filesystem::path& name) {
+    auto db = Database::open_bytes(bytes, name.string());
+    if (!db) {
+        return std::unexpected(db.error());
+    }
+    return from_database(std::move(*db), name);
+}
+
 Result<Reader> Reader::from_database(Database db, const std::filesystem::path& path) {
     Reader reader{std::move(db)};
     reader.m_path = path;

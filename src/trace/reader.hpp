@@ -21,6 +21,8 @@ public:
     static Result<Reader> open(const std::filesystem::path& path);
     // A trace held in a database already open (Writer::snapshot), shown as `path`.
     static Result<Reader> from_database(Database db, const std::filesystem::path& path);
+    // A trace file's bytes (as read from anywhere), shown as `name`.
+    static Result<Reader> from_bytes(std::string_view bytes, const std::filesystem::path& name);
 
     [[nodiscard]] const std::map<std::string, std::string>& meta() const { return m_meta; }
     [[nodiscard]] const std::vector<Channel>& channels() const { return m_channels; }

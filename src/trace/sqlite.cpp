@@ -3,10 +3,29 @@
 
 #include "core/text.hpp"
 
+#include <algorithm>
 #include <sqlite3.h>
 #include <utility>
 
 namespace jp::trace {
+
+namespace {
+
+// A trace may come from anyone: no schema-defined SQL functions or triggers
+// run, the file is never written, corruption is caught per cell, and no
+// single value or statement can claim unbounded memory.
+void harden(sqlite3* db) {
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 24);
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_exec(db, "PRAGMA cell_size_check=ON; PRAGMA query_only=ON;", nullptr, nullptr, nullptr);
+}
+
+} // namespace
 
 Result<Database> Database::open(const std::filesystem::path& path, Mode mode) {
     sqlite3* db = nullptr;
@@ -27,18 +46,7 @@ Result<Database> Database::open(const std::filesystem::path& path, Mode mode) {
     }
     sqlite3_busy_timeout(db, 5000);
     if (mode == Mode::read_only) {
-        // A trace may come from anyone: no schema-defined SQL functions or
-        // triggers run, the file is never written, corruption is caught per
-        // cell, and no single value or statement can claim unbounded memory.
-        sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-        sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
-        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
-        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 24);
-        sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
-        sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-        sqlite3_exec(db, "PRAGMA cell_size_check=ON; PRAGMA query_only=ON;", nullptr, nullptr,
-                     nullptr);
+        harden(db);
     }
     return Database{db, path.string()};
 }
@@ -53,6 +61,27 @@ Result<Database> Database::open_memory(std::string name) {
                     "cannot keep the trace in memory: " + std::string{sqlite3_errstr(rc)});
     }
     return Database{db, std::move(name)};
+}
+
+Result<Database> Database::open_bytes(std::string_view bytes, std::string name) {
+    auto db = open_memory(name);
+    if (!db) {
+        return db;
+    }
+    const auto size = static_cast<sqlite3_int64>(bytes.size());
+    auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(bytes.empty() ? 1 : bytes.size()));
+    if (copy == nullptr) {
+        return fail(ErrorKind::io, name, "out of memory");
+    }
+    std::copy(bytes.begin(), bytes.end(), copy);
+    const int rc =
+        sqlite3_deserialize(db->m_db, "main", copy, size, size,
+                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+    if (rc != SQLITE_OK) {
+        return fail(ErrorKind::io, name, "cannot open trace: " + db->last_error());
+    }
+    harden(db->m_db);
+    return db;
 }
 
 Result<void> Database::copy_to(Database& to) {

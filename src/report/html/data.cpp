@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 
 namespace jp::report::html {
@@ -40,8 +41,8 @@ private:
 };
 
 void fill_histogram(RunProfile& out, const GridSeries& g, const ProfileOptions& opt) {
-    double lo = INFINITY;
-    double hi = -INFINITY;
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
     double total = 0;
     for (std::size_t i = 0; i < g.watts.size(); ++i) {
         if (std::isfinite(g.watts[i])) {

@@ -20,13 +20,18 @@ template <class T> std::optional<T> whole_number(std::string_view s, int base = 
     return v;
 }
 
+// More CPUs than any Linux kernel supports (NR_CPUS is at most 8192): a list
+// naming more is not a cpumask, and must not make us allocate gigabytes.
+constexpr int k_max_cpus = 65536;
+
 // One "a" or "a-b" item of a CPU list.
 bool append_range(std::string_view item, std::vector<int>& out) {
     const auto dash = item.find('-');
     const auto first = whole_number<int>(item.substr(0, dash));
     const auto last =
         dash == std::string_view::npos ? first : whole_number<int>(item.substr(dash + 1));
-    if (!first || !last || *first < 0 || *last < *first) {
+    if (!first || !last || *first < 0 || *last < *first || *last >= k_max_cpus ||
+        out.size() + static_cast<std::size_t>(*last - *first) >= k_max_cpus) {
         return false;
     }
     for (int cpu = *first; cpu <= *last; ++cpu) {

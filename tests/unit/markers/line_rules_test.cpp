@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "markers/line_rules.hpp"
 
+#include <cstring>
 #include <gtest/gtest.h>
+#include <memory>
 
 namespace jp::markers {
 namespace {
@@ -171,6 +173,28 @@ TEST(MarkRegexRules, PerlClassesWorkAndSyntaxThatWouldBacktrackIsRefused) {
     r = Regex::compile("end$");
     ASSERT_TRUE(r);
     EXPECT_TRUE(r->search(std::string_view{"a\0b end", 7}, m));
+    // A view with no NUL after it (found by fuzz/mark_regex under ASan).
+    const auto exact = std::make_unique<char[]>(6);
+    std::memcpy(exact.get(), "xx end", 6);
+    EXPECT_TRUE(r->search(std::string_view{exact.get(), 6}, m));
+    EXPECT_FALSE(r->search(std::string_view{exact.get(), 5}, m));
+}
+
+// What the C library would build for a pattern is bounded before it is built
+// (found by fuzz/mark_regex: "p++++++++++..." took over 2 GB in regcomp).
+TEST(MarkRegexRules, PatternsThatWouldExpandTheAutomatonAreRefused) {
+    for (const char* bad :
+         {"p+++", "a*{2}", "a?*", "(a{100}){101}", "((a{30}){30}){30}", "x{20000}"}) {
+        const auto r = Regex::compile(bad);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.error().find('\n'), std::string::npos);
+    }
+    EXPECT_FALSE(Regex::compile(std::string(1025, 'a')));
+    for (const char* good : {"a{100}", "(ab){10}x{0,50}", "[a-z+*]+ [+]{2}", "a\\++", "(a|b){3,}",
+                             "[]+]+", "[[:alpha:]+]*", "\\d{4}-\\d{2}"}) {
+        const auto r = Regex::compile(good);
+        EXPECT_TRUE(r) << good << ": " << (r ? "" : r.error());
+    }
 }
 
 } // namespace

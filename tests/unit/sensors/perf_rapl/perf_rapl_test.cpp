@@ -131,6 +131,10 @@ TEST(PerfRaplPmu, ParsesSysfsFormats) {
     EXPECT_EQ(perf_rapl::parse_cpu_list("0-2,8"), (std::vector<int>{0, 1, 2, 8}));
     EXPECT_FALSE(perf_rapl::parse_cpu_list(""));
     EXPECT_FALSE(perf_rapl::parse_cpu_list("3-1"));
+    // Not a cpumask, and no gigabytes for it (found by fuzz/sensor_files).
+    EXPECT_FALSE(perf_rapl::parse_cpu_list("0-2000000000"));
+    EXPECT_FALSE(perf_rapl::parse_cpu_list("0-60000,0-60000"));
+    EXPECT_EQ(perf_rapl::parse_cpu_list("0-8191")->size(), 8192U);
     EXPECT_FALSE(perf_rapl::parse_cpu_list("0,,1"));
 }
 
