@@ -86,7 +86,9 @@ private:
     }
     std::size_t sequence() {
         std::size_t n = 0;
-        while (m_i < m_p.size() && m_p[m_i] != '|' && m_p[m_i] != ')' && m_error.empty()) {
+        // An unmatched ')' is an ordinary character in POSIX ERE.
+        while (m_i < m_p.size() && m_p[m_i] != '|' && (m_p[m_i] != ')' || m_depth == 0) &&
+               m_error.empty()) {
             std::size_t atom_size = atom();
             bool quantified = false;
             while (m_i < m_p.size() && is_quantifier(m_p[m_i]) && m_error.empty()) {
@@ -108,7 +110,9 @@ private:
         } else if (c == '[') {
             skip_bracket();
         } else if (c == '(') {
+            ++m_depth;
             const auto n = alternation();
+            --m_depth;
             if (m_i < m_p.size() && m_p[m_i] == ')') {
                 ++m_i;
             }
@@ -165,6 +169,7 @@ private:
 
     std::string_view m_p;
     std::size_t m_i = 0;
+    std::size_t m_depth = 0; // groups open
     std::string m_error;
 };
 

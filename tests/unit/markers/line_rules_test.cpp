@@ -183,15 +183,15 @@ TEST(MarkRegexRules, PerlClassesWorkAndSyntaxThatWouldBacktrackIsRefused) {
 // What the C library would build for a pattern is bounded before it is built
 // (found by fuzz/mark_regex: "p++++++++++..." took over 2 GB in regcomp).
 TEST(MarkRegexRules, PatternsThatWouldExpandTheAutomatonAreRefused) {
-    for (const char* bad :
-         {"p+++", "a*{2}", "a?*", "(a{100}){101}", "((a{30}){30}){30}", "x{20000}"}) {
+    for (const char* bad : {"p+++", "a*{2}", "a?*", "(a{100}){101}", "((a{30}){30}){30}",
+                            "x{20000}", ")(b)a++", "a)b)(c+)++"}) {
         const auto r = Regex::compile(bad);
         ASSERT_FALSE(r) << bad;
         EXPECT_EQ(r.error().find('\n'), std::string::npos);
     }
     EXPECT_FALSE(Regex::compile(std::string(1025, 'a')));
     for (const char* good : {"a{100}", "(ab){10}x{0,50}", "[a-z+*]+ [+]{2}", "a\\++", "(a|b){3,}",
-                             "[]+]+", "[[:alpha:]+]*", "\\d{4}-\\d{2}"}) {
+                             "[]+]+", "[[:alpha:]+]*", "\\d{4}-\\d{2}", "a)b+"}) {
         const auto r = Regex::compile(good);
         EXPECT_TRUE(r) << good << ": " << (r ? "" : r.error());
     }
