@@ -36,12 +36,15 @@ std::size_t count(const std::string& text, std::string_view what) {
 class DiskFull : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (::geteuid() != 0 || sh("unshare -m true 2>/dev/null").exit_code != 0) {
+        fs.add({"/disk/.keep", ""});
+        if (::geteuid() != 0 ||
+            sh(fmt::format("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs {}' 2>/dev/null",
+                           file("/disk")))
+                    .exit_code != 0) {
             GTEST_SKIP() << "mounting a small tmpfs needs root and mount namespaces";
         }
         add_rapl_zone(fs, "intel-rapl:0", "package-0", 0, 4294967296ULL, 0444);
         fs.add({"/config.toml", "[sensors.estimate]\nenabled = false\n"});
-        fs.add({"/disk/.keep", ""});
         p.base_w = 120;
         p.amp_w = 0; // constant: the energy of any span is known exactly
         writer = std::make_unique<ProfileWriter>(
