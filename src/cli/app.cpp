@@ -35,7 +35,7 @@ int stdout_written(int status) {
     errno = 0;
     std::cout.flush();
     const bool flushed = std::fflush(stdout) == 0;
-    if (flushed && !std::ferror(stdout) && std::cout.good()) {
+    if (flushed && (std::ferror(stdout) == 0) && std::cout.good()) {
         return status;
     }
     // errno is that of the failed write only when the failure was just now.

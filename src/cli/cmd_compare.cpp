@@ -67,6 +67,7 @@ Result<std::vector<report::RepeatSummary>> selected_groups(const std::vector<Sel
 
 int run_compare(const CompareOptions& o) {
     std::vector<Selection> sel;
+    sel.reserve(o.args.size());
     for (const auto& a : o.args) {
         sel.push_back(parse_selection(a));
     }
@@ -75,7 +76,7 @@ int run_compare(const CompareOptions& o) {
         JP_LOG_ERROR("{}", groups.error().message());
         return groups.error().kind == ErrorKind::config ? 2 : 1;
     }
-    auto c = report::compare_groups(std::move(*groups), o.baseline);
+    auto c = report::compare_groups(*groups, o.baseline);
     if (!c) {
         JP_LOG_ERROR("{}", c.error().message());
         return 2;

@@ -26,7 +26,8 @@ sensors::Host make_host(const Globals& g, const Config& config) {
     sensors::Host host;
     if (!g.sysfs_root.empty()) {
         host.sysfs_root = g.sysfs_root;
-    } else if (const char* env = std::getenv("JOULEPROF_SYSFS_ROOT"); env != nullptr && *env) {
+    } else if (const char* env = std::getenv("JOULEPROF_SYSFS_ROOT");
+               env != nullptr && (*env != 0)) {
         host.sysfs_root = env;
     } else if (config.sysfs_root) {
         host.sysfs_root = *config.sysfs_root;

@@ -25,14 +25,14 @@ JobMarkers::JobMarkers(std::vector<markers::LineRule> rules,
                        std::int64_t epoch_mono_ns,
                        const std::filesystem::path& trace)
     : m_recorder(recorder), m_epoch(epoch_mono_ns),
-      m_lines(std::move(rules), [this](markers::Kind k, std::int64_t t, std::string name) {
-          add(k, t, std::move(name));
+      m_lines(std::move(rules), [this](markers::Kind k, std::int64_t t, const std::string& name) {
+          add(k, t, name);
       }) {
     std::error_code ec;
     m_trace = std::filesystem::absolute(trace, ec).string();
-    auto server = markers::Server::start(
-        epoch_mono_ns,
-        [this](markers::Kind k, std::int64_t t, std::string name) { add(k, t, std::move(name)); });
+    auto server =
+        markers::Server::start(epoch_mono_ns, [this](markers::Kind k, std::int64_t t,
+                                                     const std::string& name) { add(k, t, name); });
     if (server) {
         m_server = std::move(*server);
     } else {
@@ -43,7 +43,7 @@ JobMarkers::JobMarkers(std::vector<markers::LineRule> rules,
 
 JobMarkers::~JobMarkers() = default;
 
-void JobMarkers::add(markers::Kind kind, std::int64_t t_ns, std::string name) {
+void JobMarkers::add(markers::Kind kind, std::int64_t t_ns, const std::string& name) {
     m_recorder.add_marker(t_ns, markers::to_string(kind), name);
 }
 

@@ -51,7 +51,7 @@ public:
     void ended(std::int64_t end_mono_ns);
 
 private:
-    void add(markers::Kind kind, std::int64_t t_ns, std::string name);
+    void add(markers::Kind kind, std::int64_t t_ns, const std::string& name);
 
     Recorder& m_recorder;
     std::int64_t m_epoch;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstddef>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,10 +19,10 @@
 namespace jp::cli {
 namespace {
 
-constexpr std::size_t k_max_line = 4096;            // longer lines are cut for matching
-constexpr std::size_t k_chunk = 64 * 1024;          // one read
-constexpr std::size_t k_final_drain = 16 * k_chunk; // read after the grace, at most
-constexpr int k_pipe_size = 1024 * 1024;            // room while the thread is descheduled
+constexpr std::size_t k_max_line = 4096;                // longer lines are cut for matching
+constexpr std::size_t k_chunk = std::size_t{64} * 1024; // one read
+constexpr std::size_t k_final_drain = 16 * k_chunk;     // read after the grace, at most
+constexpr int k_pipe_size = 1024 * 1024;                // room while the thread is descheduled
 
 void close_fd(int& fd) {
     if (fd >= 0) {
@@ -75,6 +76,81 @@ struct Stream {
     std::string pending; // the current line so far
 };
 
+// Moves a stream's bytes to where they were going and hands its lines to the
+// callback (cut to k_max_line for matching); a failing callback costs one
+// line's markers, never the output.
+class Pump {
+public:
+    explicit Pump(const OutputCapture::LineCallback& on_line) : m_on_line(on_line) {}
+
+    // Reads once; false at end of file or error (the stream is then closed).
+    bool read_once(Stream& s) {
+        const ssize_t n = ::read(s.in, m_buf.data(), m_buf.size());
+        if (n > 0) {
+            take(s, {m_buf.data(), static_cast<std::size_t>(n)}, mono_ns());
+            return s.in >= 0;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            return true;
+        }
+        if (!s.pending.empty()) {
+            emit(s, mono_ns()); // a last line without a newline
+        }
+        close_fd(s.in);
+        return false;
+    }
+
+    // After the grace, a background child may still hold the pipe: take what
+    // is there now, then close (its next write gets EPIPE).
+    void drain_and_close(Stream& s) {
+        std::size_t taken = 0;
+        while (s.in >= 0 && taken < k_final_drain && read_once(s)) {
+            taken += m_buf.size();
+            pollfd p{s.in, POLLIN, 0};
+            if (s.in < 0 || ::poll(&p, 1, 0) <= 0) {
+                break;
+            }
+        }
+        if (s.in >= 0) {
+            if (!s.pending.empty()) {
+                emit(s, mono_ns());
+            }
+            close_fd(s.in);
+        }
+    }
+
+private:
+    void emit(Stream& s, std::int64_t t) {
+        try {
+            m_on_line(s.pending, t);
+        } catch (...) {
+            if (!std::exchange(m_callback_failed, true)) {
+                JP_LOG_ERROR("output markers: an error stopped one line's markers");
+            }
+        }
+        s.pending.clear();
+    }
+
+    void take(Stream& s, std::string_view data, std::int64_t t) {
+        if (!write_all(s.out, data.data(), data.size())) {
+            // Where the job's output went is gone (e.g. `| head`): close the
+            // pipe so the job sees EPIPE/SIGPIPE as it would without us.
+            close_fd(s.in);
+        }
+        std::size_t nl = 0;
+        while ((nl = data.find('\n')) != std::string_view::npos) {
+            s.pending.append(data.substr(0, std::min(nl, k_max_line - s.pending.size())));
+            emit(s, t);
+            data.remove_prefix(nl + 1);
+        }
+        s.pending.append(data.substr(0, std::min(data.size(), k_max_line - s.pending.size())));
+    }
+
+    const OutputCapture::LineCallback& m_on_line;
+    std::vector<char> m_buf = std::vector<char>(k_chunk);
+    bool m_callback_failed = false;
+};
+
 } // namespace
 
 Result<std::unique_ptr<OutputCapture>>
@@ -106,7 +182,7 @@ void OutputCapture::start() {
 void OutputCapture::finish() {
     if (m_thread.joinable()) {
         const char byte = 1;
-        (void)!::write(m_wake[1], &byte, 1);
+        (void)(::write(m_wake[1], &byte, 1) == 0);
         m_thread.join();
     }
 }
@@ -119,49 +195,7 @@ void OutputCapture::loop() noexcept {
     ::pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
 
     std::array<Stream, 2> streams{Stream{m_out[0], m_to_out, {}}, Stream{m_err[0], m_to_err, {}}};
-    std::vector<char> buf(k_chunk);
-    bool callback_failed = false;
-    auto emit = [&](Stream& s, std::int64_t t) {
-        try {
-            m_on_line(s.pending, t);
-        } catch (...) {
-            if (!std::exchange(callback_failed, true)) {
-                JP_LOG_ERROR("output markers: an error stopped one line's markers");
-            }
-        }
-        s.pending.clear();
-    };
-    auto take = [&](Stream& s, std::string_view data, std::int64_t t) {
-        if (!write_all(s.out, data.data(), data.size())) {
-            // Where the job's output went is gone (e.g. `| head`): close the
-            // pipe so the job sees EPIPE/SIGPIPE as it would without us.
-            close_fd(s.in);
-        }
-        std::size_t nl = 0;
-        while ((nl = data.find('\n')) != std::string_view::npos) {
-            s.pending.append(data.substr(0, std::min(nl, k_max_line - s.pending.size())));
-            emit(s, t);
-            data.remove_prefix(nl + 1);
-        }
-        s.pending.append(data.substr(0, std::min(data.size(), k_max_line - s.pending.size())));
-    };
-    // Reads once; false at end of file or error (the stream is then closed).
-    auto read_once = [&](Stream& s) {
-        const ssize_t n = ::read(s.in, buf.data(), buf.size());
-        if (n > 0) {
-            take(s, {buf.data(), static_cast<std::size_t>(n)}, mono_ns());
-            return s.in >= 0;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-            return true;
-        }
-        if (!s.pending.empty()) {
-            emit(s, mono_ns()); // a last line without a newline
-        }
-        close_fd(s.in);
-        return false;
-    };
-
+    Pump pump{m_on_line};
     bool finishing = false;
     std::int64_t deadline = 0;
     while (streams[0].in >= 0 || streams[1].in >= 0) {
@@ -181,7 +215,7 @@ void OutputCapture::loop() noexcept {
         }
         for (std::size_t i = 0; i < streams.size(); ++i) {
             if (fds[i].fd >= 0 && fds[i].revents != 0) {
-                read_once(streams[i]);
+                pump.read_once(streams[i]);
             }
         }
         if (fds[2].fd >= 0 && fds[2].revents != 0) {
@@ -189,23 +223,8 @@ void OutputCapture::loop() noexcept {
             deadline = mono_ns() + k_grace_ns;
         }
     }
-    // The grace is over but a background child still holds a pipe: take what is
-    // there now, then close (its next write gets EPIPE).
-    for (auto& s : streams) {
-        std::size_t taken = 0;
-        while (s.in >= 0 && taken < k_final_drain && read_once(s)) {
-            taken += buf.size();
-            pollfd p{s.in, POLLIN, 0};
-            if (s.in < 0 || ::poll(&p, 1, 0) <= 0) {
-                break;
-            }
-        }
-        if (s.in >= 0) {
-            if (!s.pending.empty()) {
-                emit(s, mono_ns());
-            }
-            close_fd(s.in);
-        }
+    for (auto& st : streams) {
+        pump.drain_and_close(st);
     }
 }
 

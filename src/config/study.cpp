@@ -91,7 +91,7 @@ command_of(const Scope& s, const toml::node& node, std::string_view mode) {
     }
     if (argv.empty() || argv.front().empty()) {
         return s.error(node, fmt::format("commands.{}", mode),
-                       "must be a non-empty array of strings: [\"program\", \"arg\", ...]");
+                       R"(must be a non-empty array of strings: ["program", "arg", ...])");
     }
     return argv;
 }
@@ -129,7 +129,7 @@ Result<StudyWorkload> parse_workload(const Scope& s) {
     const auto* commands = s.table.get_as<toml::table>("commands");
     if (commands == nullptr || commands->empty()) {
         return s.error(s.table, "commands",
-                       "needs [workload.commands] with MODE = [\"program\", \"arg\", ...]");
+                       R"(needs [workload.commands] with MODE = ["program", "arg", ...])");
     }
     auto modes = parse_modes(s, *commands);
     if (!modes) {

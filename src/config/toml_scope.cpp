@@ -104,7 +104,7 @@ Result<std::optional<std::vector<std::string>>> TomlScope::strings(std::string_v
         }
     }
     if (array == nullptr) {
-        return error(*node, key, "must be an array of strings: [\"a\", \"b\"]");
+        return error(*node, key, R"(must be an array of strings: ["a", "b"])");
     }
     return std::optional<std::vector<std::string>>{std::move(out)};
 }

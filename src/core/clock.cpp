@@ -46,7 +46,7 @@ double process_cpu_seconds() noexcept {
 }
 
 std::string_view format_utc(std::int64_t wall, char (&buf)[32]) noexcept {
-    const time_t secs = static_cast<time_t>(wall / 1'000'000'000);
+    const auto secs = static_cast<time_t>(wall / 1'000'000'000);
     const auto ms = static_cast<int>((wall / 1'000'000) % 1000);
     tm parts{};
     gmtime_r(&secs, &parts);

@@ -22,8 +22,9 @@ constexpr std::array k_units{
 Result<Nanos> parse_duration(std::string_view text) {
     const std::string original{text};
     double number = 0;
-    const auto* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(text.data(), end, number);
+    const char* begin = original.c_str();
+    const char* end = begin + original.size();
+    auto [ptr, ec] = std::from_chars(begin, end, number);
     if (ec != std::errc{} || !std::isfinite(number)) {
         return fail(ErrorKind::config, "duration '" + original + "'",
                     "expected a number with a unit, e.g. 500ms, 2s, 1m");
@@ -65,7 +66,7 @@ std::string format_hms(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) {
         return "--:--:--";
     }
-    const auto total = static_cast<long long>(std::llround(seconds));
+    const auto total = std::llround(seconds);
     return fmt::format("{:02}:{:02}:{:02}", total / 3600, (total / 60) % 60, total % 60);
 }
 

@@ -134,7 +134,7 @@ std::string terminal_safe(std::string_view s) {
 }
 
 std::string one_line(std::string_view s, std::size_t max_chars) {
-    const std::string line = shown(s, true);
+    std::string line = shown(s, true);
     std::size_t chars = 0;
     for (std::size_t i = 0; i < line.size(); i += utf8_length(line, i)) {
         if (++chars > max_chars) {

@@ -10,6 +10,7 @@
 #include "sys/fd.hpp"
 #include "sys/socket.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -35,7 +36,7 @@ struct Connection {
     bool closing = false;  // close once out is sent
     bool want_out = false; // registered for EPOLLOUT
 
-    static constexpr std::size_t k_max_pending_out = 8U * 1024 * 1024;
+    static constexpr std::size_t k_max_pending_out = std::size_t{8} * 1024 * 1024;
 
     void queue(std::string_view bytes) { out.append(bytes); }
     [[nodiscard]] std::size_t pending_out() const noexcept { return out.size() - out_sent; }

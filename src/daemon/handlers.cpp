@@ -349,14 +349,13 @@ Reply dispatch(DaemonState& d, Connection& c, const json& req, std::int64_t now)
         return refuse(ErrorCode::bad_request, "'op' must name an operation");
     }
     const auto& name = op->get_ref<const std::string&>();
-    const auto it = std::ranges::find(k_ops, std::string_view{name},
-                                      &std::pair<std::string_view, Handler>::first);
+    const auto* const it = std::ranges::find(k_ops, std::string_view{name},
+                                             &std::pair<std::string_view, Handler>::first);
     if (it == k_ops.end()) {
         return refuse(ErrorCode::unknown_op, fmt::format("no operation '{}'", name.substr(0, 64)));
     }
     if (!c.said_hello && name != "hello") {
-        return refuse(ErrorCode::hello_first,
-                      "say hello first: {\"op\":\"hello\",\"versions\":[1]}");
+        return refuse(ErrorCode::hello_first, R"(say hello first: {"op":"hello","versions":[1]})");
     }
     return it->second(d, c, req, now);
 }

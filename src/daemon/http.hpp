@@ -9,7 +9,7 @@
 
 namespace jp::daemon {
 
-inline constexpr std::size_t k_max_http_request = 8 * 1024;
+inline constexpr std::size_t k_max_http_request = std::size_t{8} * 1024;
 
 struct HttpRequest {
     std::string method;

@@ -68,7 +68,9 @@ void family(std::string& out,
 
 void channel_metrics(std::string& out, const DaemonState& d) {
     const auto& chans = d.engine.channels();
-    std::string energy, power, util;
+    std::string energy;
+    std::string power;
+    std::string util;
     for (std::size_t i = 0; i < chans.size(); ++i) {
         const auto& c = chans[i];
         const auto& p = d.engine.published(i);

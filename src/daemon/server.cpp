@@ -9,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstddef>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -21,7 +22,7 @@ enum FixedKey : std::uint64_t { k_listen = 1, k_http_listen = 2, k_timer = 3, k_
 
 constexpr std::int64_t k_reap_every_ns = 1'000'000'000;
 constexpr std::int64_t k_http_timeout_ns = 5'000'000'000;
-constexpr std::size_t k_read_chunk = 64 * 1024;
+constexpr std::size_t k_read_chunk = std::size_t{64} * 1024;
 
 // Streams and floored windows need no finer tick than this.
 Nanos tick_of(Nanos interval) {
@@ -308,7 +309,7 @@ void Server::drop(std::uint64_t id, std::string_view why) {
 
 void Server::tick() {
     std::uint64_t expirations = 0;
-    (void)!::read(m_timer.get(), &expirations, sizeof expirations);
+    (void)(::read(m_timer.get(), &expirations, sizeof expirations) == 0);
     const auto now = mono_ns();
     m_engine->tick(now);
     std::vector<std::pair<std::uint64_t, std::string>> events;
@@ -329,9 +330,8 @@ void Server::tick() {
     const auto timeout = m_state.config.daemon.client_timeout.count();
     for (auto& [id, c] : m_conns) {
         const auto limit = c->kind == Connection::Kind::http ? k_http_timeout_ns : timeout;
-        if (c->partial_since_ns != 0 && now - c->partial_since_ns > limit) {
-            late.push_back(id);
-        } else if (c->pending_out() > Connection::k_max_pending_out) {
+        const bool stalled_request = c->partial_since_ns != 0 && now - c->partial_since_ns > limit;
+        if (stalled_request || c->pending_out() > Connection::k_max_pending_out) {
             late.push_back(id);
         }
     }

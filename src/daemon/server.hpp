@@ -36,7 +36,7 @@ private:
     void on_event(std::uint64_t key, std::uint32_t events);
     void read_client(Connection& c);
     void read_http(Connection& c);
-    void send(Connection& c, std::string_view bytes);
+    static void send(Connection& c, std::string_view bytes);
     void after_io(Connection& c);
     void drop(std::uint64_t id, std::string_view why);
     void tick();

@@ -51,7 +51,7 @@ Result<void> parse_others(const TomlScope& s, AccessRules& out) {
     }
     if (*others) {
         if (**others != "floor" && **others != "deny") {
-            return s.error(*s.table.get("others"), "others", "must be \"floor\" or \"deny\"");
+            return s.error(*s.table.get("others"), "others", R"(must be "floor" or "deny")");
         }
         out.others_allowed = **others == "floor";
     }

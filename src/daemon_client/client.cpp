@@ -2,10 +2,12 @@
 #include "daemon_client/client.hpp"
 
 #include "core/clock.hpp"
+#include "core/log.hpp"
 #include "jp_version.hpp"
 #include "sys/socket.hpp"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <sys/socket.h>
@@ -14,7 +16,7 @@ namespace jp::daemon {
 namespace {
 
 // Replies and events are far larger than requests may be (a channel list).
-constexpr std::size_t k_max_reply_bytes = 64U * 1024 * 1024;
+constexpr std::size_t k_max_reply_bytes = std::size_t{64} * 1024 * 1024;
 
 CallError transport_error(std::string message) {
     return CallError{std::nullopt, std::move(message), 0};
@@ -183,7 +185,8 @@ void Client::dispatch(std::string_view line) {
         if (handler) {
             try {
                 handler(j);
-            } catch (const std::exception&) { // a malformed event is dropped, never fatal
+            } catch (const std::exception& e) { // a malformed event is dropped, never fatal
+                JP_LOG_DEBUG("jouleprofd: an event was dropped: {}", e.what());
             }
         }
         return;

@@ -12,7 +12,7 @@
 namespace jp::daemon {
 
 inline constexpr int k_protocol_version = 1;
-inline constexpr std::size_t k_max_request_bytes = 64 * 1024;
+inline constexpr std::size_t k_max_request_bytes = std::size_t{64} * 1024;
 inline constexpr std::string_view k_default_socket = "/run/jouleprof/jouleprofd.sock";
 inline constexpr std::string_view k_socket_env = "JOULEPROF_SOCKET";
 

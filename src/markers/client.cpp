@@ -2,6 +2,7 @@
 #include "markers/client.hpp"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -91,7 +92,8 @@ int send_mark_to(const char* socket_path,
         return -errno;
     }
     // A full queue (the monitor busy) may delay the job a little, never hang it.
-    timeval timeout{k_send_timeout_ms / 1000, (k_send_timeout_ms % 1000) * 1000};
+    timeval timeout{k_send_timeout_ms / 1000,
+                    static_cast<suseconds_t>((k_send_timeout_ms % 1000) * 1000)};
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     ssize_t sent = 0;
     do {

@@ -37,7 +37,7 @@ std::expected<std::string, std::string> translate(std::string_view p) {
         } else if (c == '(' && next == '?') {
             return std::unexpected("(?...) groups are Perl syntax, not supported here");
         } else if ((c == '*' || c == '+' || c == '?' || c == '}') && next == '?' &&
-                   !(i > 0 && p[i - 1] == '\\')) {
+                   (i == 0 || p[i - 1] != '\\')) {
             return std::unexpected("lazy quantifiers (*? +? ?? {..}?) are not supported");
         }
         if (c == '\\' && next != '\0') {
@@ -157,7 +157,8 @@ private:
             }
         }
         m_i = std::min(m_i + 1, m_p.size());
-        return std::max<std::size_t>({lo, comma ? hi : lo, 1}) + (comma && hi == 0 ? 1 : 0);
+        return std::max<std::size_t>({lo, comma ? hi : lo, std::size_t{1}}) +
+               (comma && hi == 0 ? 1 : 0);
     }
     static std::size_t add(std::size_t a, std::size_t b) {
         return std::min(a + b, k_max_expanded + 1);

@@ -72,7 +72,7 @@ Result<std::unique_ptr<Server>> Server::start(std::int64_t epoch_mono_ns, Sink s
 Server::~Server() {
     if (m_thread.joinable()) {
         const char byte = 1;
-        (void)!::write(m_wake[1], &byte, 1);
+        (void)(::write(m_wake[1], &byte, 1) == 0);
         m_thread.join();
     }
     for (int fd : {m_fd, m_wake[0], m_wake[1]}) {

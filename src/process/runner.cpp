@@ -67,7 +67,7 @@ child_main(int gate, int error, Stdio stdio, const char* path, char** argv, char
     }
     ::execve(path, argv, envp);
     const int err = errno;
-    (void)!::write(error, &err, sizeof err);
+    (void)(::write(error, &err, sizeof err) == 0);
     ::_exit(err == ENOENT ? 127 : 126);
 }
 
@@ -123,7 +123,7 @@ Result<std::string> resolve_program(const std::string& name) {
     while (start <= path.size()) {
         const auto end = std::min(path.find(':', start), path.size());
         std::string dir = path.substr(start, end - start);
-        const auto candidate = (dir.empty() ? std::string{"."} : dir) + "/" + name;
+        auto candidate = (dir.empty() ? std::string{"."} : dir) + "/" + name;
         if (executable(candidate)) {
             return candidate;
         }
@@ -144,7 +144,7 @@ Result<std::string> find_program(const std::string& name,
         if (dir.empty()) {
             continue;
         }
-        const auto candidate = (dir / name).string();
+        auto candidate = (dir / name).string();
         if (executable(candidate)) {
             return candidate;
         }
@@ -179,15 +179,18 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
         }
     }
     for (const auto& [k, v] : env) {
-        env_strings.push_back(k + "=" + v);
+        env_strings.push_back(k);
+        env_strings.back().append("=").append(v);
     }
     std::vector<char*> envp;
+    envp.reserve(env_strings.size());
     for (auto& s : env_strings) {
         envp.push_back(s.data());
     }
     envp.push_back(nullptr);
     std::vector<std::string> args = argv;
     std::vector<char*> c_argv;
+    c_argv.reserve(args.size());
     for (auto& a : args) {
         c_argv.push_back(a.data());
     }

@@ -5,7 +5,8 @@
 
 namespace jp::report {
 
-std::optional<Footprint> footprint(double node_j, const CarbonConfig& c) {
+std::optional<Footprint> footprint(double node_j, const CarbonConfig& factors) {
+    const auto& c = factors;
     if (!c.any()) {
         return std::nullopt;
     }

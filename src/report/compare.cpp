@@ -43,7 +43,8 @@ std::optional<std::size_t> find_baseline(const std::vector<CompareEntry>& e, std
 
 } // namespace
 
-Result<Comparison> compare_groups(std::vector<RepeatSummary> groups, std::string_view baseline) {
+Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
+                                  std::string_view baseline) {
     Comparison c;
     for (const auto& g : groups) {
         c.entries.push_back({entry_name(g, groups), g, 0, 0, 0, 0});

@@ -28,7 +28,7 @@ struct Comparison {
 
 // baseline: an entry's name or label, or its 1-based position; empty: the first.
 // Fails (ErrorKind::config) when it names none of the groups, or there are none.
-[[nodiscard]] Result<Comparison> compare_groups(std::vector<RepeatSummary> groups,
+[[nodiscard]] Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
                                                 std::string_view baseline);
 
 [[nodiscard]] std::string format_comparison(const Comparison& c);

@@ -45,7 +45,8 @@ double percentile(const std::vector<std::pair<double, double>>& sorted, double t
 
 } // namespace
 
-Distribution power_distribution(const GridSeries& g, std::optional<double> threshold_w) {
+Distribution power_distribution(const GridSeries& series, std::optional<double> threshold_w) {
+    const auto& g = series;
     Distribution d;
     d.threshold_w = threshold_w;
     if (g.watts.empty()) {

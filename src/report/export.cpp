@@ -46,7 +46,8 @@ Result<nlohmann::json> run_samples_json(trace::Reader& reader, const trace::RunI
         if (!s) {
             return std::unexpected(s.error());
         }
-        nlohmann::json t = nlohmann::json::array(), v = nlohmann::json::array();
+        nlohmann::json t = nlohmann::json::array();
+        nlohmann::json v = nlohmann::json::array();
         for (const auto& p : s->points) {
             t.push_back(seconds(p.t_ns));
             v.push_back(p.value);

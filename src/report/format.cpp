@@ -14,16 +14,19 @@ namespace {
 
 constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>9} {:>18}  {}\n";
 
-void row(std::string& out,
-         const EnergyUnit& u,
-         const std::string& name,
-         const Stat& e,
-         const Stat& w,
-         const std::string& runtime,
-         const Stat& peak,
-         const std::string& prov) {
-    out += fmt::format(fmt::runtime(k_row), name, energy_pm(e, u), pm(w, 1, 1), runtime,
-                       peak.n > 0 ? pm(peak, 1, 1) : std::string{}, prov);
+// One line of the table: an item's figures (a runtime only for the node and phases).
+struct Row {
+    std::string name;
+    Stat energy;
+    Stat power;
+    std::string runtime;
+    Stat peak;
+    std::string provenance;
+};
+
+void row(std::string& out, const EnergyUnit& u, const Row& r) {
+    out += fmt::format(fmt::runtime(k_row), r.name, energy_pm(r.energy, u), pm(r.power, 1, 1),
+                       r.runtime, r.peak.n > 0 ? pm(r.peak, 1, 1) : std::string{}, r.provenance);
 }
 
 const Item* find_part(const Figures& run, const std::string& name) {
@@ -73,14 +76,16 @@ void part_rows(std::string& out,
                const std::string& phase) {
     for (std::size_t i = 0; i < s.part_energy_j.size(); ++i) {
         const auto& name = s.part_energy_j[i].first;
-        row(out, u, "    " + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
-            s.part_peak_w[i].second, part_prov(r, phase, name));
+        row(out, u,
+            {"    " + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
+             s.part_peak_w[i].second, part_prov(r, phase, name)});
     }
 }
 
 void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& o : r.runs.front().others) {
-        std::vector<double> e, w;
+        std::vector<double> e;
+        std::vector<double> w;
         for (const auto& run : r.runs) {
             const auto it = std::ranges::find(run.others, o.name, &Item::name);
             if (it != run.others.end()) {
@@ -88,9 +93,14 @@ void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
                 w.push_back(it->avg_w);
             }
         }
-        row(out, u, "  " + o.name, stat_of(e), stat_of(w), "", {},
-            fmt::format("not summed: within {}",
-                        o.parent.empty() ? std::string{"another channel"} : o.parent));
+        row(out, u,
+            {"  " + o.name,
+             stat_of(e),
+             stat_of(w),
+             "",
+             {},
+             fmt::format("not summed: within {}",
+                         o.parent.empty() ? std::string{"another channel"} : o.parent)});
     }
 }
 
@@ -101,13 +111,14 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
             name += fmt::format(" (×{:.3g})",
                                 static_cast<double>(p.occurrences) / static_cast<double>(p.runs));
         }
-        std::string prov = to_string(r.runs.front().node.provenance).data();
+        std::string prov{to_string(r.runs.front().node.provenance)};
         prov += r.runs.front().node.lower_bound ? ", lower bound" : "";
         if (p.runs < r.runs.size()) {
             prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
         }
-        row(out, u, name, p.node_energy_j, p.node_avg_w, runtime_text(p.runtime_s.mean),
-            p.node_peak_w, prov);
+        row(out, u,
+            {name, p.node_energy_j, p.node_avg_w, runtime_text(p.runtime_s.mean), p.node_peak_w,
+             prov});
         part_rows(out, u, r, p, p.name);
     }
 }
@@ -133,8 +144,9 @@ void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     const auto& first = r.runs.front();
     out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
                        one_line(first.run.command, 120));
-    row(out, u, "  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean),
-        r.node_peak_w, provenance_text(first.node));
+    row(out, u,
+        {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
+         provenance_text(first.node)});
     part_rows(out, u, r, r, "");
     other_rows(out, u, r);
     phase_rows(out, u, r);

@@ -78,7 +78,8 @@ json idle_json(const IdleDevice& d) {
 
 } // namespace
 
-json run_to_json(const RunSummary& s) {
+json run_to_json(const RunSummary& run) {
+    const auto& s = run;
     json j = figures_json(s);
     j.update({{"id", s.run.id},
               {"label", s.run.label},

@@ -36,7 +36,9 @@ std::vector<std::string> part_names(const std::vector<const Figures*>& figs) {
 
 void add_part_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     for (const auto& name : part_names(figs)) {
-        std::vector<double> e, w, pk;
+        std::vector<double> e;
+        std::vector<double> w;
+        std::vector<double> pk;
         for (const auto* f : figs) {
             if (const Item* it = find_item(*f, name)) {
                 e.push_back(it->energy_j);
@@ -53,7 +55,10 @@ void add_part_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
 }
 
 void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
-    std::vector<double> rt, e, w, pk;
+    std::vector<double> rt;
+    std::vector<double> e;
+    std::vector<double> w;
+    std::vector<double> pk;
     for (const auto* f : figs) {
         rt.push_back(f->runtime_s);
         e.push_back(f->node.energy_j);
@@ -93,7 +98,11 @@ std::vector<PhaseStats> phase_stats(const std::vector<RunSummary>& runs) {
 
 std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
     std::optional<PowerStats> out;
-    std::vector<double> mean, p50, p95, p99, above;
+    std::vector<double> mean;
+    std::vector<double> p50;
+    std::vector<double> p95;
+    std::vector<double> p99;
+    std::vector<double> above;
     for (const auto& run : runs) {
         if (!run.power) {
             continue;
@@ -141,7 +150,9 @@ std::vector<IdleStats> idle_stats(const std::vector<RunSummary>& runs) {
         }
     }
     for (auto& s : out) {
-        std::vector<double> e, share, util;
+        std::vector<double> e;
+        std::vector<double> share;
+        std::vector<double> util;
         for (const auto* d : by_name[s.name]) {
             e.push_back(d->energy_j);
             share.push_back(d->share);
@@ -158,7 +169,8 @@ std::vector<IdleStats> idle_stats(const std::vector<RunSummary>& runs) {
 }
 
 void add_baseline(RepeatSummary& r) {
-    std::vector<double> idle, dyn;
+    std::vector<double> idle;
+    std::vector<double> dyn;
     for (const auto& run : r.runs) {
         if (!run.idle_w) {
             return; // dynamic energy only when every run has a baseline

@@ -196,7 +196,7 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
     for (std::size_t i = 0; i < chans.size(); ++i) {
         const auto& c = chans[i];
         if (!c.counted || c.quantity == Quantity::utilization ||
-            (node && c.domain == Domain::node)) {
+            ((node != nullptr) && c.domain == Domain::node)) {
             continue;
         }
         auto s = reader.samples(run.id, i);
@@ -212,7 +212,7 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
         }
     }
     const auto [t0, t1] = *window;
-    if (node) {
+    if (node != nullptr) {
         std::vector<std::vector<TimedValue>> one;
         one.push_back(std::move(node_readings));
         const auto in = power_inputs({&node, 1}, std::move(one));

@@ -32,7 +32,7 @@ struct GridSeries {
 
 // One channel's mean power per window, in one pass over its knots (O(n + windows)).
 [[nodiscard]] GridSeries channel_grid(const Channel& channel,
-                                      std::span<const TimedValue> knots,
+                                      std::span<const TimedValue> points,
                                       std::int64_t t0,
                                       std::int64_t t1,
                                       std::int64_t step);

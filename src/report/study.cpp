@@ -149,16 +149,21 @@ template <class T> std::size_t rank(std::vector<T>& order, const T& value) {
 // Rows of the same workload, then mode, then setting together (node types
 // side by side); otherwise in order of first appearance.
 void order_rows(std::vector<StudyRow>& rows) {
-    std::vector<std::string> workloads, modes, settings;
+    std::vector<std::string> workloads;
+    std::vector<std::string> modes;
+    std::vector<std::string> settings;
     std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> keys;
+    keys.reserve(rows.size());
     for (const auto& r : rows) {
         keys.emplace_back(rank(workloads, r.key.workload), rank(modes, r.key.mode),
                           rank(settings, r.key.setting));
     }
     std::vector<std::size_t> order(rows.size());
+    // NOLINTNEXTLINE(modernize-use-ranges): libstdc++ 12 has no std::ranges::iota
     std::iota(order.begin(), order.end(), 0);
     std::ranges::stable_sort(order, {}, [&](std::size_t i) { return keys[i]; });
     std::vector<StudyRow> sorted;
+    sorted.reserve(order.size());
     for (auto i : order) {
         sorted.push_back(std::move(rows[i]));
     }
@@ -184,7 +189,7 @@ void add_ratios(std::vector<StudyRow>& rows, bool by_setting) {
         if (groups.size() < 2) {
             continue;
         }
-        const auto c = compare_groups(std::move(groups), "");
+        const auto c = compare_groups(groups, "");
         for (std::size_t k = 0; c && k < with.size(); ++k) {
             with[k]->energy_ratio = c->entries[k].energy_ratio;
             with[k]->runtime_ratio = c->entries[k].runtime_ratio;

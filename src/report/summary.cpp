@@ -37,6 +37,7 @@ PhaseSummary phase_summary(Figures f, std::string name, std::int64_t begin, std:
 // All occurrences of one name as one window set: the union of their intervals.
 PhaseSummary total_of(const RunData& d, const std::vector<const Phase*>& same) {
     std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+    spans.reserve(same.size());
     for (const auto* p : same) {
         spans.emplace_back(p->begin_ns, p->end_ns);
     }
@@ -97,7 +98,7 @@ void add_estimate_note(RunSummary& out) {
         estimated = estimated || p.provenance == Provenance::estimated;
     }
     if (estimated) {
-        out.notes.push_back("figures marked 'estimated' come from a model, not a measurement");
+        out.notes.emplace_back("figures marked 'estimated' come from a model, not a measurement");
     }
 }
 
@@ -152,8 +153,8 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     out.trace = reader.path().string();
     if (!run.end_ns) {
         out.complete = false;
-        out.notes.push_back("the monitor stopped before the job ended: figures cover the run up "
-                            "to its last committed sample");
+        out.notes.emplace_back("the monitor stopped before the job ended: figures cover the run up "
+                               "to its last committed sample");
     }
     static_cast<Figures&>(out) = figures_of(*data, data->t0, data->t1);
     out.node_basis = node_basis(*data);

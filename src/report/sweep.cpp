@@ -78,7 +78,7 @@ Result<SweepParam> parse_param(std::string_view spec) {
 std::string GridPoint::label() const {
     std::string out;
     for (const auto& [name, value] : values) {
-        out += (out.empty() ? "" : ",") + name + "=" + value;
+        out.append(out.empty() ? "" : ",").append(name).append("=").append(value);
     }
     return out;
 }

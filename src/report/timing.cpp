@@ -35,7 +35,8 @@ std::vector<TimedValue> held_back(const std::vector<TimedValue>& p) {
 
 } // namespace
 
-Timing timing_of(const Channel& c, std::span<const TimedValue> p) {
+Timing timing_of(const Channel& c, std::span<const TimedValue> readings) {
+    const auto p = readings;
     Timing t;
     if (p.size() < 2) {
         return t;
@@ -80,12 +81,13 @@ std::int64_t resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t upd
     return r;
 }
 
-std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> p) {
+std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> readings) {
+    auto& p = readings;
     if (c.mean_since_previous && p.size() >= 2) {
         return held_back(p);
     }
     if (c.quantity != Quantity::energy || p.size() < 3) {
-        return p;
+        return readings; // moved, as a parameter
     }
     std::vector<TimedValue> out;
     out.reserve(p.size());

@@ -163,7 +163,7 @@ PolledFile::~PolledFile() {
     }
 }
 
-std::expected<std::string_view, int> PolledFile::read(std::span<char> buf) noexcept {
+std::expected<std::string_view, int> PolledFile::read(std::span<char> buf) const noexcept {
     if (m_fd < 0) {
         return std::unexpected(EBADF);
     }
@@ -180,7 +180,7 @@ std::expected<std::string_view, int> PolledFile::read(std::span<char> buf) noexc
     return std::string_view{buf.data(), static_cast<std::size_t>(n)};
 }
 
-std::expected<std::uint64_t, int> PolledFile::read_u64() noexcept {
+std::expected<std::uint64_t, int> PolledFile::read_u64() const noexcept {
     char buf[64];
     auto text = read(buf);
     if (!text) {

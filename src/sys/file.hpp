@@ -48,9 +48,9 @@ public:
 
     // Reads the content into buf; returns the text or an errno value.
     // ENODATA for an empty read. A removed file (sysfs: ENODEV) reports ENODEV.
-    std::expected<std::string_view, int> read(std::span<char> buf) noexcept;
+    std::expected<std::string_view, int> read(std::span<char> buf) const noexcept;
     // Reads and parses one unsigned integer; EINVAL when malformed.
-    std::expected<std::uint64_t, int> read_u64() noexcept;
+    std::expected<std::uint64_t, int> read_u64() const noexcept;
     // True while the path still names the file that was opened (a regular
     // file kept open stays readable after unlink, sysfs does not).
     [[nodiscard]] bool still_present() const noexcept;

@@ -63,7 +63,7 @@ Result<Database> Database::open_memory(std::string name) {
     return Database{db, std::move(name)};
 }
 
-Result<Database> Database::open_bytes(std::string_view bytes, std::string name) {
+Result<Database> Database::open_bytes(std::string_view bytes, const std::string& name) {
     auto db = open_memory(name);
     if (!db) {
         return db;
@@ -73,7 +73,7 @@ Result<Database> Database::open_bytes(std::string_view bytes, std::string name) 
     if (copy == nullptr) {
         return fail(ErrorKind::io, name, "out of memory");
     }
-    std::copy(bytes.begin(), bytes.end(), copy);
+    std::ranges::copy(bytes, copy);
     const int rc =
         sqlite3_deserialize(db->m_db, "main", copy, size, size,
                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);

@@ -23,7 +23,7 @@ public:
     // An empty database in this process's memory; `name` is what errors call it.
     static Result<Database> open_memory(std::string name);
     // A read-only copy of a database file's bytes, held in memory (as hardened as read_only).
-    static Result<Database> open_bytes(std::string_view bytes, std::string name);
+    static Result<Database> open_bytes(std::string_view bytes, const std::string& name);
     Database(Database&& other) noexcept;
     Database& operator=(Database&& other) noexcept;
     Database(const Database&) = delete;

@@ -102,7 +102,7 @@ void fill_phase_totals(RunProfile& out, const GridSeries& g) {
 std::vector<Point>
 decimate_grid(const GridSeries& g, std::int64_t t0, std::int64_t t1, int columns) {
     MinMaxDecimator d{0.0, 1.0, columns};
-    const double span = static_cast<double>(t1 - t0);
+    const auto span = static_cast<double>(t1 - t0);
     if (span <= 0) {
         return {};
     }
@@ -128,7 +128,9 @@ Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
         return std::unexpected(db.error());
     }
     // Map the file rather than copy page by page; a hint SQLite may ignore.
-    (void)db->exec("PRAGMA mmap_size = 1073741824");
+    if (!db->exec("PRAGMA mmap_size = 1073741824")) {
+        // Not mapped: read page by page, as without the hint.
+    }
     std::string sql = "SELECT run_id, channel_id, t_ns, value FROM sample NOT INDEXED WHERE "
                       "run_id IN (";
     for (std::size_t i = 0; i < runs.size(); ++i) {

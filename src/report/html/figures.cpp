@@ -124,7 +124,7 @@ void profile_figure(
         f.lines.push_back(
             {s.name, colors.of(s.name), s.points, est, false, est ? "estimated" : ""});
     }
-    const double span = static_cast<double>(p.t1 - p.t0);
+    const auto span = static_cast<double>(p.t1 - p.t0);
     std::map<std::string, std::string> phase_color;
     for (const auto& ph : p.phases.phases) {
         auto [it, added] = phase_color.try_emplace(ph.name, "");

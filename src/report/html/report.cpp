@@ -135,6 +135,7 @@ Result<void> label_section(Page& pg,
     const int profile_fig = ++pg.figure;
     const int dist_fig = ++pg.figure;
     std::vector<trace::RunInfo> infos;
+    infos.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         infos.push_back(g.runs[i].run);
     }
@@ -147,7 +148,7 @@ Result<void> label_section(Page& pg,
     for (std::size_t i = 0; i < n; ++i) {
         const auto& r = g.runs[i];
         const auto* prof = &(*profiles)[i];
-        b += fmt::format("<div class=\"run-panel\" data-run=\"{}\"{}>", i, i == 0 ? "" : " hidden");
+        b += fmt::format(R"(<div class="run-panel" data-run="{}"{}>)", i, i == 0 ? "" : " hidden");
         std::string exit;
         if (r.run.signal) {
             exit = fmt::format(" · killed by signal {}", *r.run.signal);
@@ -190,7 +191,7 @@ Result<void> trace_section(Page& pg, const std::filesystem::path& path) {
         }
     }
     auto& b = pg.body;
-    b += fmt::format("<section class=\"trace\" id=\"trace-{}\"><h2>{}</h2>", pg.trace_no,
+    b += fmt::format(R"(<section class="trace" id="trace-{}"><h2>{}</h2>)", pg.trace_no,
                      escape(path.filename().string()));
     facts(pg, *reader, *groups, rated);
     if (groups->empty()) {

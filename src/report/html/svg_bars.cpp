@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 
 namespace jp::report::html {
 
@@ -12,13 +13,45 @@ using namespace detail;
 
 // --- stacked energy bars ---
 
-std::string stacked_bars_svg(const BarsFigure& f) {
-    constexpr double ml = 70;
-    constexpr double mr = 18;
-    const double plot_w = f.width - ml - mr;
-    const double legend_h = legend_height(f.legend, plot_w);
-    const Frame fr{ml, 8 + legend_h + 16, plot_w, static_cast<double>(f.plot_height)};
+namespace {
 
+// One bar: its segments stacked from 0 (value → y through y_of), the total on top.
+std::string bar_svg(const Bar& b,
+                    double cx,
+                    double bar_w,
+                    const std::function<double(double)>& y_of,
+                    const std::string& id) {
+    std::string out;
+    double acc = 0;
+    for (const auto& s : b.segments) {
+        if (!std::isfinite(s.value) || s.value <= 0) {
+            continue;
+        }
+        const double y0 = y_of(acc);
+        const double y1 = y_of(acc + s.value);
+        out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" fill="{}">)~"
+                           R"~(<title>{}</title></rect>)~",
+                           num(cx - bar_w / 2), num(y1), num(bar_w), num(y0 - y1), s.color,
+                           escape(s.title));
+        if (s.hatched) {
+            out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" )~"
+                               R"~(fill="url(#{}-hatch)"><title>{}</title></rect>)~",
+                               num(cx - bar_w / 2), num(y1), num(bar_w), num(y0 - y1), id,
+                               escape(s.title));
+        }
+        acc += s.value;
+    }
+    const double top = std::max(acc, std::isfinite(b.total) ? b.total : 0.0);
+    out += fmt::format(
+        R"~(<text x="{}" y="{}" class="bar-total" text-anchor="middle">)~"
+        R"~({}</text>)~",
+        num(cx), num(y_of(top) - 5),
+        b.total_basis.mark(fmt::format("{:.{}f}", b.total, significant_decimals(b.total)), ""));
+    return out;
+}
+
+// The tallest bar (its segments or its total) and the number of groups.
+std::pair<double, std::size_t> extent(const BarsFigure& f) {
     double ymax = 0;
     std::size_t groups = 0;
     for (std::size_t i = 0; i < f.bars.size(); ++i) {
@@ -31,6 +64,19 @@ std::string stacked_bars_svg(const BarsFigure& f) {
             ++groups;
         }
     }
+    return {ymax, groups};
+}
+
+} // namespace
+
+std::string stacked_bars_svg(const BarsFigure& f) {
+    constexpr double ml = 70;
+    constexpr double mr = 18;
+    const double plot_w = f.width - ml - mr;
+    const double legend_h = legend_height(f.legend, plot_w);
+    const Frame fr{ml, 8 + legend_h + 16, plot_w, static_cast<double>(f.plot_height)};
+
+    const auto [ymax, groups] = extent(f);
     const Axis ay = nice_axis(0, ymax > 0 ? ymax * 1.08 : 1, 5);
     const auto Y = [&](double y) {
         return fr.bottom() - (y - ay.lo) / (ay.hi - ay.lo) * fr.height;
@@ -78,32 +124,7 @@ std::string stacked_bars_svg(const BarsFigure& f) {
             room = group_room(i);
         }
         const double cx = pos + slot / 2;
-        double acc = 0;
-        out += "<g class=\"bar\">";
-        for (const auto& s : b.segments) {
-            if (!std::isfinite(s.value) || s.value <= 0) {
-                continue;
-            }
-            const double y0 = Y(acc);
-            const double y1 = Y(acc + s.value);
-            out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" fill="{}">)~"
-                               R"~(<title>{}</title></rect>)~",
-                               num(cx - bar_w / 2), num(y1), num(bar_w), num(y0 - y1), s.color,
-                               escape(s.title));
-            if (s.hatched) {
-                out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" )~"
-                                   R"~(fill="url(#{}-hatch)"><title>{}</title></rect>)~",
-                                   num(cx - bar_w / 2), num(y1), num(bar_w), num(y0 - y1), f.id,
-                                   escape(s.title));
-            }
-            acc += s.value;
-        }
-        const double top = std::max(acc, std::isfinite(b.total) ? b.total : 0.0);
-        out += fmt::format(
-            R"~(<text x="{}" y="{}" class="bar-total" text-anchor="middle">)~"
-            R"~({}</text>)~",
-            num(cx), num(Y(top) - 5),
-            b.total_basis.mark(fmt::format("{:.{}f}", b.total, significant_decimals(b.total)), ""));
+        out += "<g class=\"bar\">" + bar_svg(b, cx, bar_w, Y, f.id);
         const std::string lbl = slot >= text_width(b.label, 11) + 4
                                     ? b.label
                                     : fmt::format("{}", i + 1); // too narrow: an index

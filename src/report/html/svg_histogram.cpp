@@ -17,6 +17,7 @@ std::string histogram_svg(const HistogramFigure& f) {
     constexpr double mr = 18;
     const double plot_w = f.plot_width;
     std::vector<LegendEntry> entries;
+    entries.reserve(f.lines.size());
     for (const auto& l : f.lines) {
         entries.push_back({l.name, l.color, false, l.dashed, true});
     }

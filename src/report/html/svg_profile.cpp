@@ -3,6 +3,7 @@
 #include "report/html/svg_detail.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <iterator>
@@ -13,40 +14,45 @@ using namespace detail;
 
 // --- power over fractional runtime ---
 
-std::string profile_svg(const ProfileFigure& f) {
-    constexpr double ml = 70;
-    constexpr double mr = 18;
-    const double plot_w = f.plot_width;
-    const double width = ml + plot_w + mr;
+namespace {
 
-    std::vector<LegendEntry> entries;
-    for (const auto& l : f.lines) {
-        entries.push_back({l.note.empty() ? l.name : l.name + " (" + l.note + ")", l.color, false,
-                           l.dashed, true});
+constexpr double k_lane_h = 16;
+constexpr int k_max_lanes = 3;
+
+// Fraction of runtime and watts to the plot's pixels.
+struct Scale {
+    Frame fr;
+    Axis ay;
+    [[nodiscard]] double x(double fraction) const { return fr.left + fraction * fr.width; }
+    [[nodiscard]] double y(double watts) const {
+        return fr.bottom() - (watts - ay.lo) / (ay.hi - ay.lo) * fr.height;
     }
-    const double legend_h = legend_height(entries, plot_w);
+};
 
-    // Phase names sit in lanes above the plot, each over a bar the width of its phase.
-    constexpr double lane_h = 16;
-    constexpr int max_lanes = 3;
-    struct Label {
-        std::size_t phase;
-        int lane;
-    };
+// A phase name and the lane above the plot it sits in.
+struct Label {
+    std::size_t phase;
+    int lane;
+};
+
+// Phase names in lanes above the plot, each over a bar the width of its phase;
+// names with no room before the figure's edge are left to the band's tooltip.
+std::pair<std::vector<Label>, int>
+phase_lanes(const ProfileFigure& f, double left, double plot_w, double right_margin) {
     std::vector<Label> labels;
-    std::array<double, max_lanes> lane_end{};
+    std::array<double, k_max_lanes> lane_end{};
     lane_end.fill(-1e9);
     int lanes_used = 0;
     for (std::size_t i = 0; i < f.phases.size(); ++i) {
         const auto& p = f.phases[i];
-        const double x0 = ml + std::clamp(p.x0, 0.0, 1.0) * plot_w;
+        const double x0 = left + std::clamp(p.x0, 0.0, 1.0) * plot_w;
         const double tw = text_width(p.name, 11);
-        if (x0 + tw > ml + plot_w + mr) {
-            continue; // no room before the figure's edge: the band's tooltip names it
+        if (x0 + tw > left + plot_w + right_margin) {
+            continue;
         }
-        for (int lane = 0; lane < max_lanes; ++lane) {
+        for (int lane = 0; lane < k_max_lanes; ++lane) {
             if (lane_end[static_cast<std::size_t>(lane)] <= x0) {
-                const double x1 = ml + std::clamp(p.x1, 0.0, 1.0) * plot_w;
+                const double x1 = left + std::clamp(p.x1, 0.0, 1.0) * plot_w;
                 lane_end[static_cast<std::size_t>(lane)] = std::max(x0 + tw + 8, x1);
                 labels.push_back({i, lane});
                 lanes_used = std::max(lanes_used, lane + 1);
@@ -54,38 +60,19 @@ std::string profile_svg(const ProfileFigure& f) {
             }
         }
     }
-    const double strip_h = f.phases.empty() ? 0 : lane_h * std::max(lanes_used, 1) + 4;
-    const Frame fr{ml, 8 + legend_h + 6 + strip_h, plot_w, static_cast<double>(f.plot_height)};
-    const double height = fr.bottom() + 46;
+    return {labels, lanes_used};
+}
 
-    double ymax = 0;
-    for (const auto& l : f.lines) {
-        for (const auto& p : l.points) {
-            ymax = std::max(ymax, p.y);
-        }
-    }
-    const Axis ay = nice_axis(0, ymax > 0 ? ymax * 1.04 : 1, 6);
-    const auto X = [&](double x) { return fr.left + x * fr.width; };
-    const auto Y = [&](double y) {
-        return fr.bottom() - (y - ay.lo) / (ay.hi - ay.lo) * fr.height;
-    };
-
-    std::string out = svg_open(
-        f.id, "jp-profile", width, height,
-        fmt::format(R"~( data-left="{}" data-width="{}" data-top="{}" data-bottom="{}" )~"
-                    R"~(data-runtime="{:.3f}" aria-label="power over fractional runtime")~",
-                    num(fr.left), num(fr.width), num(fr.top), num(fr.bottom()),
-                    std::isfinite(f.runtime_s) ? f.runtime_s : 0.0));
-    out += fmt::format(R"~(<defs><clipPath id="{}-clip"><rect x="{}" y="{}" width="{}" )~"
-                       R"~(height="{}"/></clipPath></defs>)~",
-                       f.id, num(fr.left), num(fr.top - 1), num(fr.width), num(fr.height + 2));
-    legend(out, entries, f.id, fr.left, 8, plot_w);
-
-    // Phases: shaded bands in the plot, named in lanes above it.
-    out += "<g class=\"phases\">";
+// Phases: shaded bands in the plot, named in lanes above it.
+std::string phases_svg(const ProfileFigure& f,
+                       const std::vector<Label>& labels,
+                       const Scale& sc,
+                       double strip_h) {
+    const auto& fr = sc.fr;
+    std::string out = "<g class=\"phases\">";
     for (const auto& p : f.phases) {
-        const double x0 = X(std::clamp(p.x0, 0.0, 1.0));
-        const double x1 = X(std::clamp(p.x1, 0.0, 1.0));
+        const double x0 = sc.x(std::clamp(p.x0, 0.0, 1.0));
+        const double x1 = sc.x(std::clamp(p.x1, 0.0, 1.0));
         out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" )~"
                            R"~(fill-opacity="0.13"><title>{}</title></rect>)~",
                            num(x0), num(fr.top), num(std::max(x1 - x0, 1.0)), num(fr.height),
@@ -96,20 +83,24 @@ std::string profile_svg(const ProfileFigure& f) {
     }
     for (const auto& lb : labels) {
         const auto& p = f.phases[lb.phase];
-        const double x0 = X(std::clamp(p.x0, 0.0, 1.0));
-        const double x1 = X(std::clamp(p.x1, 0.0, 1.0));
-        const double ly = fr.top - strip_h + 2 + lane_h * lb.lane;
+        const double x0 = sc.x(std::clamp(p.x0, 0.0, 1.0));
+        const double x1 = sc.x(std::clamp(p.x1, 0.0, 1.0));
+        const double ly = fr.top - strip_h + 2 + k_lane_h * lb.lane;
         out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="3" fill="{}"/>)~", num(x0),
                            num(ly + 12), num(std::max(x1 - x0, 1.0)), p.color);
         out += fmt::format(R"~(<text x="{}" y="{}" class="phase-name">{}<title>{}</title></text>)~",
                            num(x0 + 1), num(ly + 10), escape(p.name), escape(p.title));
     }
-    out += "</g>";
+    return out + "</g>";
+}
 
-    y_axis(out, fr, ay, "Power [W]");
-    Axis ax{0, 1, 0.1};
+// The x axis: fraction of runtime, 0 to 1 in tenths, with a vertical grid.
+std::string runtime_axis_svg(const Scale& sc) {
+    const auto& fr = sc.fr;
+    std::string out;
+    const Axis ax{0, 1, 0.1};
     for (double t : ax.ticks()) {
-        const double x = X(t);
+        const double x = sc.x(t);
         out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="grid-v"/>)~",
                            num(x), num(fr.top), num(fr.bottom()));
         out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="axis"/>)~", num(x),
@@ -120,11 +111,16 @@ std::string profile_svg(const ProfileFigure& f) {
     out += fmt::format(R"~(<text x="{}" y="{}" class="axis-title" text-anchor="middle">)~"
                        R"~(Fraction of runtime</text>)~",
                        num(fr.left + fr.width / 2), num(fr.bottom() + 36));
+    return out;
+}
 
-    out += fmt::format(R"~(<g clip-path="url(#{}-clip)">)~", f.id);
-    double free_from = -1e9; // names of close point markers would overlap: tooltips only
+// Point markers as vertical lines; names of close ones would overlap: tooltips only.
+std::string point_markers_svg(const ProfileFigure& f, const Scale& sc) {
+    const auto& fr = sc.fr;
+    std::string out;
+    double free_from = -1e9;
     for (const auto& m : f.points) {
-        const double x = X(std::clamp(m.x, 0.0, 1.0));
+        const double x = sc.x(std::clamp(m.x, 0.0, 1.0));
         out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="mark">)~"
                            R"~(<title>{3}</title></line>)~",
                            num(x), num(fr.top), num(fr.bottom()), escape(m.name));
@@ -135,7 +131,11 @@ std::string profile_svg(const ProfileFigure& f) {
             free_from = x + tw + 8;
         }
     }
-    // Parts first, the node (thick) last so it stays on top.
+    return out;
+}
+
+// The series: parts first, the node (thick) last so it stays on top.
+std::string series_svg(const ProfileFigure& f, const Scale& sc) {
     std::vector<const SeriesLine*> order;
     for (const auto& l : f.lines) {
         if (!l.thick) {
@@ -147,6 +147,7 @@ std::string profile_svg(const ProfileFigure& f) {
             order.push_back(&l);
         }
     }
+    std::string out;
     for (const SeriesLine* l : order) {
         if (l->points.empty()) {
             continue;
@@ -154,7 +155,7 @@ std::string profile_svg(const ProfileFigure& f) {
         std::string pts;
         pts.reserve(l->points.size() * 14);
         for (const auto& p : l->points) {
-            fmt::format_to(std::back_inserter(pts), "{:.1f},{:.1f} ", X(p.x), Y(p.y));
+            fmt::format_to(std::back_inserter(pts), "{:.1f},{:.1f} ", sc.x(p.x), sc.y(p.y));
         }
         pts.pop_back();
         out +=
@@ -163,6 +164,53 @@ std::string profile_svg(const ProfileFigure& f) {
                         l->color, l->thick ? "2" : "1.4",
                         l->dashed ? R"~( stroke-dasharray="5 3")~" : "", pts, escape(l->name));
     }
+    return out;
+}
+
+} // namespace
+
+std::string profile_svg(const ProfileFigure& f) {
+    constexpr double ml = 70;
+    constexpr double mr = 18;
+    const double plot_w = f.plot_width;
+    const double width = ml + plot_w + mr;
+
+    std::vector<LegendEntry> entries;
+    entries.reserve(f.lines.size());
+    for (const auto& l : f.lines) {
+        entries.push_back({l.note.empty() ? l.name : l.name + " (" + l.note + ")", l.color, false,
+                           l.dashed, true});
+    }
+    const double legend_h = legend_height(entries, plot_w);
+    const auto [labels, lanes_used] = phase_lanes(f, ml, plot_w, mr);
+    const double strip_h = f.phases.empty() ? 0 : k_lane_h * std::max(lanes_used, 1) + 4;
+    const Frame fr{ml, 8 + legend_h + 6 + strip_h, plot_w, static_cast<double>(f.plot_height)};
+    const double height = fr.bottom() + 46;
+
+    double ymax = 0;
+    for (const auto& l : f.lines) {
+        for (const auto& p : l.points) {
+            ymax = std::max(ymax, p.y);
+        }
+    }
+    const Scale sc{fr, nice_axis(0, ymax > 0 ? ymax * 1.04 : 1, 6)};
+
+    std::string out = svg_open(
+        f.id, "jp-profile", width, height,
+        fmt::format(R"~( data-left="{}" data-width="{}" data-top="{}" data-bottom="{}" )~"
+                    R"~(data-runtime="{:.3f}" aria-label="power over fractional runtime")~",
+                    num(fr.left), num(fr.width), num(fr.top), num(fr.bottom()),
+                    std::isfinite(f.runtime_s) ? f.runtime_s : 0.0));
+    out += fmt::format(R"~(<defs><clipPath id="{}-clip"><rect x="{}" y="{}" width="{}" )~"
+                       R"~(height="{}"/></clipPath></defs>)~",
+                       f.id, num(fr.left), num(fr.top - 1), num(fr.width), num(fr.height + 2));
+    legend(out, entries, f.id, fr.left, 8, plot_w);
+    out += phases_svg(f, labels, sc, strip_h);
+    y_axis(out, fr, sc.ay, "Power [W]");
+    out += runtime_axis_svg(sc);
+    out += fmt::format(R"~(<g clip-path="url(#{}-clip)">)~", f.id);
+    out += point_markers_svg(f, sc);
+    out += series_svg(f, sc);
     out += "</g>";
     out += fmt::format(R"~(<g class="jp-cursor" visibility="hidden"><line x1="0" y1="{0}" )~"
                        R"~(x2="0" y2="{1}"/><text x="0" y="{2}"></text></g>)~",

@@ -52,14 +52,82 @@ void overview_table(Page& pg,
     b += "</tbody></table>";
 }
 
+namespace {
+
+// The row of counted part i (or the rest) of a label's table.
+std::string part_row(const RepeatSummary& g, std::size_t i, const EnergyUnit& u, Colors& colors) {
+    const auto& first = g.runs.front();
+    const auto& name = g.part_energy_j[i].first;
+    const Item* it = find_item(first, name);
+    if (it == nullptr) {
+        return {};
+    }
+    std::vector<double> peaks;
+    for (const auto& run : g.runs) {
+        if (const Item* x = find_item(run, name); x != nullptr && x->peak_w) {
+            peaks.push_back(*x->peak_w);
+        }
+    }
+    const auto peak = stat_of(peaks);
+    std::string source = escape(it->backend);
+    if (it->mean_util) {
+        source += fmt::format("{}util {:.0f} %", source.empty() ? "" : " · ", *it->mean_util);
+        if (*it->mean_util <= 1) {
+            source += " · <b>idle</b>";
+        }
+    }
+    const double node_e = g.node_energy_j.mean;
+    const double e = g.part_energy_j[i].second.mean;
+    const bool rest = name == "rest";
+    return fmt::format(
+        "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td class=\"text\">{}</td></tr>",
+        swatch(rest ? std::string{k_rest_color} : colors.of(name),
+               it->provenance == Provenance::estimated),
+        rest ? "rest of node" : escape(name), energy_pm(g.part_energy_j[i].second, u),
+        mean_pm(g.part_avg_w[i].second, 1, 1), peak.n > 0 ? mean_pm(peak, 1, 1) : "–",
+        node_e > 0 ? fmt::format("{:.1f} %", 100 * e / node_e) : std::string{"–"},
+        badge(it->provenance), rest && source.empty() ? "node − Σ parts" : source);
+}
+
+// Under a label's table: baseline, the monitor's overhead, the runs' notes and events.
+std::string part_notes(const RepeatSummary& g) {
+    std::vector<std::string> notes;
+    if (g.idle_w && g.dynamic_energy_j) {
+        notes.push_back(fmt::format("Idle baseline {:.1f} W → dynamic energy {} (node − idle "
+                                    "power × runtime).",
+                                    *g.idle_w, energy_text(*g.dynamic_energy_j)));
+    }
+    const double total_rt = g.runtime_s.mean * static_cast<double>(g.runs.size());
+    notes.push_back(fmt::format("Monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one "
+                                "core).",
+                                g.monitor_cpu_s, total_rt,
+                                total_rt > 0 ? 100 * g.monitor_cpu_s / total_rt : 0.0));
+    for (const auto& n : g.runs.front().notes) {
+        notes.push_back(escape(n));
+    }
+    std::size_t events = 0;
+    for (const auto& run : g.runs) {
+        events += run.events.size();
+    }
+    if (events > 0) {
+        notes.push_back(fmt::format("{} sensor event{} (jumps, wraps, read errors) recorded; see "
+                                    "the trace's event table.",
+                                    events, events == 1 ? "" : "s"));
+    }
+    std::string out = "<ul class=\"notes\">";
+    for (const auto& n : notes) {
+        out += "<li>" + n + "</li>";
+    }
+    return out + "</ul>";
+}
+
+} // namespace
+
 void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
     auto& b = pg.body;
     const auto& first = g.runs.front();
-    const double node_e = g.node_energy_j.mean;
-    const auto share = [&](double e) {
-        return node_e > 0 ? fmt::format("{:.1f} %", 100 * e / node_e) : std::string{"–"};
-    };
-    const auto u = energy_unit(node_e);
+    const auto u = energy_unit(g.node_energy_j.mean);
     b += fmt::format("<table class=\"parts\"><caption>{} run{} of “{}”{}</caption><thead><tr>"
                      "<th>Part</th><th>Consumption [{}]</th><th>Average power [W]</th>"
                      "<th>Peak power [W]</th><th>Share of node energy</th><th>Provenance</th>"
@@ -74,35 +142,7 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
                      mean_pm(g.node_avg_w, 1, 1), node_peak, badge(first.node.provenance),
                      escape(first.node_basis));
     for (std::size_t i = 0; i < g.part_energy_j.size(); ++i) {
-        const auto& name = g.part_energy_j[i].first;
-        const Item* it = find_item(first, name);
-        if (it == nullptr) {
-            continue;
-        }
-        std::vector<double> peaks;
-        for (const auto& run : g.runs) {
-            if (const Item* x = find_item(run, name); x != nullptr && x->peak_w) {
-                peaks.push_back(*x->peak_w);
-            }
-        }
-        const auto peak = stat_of(peaks);
-        std::string source = escape(it->backend);
-        if (it->mean_util) {
-            source += fmt::format("{}util {:.0f} %", source.empty() ? "" : " · ", *it->mean_util);
-            if (*it->mean_util <= 1) {
-                source += " · <b>idle</b>";
-            }
-        }
-        const bool rest = name == "rest";
-        b += fmt::format(
-            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-            "<td>{}</td><td class=\"text\">{}</td></tr>",
-            swatch(rest ? std::string{k_rest_color} : colors.of(name),
-                   it->provenance == Provenance::estimated),
-            rest ? "rest of node" : escape(name), energy_pm(g.part_energy_j[i].second, u),
-            mean_pm(g.part_avg_w[i].second, 1, 1), peak.n > 0 ? mean_pm(peak, 1, 1) : "–",
-            share(g.part_energy_j[i].second.mean), badge(it->provenance),
-            rest && source.empty() ? "node − Σ parts" : source);
+        b += part_row(g, i, u, colors);
     }
     for (const auto& o : first.others) {
         b += fmt::format("<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td>{:.1f}</td>"
@@ -113,34 +153,7 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
                          o.parent.empty() ? "another channel" : escape(o.parent));
     }
     b += "</tbody></table>";
-    std::vector<std::string> notes;
-    if (g.idle_w && g.dynamic_energy_j) {
-        notes.push_back(fmt::format("Idle baseline {:.1f} W → dynamic energy {} (node − idle "
-                                    "power × runtime).",
-                                    *g.idle_w, energy_text(*g.dynamic_energy_j)));
-    }
-    const double total_rt = g.runtime_s.mean * static_cast<double>(g.runs.size());
-    notes.push_back(fmt::format("Monitor overhead: {:.3f} s CPU over {:.1f} s ({:.2f} % of one "
-                                "core).",
-                                g.monitor_cpu_s, total_rt,
-                                total_rt > 0 ? 100 * g.monitor_cpu_s / total_rt : 0.0));
-    for (const auto& n : first.notes) {
-        notes.push_back(escape(n));
-    }
-    std::size_t events = 0;
-    for (const auto& run : g.runs) {
-        events += run.events.size();
-    }
-    if (events > 0) {
-        notes.push_back(fmt::format("{} sensor event{} (jumps, wraps, read errors) recorded; see "
-                                    "the trace's event table.",
-                                    events, events == 1 ? "" : "s"));
-    }
-    b += "<ul class=\"notes\">";
-    for (const auto& n : notes) {
-        b += "<li>" + n + "</li>";
-    }
-    b += "</ul>";
+    b += part_notes(g);
 }
 
 void phase_table(Page& pg, const RunProfile& p) {

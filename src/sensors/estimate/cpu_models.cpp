@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/estimate/cpu_models.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace jp::sensors::estimate {
@@ -65,14 +66,7 @@ static_assert(k_table.size() >= 20 && k_table.size() <= 40);
 constexpr bool plausible(const CpuModelRow& r) {
     return r.tdp_watts > 0 && r.threads_per_socket > 0 && !r.match.empty() && !r.source.empty();
 }
-static_assert([] {
-    for (const auto& r : k_table) {
-        if (!plausible(r)) {
-            return false;
-        }
-    }
-    return true;
-}());
+static_assert([] { return std::ranges::all_of(k_table, plausible); }());
 
 constexpr char lower(char c) noexcept {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;

@@ -81,8 +81,8 @@ void discover_device(const Host& host, const Device& dev, Discovery& out) {
         auto reason = scan.denied == 1
                           ? scan.first_denied
                           : fmt::format("{} (and {} more)", scan.first_denied, scan.denied - 1);
-        out.unreadable.push_back(Finding{"hwmon", fmt::format("{} ({})", dev.id, dev.name),
-                                         std::move(reason), access_hint(dev, host)});
+        out.unreadable.emplace_back("hwmon", fmt::format("{} ({})", dev.id, dev.name),
+                                    std::move(reason), access_hint(dev, host));
     }
     if (!scan.channels.empty()) {
         out.sensors.push_back(std::make_unique<SysfsSensor>("hwmon", std::move(scan.channels),

@@ -127,9 +127,9 @@ private:
         const int err = errno;
         if (err == EACCES || err == EPERM) {
             m_denied = true;
-            m_out.unreadable.push_back(
-                Finding{"perf_rapl", fmt::format("power PMU ({} on cpu {})", event.name, cpu),
-                        std::strerror(err), paranoid_hint(m_host), channel.name});
+            m_out.unreadable.emplace_back("perf_rapl",
+                                          fmt::format("power PMU ({} on cpu {})", event.name, cpu),
+                                          std::strerror(err), paranoid_hint(m_host), channel.name);
             return;
         }
         m_out.notes.push_back(
@@ -147,6 +147,7 @@ private:
 
 std::vector<std::string_view> event_names() {
     std::vector<std::string_view> names;
+    names.reserve(k_events.size());
     for (const auto& row : k_events) {
         names.push_back(row.event);
     }

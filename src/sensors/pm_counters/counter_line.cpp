@@ -50,7 +50,7 @@ std::expected<CounterLine, int> parse_counter(std::string_view text,
     if (!stamp || !take_word(s, "us") || !s.empty()) {
         return std::unexpected(EINVAL);
     }
-    line.timestamp_us = *stamp;
+    line.timestamp_us = stamp;
     return line;
 }
 

@@ -55,6 +55,7 @@ std::optional<unsigned> accel_index(std::string_view file) {
 
 std::vector<Counter> counters_in(const std::filesystem::path& dir) {
     std::vector<Counter> out;
+    out.reserve(k_counters.size());
     for (const auto& row : k_counters) {
         out.push_back(
             {std::string{row.file}, std::string{row.channel}, row.domain, std::string{row.cap}});
@@ -119,9 +120,9 @@ void add_counter(const Host& host,
     auto file = sys::PolledFile::open(dir / counter.file);
     if (!file) {
         if (file.error().kind != ErrorKind::not_found) {
-            out.unreadable.push_back(Finding{
+            out.unreadable.emplace_back(
                 "pm_counters", counter.file, file.error().message(),
-                file.error().kind == ErrorKind::permission ? access_hint(host) : std::string{}});
+                file.error().kind == ErrorKind::permission ? access_hint(host) : std::string{});
         }
         return;
     }
@@ -141,7 +142,7 @@ StampFiles open_stamps(const std::filesystem::path& dir, std::vector<std::string
     if (auto f = sys::PolledFile::open(dir / "freshness")) {
         stamps.freshness = std::move(*f);
     } else {
-        notes.push_back("pm_counters: no freshness file, snapshots are not checked for tearing");
+        notes.emplace_back("pm_counters: no freshness file, snapshots are not checked for tearing");
     }
     if (auto g = sys::PolledFile::open(dir / "generation")) {
         stamps.generation = std::move(*g);

@@ -35,10 +35,10 @@ Discovery discover(const Host& host) {
     for (auto& zone : zones) {
         auto file = sys::PolledFile::open(zone.dir / "energy_uj");
         if (!file) {
-            out.unreadable.push_back(Finding{
+            out.unreadable.emplace_back(
                 "powercap", fmt::format("zone {} ({})", zone.id, zone.name), file.error().message(),
                 file.error().kind == ErrorKind::permission ? access_hint(host) : std::string{},
-                zone.channel.name});
+                zone.channel.name);
             continue;
         }
         channels.push_back(std::move(zone.channel));

@@ -21,10 +21,10 @@ Value read_one(const Session& session, const Gpu& gpu, Quantity q) noexcept {
 void add_gpu(const std::shared_ptr<const Session>& session, unsigned int index, Discovery& out) {
     auto gpu = probe_gpu(session->api(), index, out.notes);
     if (gpu.power == PowerSource::none) {
-        out.unreadable.push_back(Finding{"rocm_smi", fmt::format("AMD GPU {}", index),
-                                         "no power reading: " + gpu.no_power,
-                                         "ROCm SMI reads the amdgpu files under "
-                                         "/sys/class/drm/card*/device: check they are readable"});
+        out.unreadable.emplace_back("rocm_smi", fmt::format("AMD GPU {}", index),
+                                    "no power reading: " + gpu.no_power,
+                                    "ROCm SMI reads the amdgpu files under "
+                                    "/sys/class/drm/card*/device: check they are readable");
     }
     if (!gpu.channels.empty()) {
         out.sensors.push_back(std::make_unique<VendorGpuSensor<Session, Gpu>>(
