@@ -15,11 +15,21 @@
 
 namespace {
 
+// The tree's directory, removed at exit (after the engine reading it is gone:
+// atexit runs in reverse order of registration, and this is registered first).
+char g_dir[] = "/tmp/jp-fuzz-daemon-XXXXXX";
+
+void remove_tree() {
+    std::error_code ec;
+    std::filesystem::remove_all(g_dir, ec);
+}
+
 std::filesystem::path make_tree() {
-    char dir[] = "/tmp/jp-fuzz-daemon-XXXXXX";
+    char* dir = g_dir;
     if (::mkdtemp(dir) == nullptr) {
         std::abort();
     }
+    std::atexit(remove_tree);
     const std::filesystem::path zone =
         std::filesystem::path{dir} / "sys/class/powercap/intel-rapl:0";
     std::filesystem::create_directories(zone);
