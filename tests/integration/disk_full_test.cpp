@@ -18,13 +18,6 @@
 namespace jp::test {
 namespace {
 
-std::string slurp(const std::string& p) {
-    std::ifstream in{p, std::ios::binary};
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 std::size_t count(const std::string& text, std::string_view what) {
     std::size_t n = 0;
     for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {

@@ -22,13 +22,6 @@ namespace {
 
 constexpr std::int64_t k_ms = 1'000'000;
 
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in{p, std::ios::binary};
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 long lines_in(const std::string& s) {
     return std::count(s.begin(), s.end(), '\n');
 }

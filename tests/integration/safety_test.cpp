@@ -19,13 +19,6 @@
 namespace jp::test {
 namespace {
 
-std::string slurp(const std::string& p) {
-    std::ifstream in{p, std::ios::binary};
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 class Safety : public ::testing::Test {
 protected:
     void SetUp() override {

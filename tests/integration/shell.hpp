@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Helpers shared by the integration suites: run a shell command line and read
-// the monotonic clock the monitor uses.
+// Helpers shared by the integration suites: run a shell command line, read
+// the monotonic clock the monitor uses, read a file whole.
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +54,14 @@ inline Outcome sh(const std::string& cmd) {
     const int st = ::pclose(p);
     o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return o;
+}
+
+// A file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in{p, std::ios::binary};
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 } // namespace jp::test

@@ -22,13 +22,6 @@
 namespace jp::test {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in{p};
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 constexpr std::size_t npos = std::string::npos;
 
 bool has_line_with(const std::string& text, const std::vector<std::string>& words) {
