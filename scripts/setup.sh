@@ -8,6 +8,7 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           chromium fonts-dejavu-core zlib1g-dev    # the HTML report's browser test
           libtorch-dev libstb-dev                  # the reference workloads (LibTorch, images)
           prometheus systemd                       # jouleprofd: promtool and a real Prometheus; systemd-analyze
+          python3                                  # contrib/jptrace.py, the trace format's reference reader
           clang-19 libclang-rt-19-dev clang-tidy-19) # the fuzz preset (libFuzzer) and clang-tidy
 missing=()
 for p in "${packages[@]}"; do

@@ -77,12 +77,14 @@ void Recorder::flush_locked() {
     m_samples.clear();
     m_events.clear();
     m_sampler.drain(m_samples, m_events);
-    write([this]() -> Result<void> {
-        if (!m_samples.empty()) {
-            if (auto r = m_writer.append(m_samples, m_run_id); !r) {
-                return r;
-            }
+    // The writer keeps samples until they commit, so they are handed over once,
+    // outside what write() runs again after a failure.
+    if (!m_failed && m_run_id != 0 && !m_samples.empty()) {
+        if (auto r = m_writer.append(m_samples, m_run_id); !r) {
+            JP_LOG_ERROR("trace: {}", r.error().message());
         }
+    }
+    write([this]() -> Result<void> {
         for (const auto& e : m_events) {
             if (auto r = m_writer.add_event(e); !r) {
                 return r;

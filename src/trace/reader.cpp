@@ -2,7 +2,10 @@
 #include "trace/reader.hpp"
 
 #include "core/update_period.hpp"
+#include "trace/block_codec.hpp"
 #include "trace/schema.hpp"
+
+#include <algorithm>
 
 namespace jp::trace {
 namespace {
@@ -53,6 +56,27 @@ RunInfo run_from_row(const Statement& s) {
     return r;
 }
 
+// Samples in time order; equal times keep the order they were written in (a
+// block holds a late interpolated edge after later readings).
+void sort_by_time(ChannelSamples& s) {
+    if (std::ranges::is_sorted(s.points, {}, &TimedValue::t_ns)) {
+        return;
+    }
+    std::vector<std::size_t> order(s.points.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return s.points[i].t_ns; });
+    ChannelSamples sorted;
+    sorted.points.reserve(order.size());
+    sorted.flags.reserve(order.size());
+    for (const auto i : order) {
+        sorted.points.push_back(s.points[i]);
+        sorted.flags.push_back(s.flags[i]);
+    }
+    s = std::move(sorted);
+}
+
 } // namespace
 
 Result<Reader> Reader::open(const std::filesystem::path& path) {
@@ -80,9 +104,11 @@ Result<Reader> Reader::from_bytes(std::string_view bytes, const std::filesystem:
 Result<Reader> Reader::from_database(Database db, const std::filesystem::path& path) {
     Reader reader{std::move(db)};
     reader.m_path = path;
-    if (auto v = check_schema(reader.m_db); !v) {
-        return std::unexpected(v.error());
+    auto version = check_schema(reader.m_db);
+    if (!version) {
+        return std::unexpected(version.error());
     }
+    reader.m_version = *version;
     if (auto r = reader.load(); !r) {
         return std::unexpected(r.error());
     }
@@ -118,6 +144,35 @@ Result<void> Reader::load() {
 }
 
 Result<ChannelSamples> Reader::samples(std::int64_t run_id, std::size_t channel) {
+    if (m_version == 1) {
+        return samples_v1(run_id, channel);
+    }
+    auto stmt = m_db.prepare("SELECT count, data FROM block WHERE run_id = ? AND channel_id = ? "
+                             "ORDER BY t_min_ns, id");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id).bind(2, static_cast<std::int64_t>(channel) + 1);
+    ChannelSamples out;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row) {
+            return std::unexpected(row.error());
+        }
+        if (!*row) {
+            break;
+        }
+        if (auto r = decode_block(stmt->column_blob(1), stmt->column_int(0), out.points, out.flags,
+                                  m_path.string());
+            !r) {
+            return std::unexpected(r.error());
+        }
+    }
+    sort_by_time(out);
+    return out;
+}
+
+Result<ChannelSamples> Reader::samples_v1(std::int64_t run_id, std::size_t channel) {
     auto stmt = m_db.prepare("SELECT t_ns, value, flags FROM sample WHERE run_id = ? AND "
                              "channel_id = ? ORDER BY t_ns");
     if (!stmt) {
@@ -170,7 +225,8 @@ Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
 }
 
 Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id) {
-    auto stmt = m_db.prepare("SELECT max(t_ns) FROM sample WHERE run_id = ?");
+    auto stmt = m_db.prepare(m_version == 1 ? "SELECT max(t_ns) FROM sample WHERE run_id = ?"
+                                            : "SELECT max(t_max_ns) FROM block WHERE run_id = ?");
     if (!stmt) {
         return std::unexpected(stmt.error());
     }

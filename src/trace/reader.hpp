@@ -28,6 +28,8 @@ public:
     [[nodiscard]] const std::vector<Channel>& channels() const { return m_channels; }
     [[nodiscard]] const std::vector<RunInfo>& runs() const { return m_runs; }
     [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+    // The trace's schema version (1: a row per sample; 2: sample blocks).
+    [[nodiscard]] int version() const { return m_version; }
 
     // Samples of one channel (index into channels()) in one run, by time.
     Result<ChannelSamples> samples(std::int64_t run_id, std::size_t channel);
@@ -39,7 +41,9 @@ public:
 private:
     explicit Reader(Database db) : m_db(std::move(db)) {}
     Result<void> load();
+    Result<ChannelSamples> samples_v1(std::int64_t run_id, std::size_t channel);
     Database m_db;
+    int m_version = 0;
     std::filesystem::path m_path;
     std::map<std::string, std::string> m_meta;
     std::vector<Channel> m_channels;

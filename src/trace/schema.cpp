@@ -10,7 +10,7 @@ namespace {
 
 // Keep in step with docs/trace-format.md.
 constexpr std::string_view k_schema = R"sql(
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE channel (
     id INTEGER PRIMARY KEY,          -- index in the channel table + 1
     name TEXT NOT NULL UNIQUE,
@@ -40,14 +40,18 @@ CREATE TABLE run (
     monitor_cpu_s REAL NOT NULL DEFAULT 0,
     status TEXT NOT NULL             -- running | complete | failed
 );
-CREATE TABLE sample (
+CREATE TABLE block (                 -- one channel's samples of one run, packed
+    id INTEGER PRIMARY KEY,
     run_id INTEGER NOT NULL REFERENCES run(id),
     channel_id INTEGER NOT NULL REFERENCES channel(id),
-    t_ns INTEGER NOT NULL,
-    value REAL NOT NULL,
-    flags INTEGER NOT NULL DEFAULT 0 -- 1 edge, 2 jump, 4 wrapped, 8 interpolated
+    t_min_ns INTEGER NOT NULL,       -- earliest and latest sample time in the block
+    t_max_ns INTEGER NOT NULL,
+    count INTEGER NOT NULL,          -- samples in data
+    v_min REAL,                      -- smallest and largest value (NULL: all NaN)
+    v_max REAL,
+    data BLOB NOT NULL               -- see docs/trace-format.md, "Sample blocks"
 );
-CREATE INDEX sample_by_channel ON sample(run_id, channel_id, t_ns);
+CREATE INDEX block_by_channel ON block(run_id, channel_id, t_min_ns);
 CREATE TABLE marker (
     run_id INTEGER NOT NULL REFERENCES run(id),
     t_ns INTEGER NOT NULL,
@@ -69,9 +73,6 @@ CREATE TABLE summary (
     peak_w REAL,
     provenance TEXT NOT NULL
 );
-CREATE VIEW samples AS
-    SELECT s.run_id, c.name AS channel, c.quantity, c.unit, s.t_ns * 1e-9 AS t_s, s.value, s.flags
-    FROM sample s JOIN channel c ON c.id = s.channel_id;
 )sql";
 
 } // namespace

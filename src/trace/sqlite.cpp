@@ -173,6 +173,11 @@ Statement& Statement::bind(int index, std::string_view value) {
                       SQLITE_TRANSIENT);
     return *this;
 }
+Statement& Statement::bind_blob(int index, std::string_view bytes) {
+    // SQLITE_STATIC: the caller keeps the bytes alive until the statement runs.
+    sqlite3_bind_blob(m_stmt, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
+    return *this;
+}
 Statement& Statement::bind(int index, std::optional<double> value) {
     return value ? bind(index, *value) : bind_null(index);
 }
@@ -220,6 +225,14 @@ std::string Statement::column_text(int col) const {
     }
     return valid_utf8({reinterpret_cast<const char*>(text),
                        static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))});
+}
+std::string_view Statement::column_blob(int col) const noexcept {
+    const auto* data = sqlite3_column_blob(m_stmt, col);
+    if (data == nullptr) {
+        return {};
+    }
+    return {static_cast<const char*>(data),
+            static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))};
 }
 bool Statement::column_is_null(int col) const noexcept {
     return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;

@@ -62,6 +62,8 @@ public:
     Statement& bind(int index, std::string_view value);
     Statement& bind(int index, std::optional<double> value);
     Statement& bind_null(int index);
+    // Bytes that must stay alive until run() or step() returns.
+    Statement& bind_blob(int index, std::string_view bytes);
 
     // Runs a statement that returns no rows and resets it.
     Result<void> run();
@@ -72,6 +74,8 @@ public:
     [[nodiscard]] std::int64_t column_int(int col) const noexcept;
     [[nodiscard]] double column_double(int col) const noexcept;
     [[nodiscard]] std::string column_text(int col) const;
+    // Valid until the next step, reset or column call on this statement.
+    [[nodiscard]] std::string_view column_blob(int col) const noexcept;
     [[nodiscard]] bool column_is_null(int col) const noexcept;
 
 private:

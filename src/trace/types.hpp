@@ -7,7 +7,7 @@
 
 namespace jp::trace {
 
-inline constexpr int k_schema_version = 1;
+inline constexpr int k_schema_version = 2; // 1: a row per sample (still read)
 
 // Bits of sample.flags.
 enum SampleFlag : std::uint8_t {

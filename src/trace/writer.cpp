@@ -8,20 +8,23 @@
 namespace jp::trace {
 
 namespace {
-constexpr std::string_view k_insert_sample =
-    "INSERT INTO sample(run_id, channel_id, t_ns, value, flags) VALUES (?,?,?,?,?)";
+constexpr std::string_view k_upsert_block =
+    "INSERT OR REPLACE INTO block(id, run_id, channel_id, t_min_ns, t_max_ns, count, v_min, "
+    "v_max, data) VALUES (?,?,?,?,?,?,?,?,?)";
+
 constexpr std::string_view k_insert_event =
     "INSERT INTO event(run_id, channel_id, t_ns, kind, detail) VALUES (?,?,?,?,?)";
 } // namespace
 
-Writer::Writer(Database db, Statement sample, Statement event)
-    : m_db(std::move(db)), m_insert_sample(std::move(sample)), m_insert_event(std::move(event)),
+Writer::Writer(Database db, Statement block, Statement event)
+    : m_db(std::move(db)), m_upsert_block(std::move(block)), m_insert_event(std::move(event)),
       m_file(m_db.path()) {}
 
 Writer::~Writer() {
     if (m_db.is_open() && !m_in_memory) {
-        m_insert_sample.reset();
         m_insert_event.reset();
+        (void)m_blocks.write(m_upsert_block);
+        m_upsert_block.reset();
         (void)m_db.exec("COMMIT;");
         // A reader holding the trace open keeps it in WAL mode: not worth
         // making the end of a run wait for.
@@ -40,8 +43,10 @@ Result<Writer> Writer::create(const std::filesystem::path& path,
     if (!db) {
         return std::unexpected(db.error());
     }
-    for (const char* pragma :
-         {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"}) {
+    for (const char* pragma : {// Small pages keep an empty trace small (about 10 KiB); a full
+                               // sample block and its row fit one page.
+                               "PRAGMA page_size=1024;", "PRAGMA journal_mode=WAL;",
+                               "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"}) {
         if (auto r = db->exec(pragma); !r) {
             return std::unexpected(r.error());
         }
@@ -49,12 +54,12 @@ Result<Writer> Writer::create(const std::filesystem::path& path,
     if (auto r = create_schema(*db); !r) {
         return std::unexpected(r.error());
     }
-    auto sample = db->prepare(k_insert_sample);
+    auto block = db->prepare(k_upsert_block);
     auto event = db->prepare(k_insert_event);
-    if (!sample || !event) {
-        return std::unexpected(!sample ? sample.error() : event.error());
+    if (!block || !event) {
+        return std::unexpected(!block ? block.error() : event.error());
     }
-    Writer w{std::move(*db), std::move(*sample), std::move(*event)};
+    Writer w{std::move(*db), std::move(*block), std::move(*event)};
     if (auto r = w.m_db.exec("BEGIN;"); !r) {
         return std::unexpected(r.error());
     }
@@ -87,6 +92,7 @@ Result<void> Writer::add_channels(std::span<const Channel> channels) {
     if (!stmt) {
         return std::unexpected(stmt.error());
     }
+    m_blocks.set_channel_count(channels.size());
     std::int64_t id = 1;
     for (const auto& c : channels) {
         stmt->bind(1, id++).bind(2, c.name).bind(3, to_string(c.domain));
@@ -141,14 +147,7 @@ Result<void> Writer::end_run(const RunInfo& run) {
 }
 
 Result<void> Writer::append(std::span<const SampleRecord> samples, std::int64_t run_id) {
-    for (const auto& s : samples) {
-        m_insert_sample.bind(1, run_id).bind(2, std::int64_t{s.channel} + 1).bind(3, s.t_ns);
-        m_insert_sample.bind(4, s.value).bind(5, std::int64_t{s.flags});
-        if (auto r = m_insert_sample.run(); !r) {
-            return r;
-        }
-    }
-    return {};
+    return m_blocks.add(samples, run_id, m_file.string());
 }
 
 Result<void> Writer::add_event(const Event& e) {
@@ -187,19 +186,23 @@ Result<void> Writer::add_summary(std::int64_t run_id, std::span<const SummaryRow
 }
 
 Result<void> Writer::commit() {
+    if (auto r = m_blocks.write(m_upsert_block); !r) {
+        return r;
+    }
     if (auto r = m_db.exec("COMMIT;"); !r) {
         return r;
     }
+    m_blocks.committed();
     return m_db.exec("BEGIN;");
 }
 
 Result<void> Writer::prepare_inserts() {
-    auto sample = m_db.prepare(k_insert_sample);
+    auto block = m_db.prepare(k_upsert_block);
     auto event = m_db.prepare(k_insert_event);
-    if (!sample || !event) {
-        return std::unexpected(!sample ? sample.error() : event.error());
+    if (!block || !event) {
+        return std::unexpected(!block ? block.error() : event.error());
     }
-    m_insert_sample = std::move(*sample);
+    m_upsert_block = std::move(*block);
     m_insert_event = std::move(*event);
     return {};
 }
@@ -208,7 +211,7 @@ Result<void> Writer::move_to_memory() {
     if (m_in_memory) {
         return {};
     }
-    m_insert_sample.reset();
+    m_upsert_block.reset();
     m_insert_event.reset();
     (void)m_db.exec("ROLLBACK;"); // SQLite may have rolled back already
     auto memory = Database::open_memory(m_file.string());
@@ -220,7 +223,7 @@ Result<void> Writer::move_to_memory() {
         return r;
     }
     // The file's statements go before its connection does.
-    m_insert_sample = Statement{};
+    m_upsert_block = Statement{};
     m_insert_event = Statement{};
     m_db = std::move(*memory);
     m_in_memory = true;

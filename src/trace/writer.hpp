@@ -5,6 +5,7 @@
 // once a second), so the file is readable while written and survives a
 // killed monitor up to its last commit.
 #include "core/channel.hpp"
+#include "trace/sample_blocks.hpp"
 #include "trace/sqlite.hpp"
 #include "trace/types.hpp"
 
@@ -40,6 +41,9 @@ public:
     // Inserts the run and returns its id.
     Result<std::int64_t> begin_run(const RunInfo& run);
     Result<void> end_run(const RunInfo& run);
+    // Keeps samples in the run's open blocks; commit() writes them. Samples
+    // not yet committed stay with the writer, so a commit that fails (and
+    // move_to_memory) loses none and writes none twice.
     Result<void> append(std::span<const SampleRecord> samples, std::int64_t run_id);
     Result<void> add_event(const Event& event);
     Result<void> add_marker(const Marker& marker);
@@ -49,7 +53,8 @@ public:
 
     // When the file cannot be written (a full disk): drops the transaction
     // that failed and goes on in memory from what the file committed; the
-    // caller writes the dropped part again. The file keeps what it holds.
+    // caller writes the dropped events, markers and runs again (samples the
+    // writer keeps itself until they commit). The file keeps what it holds.
     Result<void> move_to_memory();
     [[nodiscard]] bool in_memory() const noexcept { return m_in_memory; }
     // Writes the whole trace kept in memory over the file (when the disk has
@@ -59,10 +64,11 @@ public:
     Result<Database> snapshot();
 
 private:
-    Writer(Database db, Statement sample, Statement event);
+    Writer(Database db, Statement block, Statement event);
     Result<void> prepare_inserts();
     Database m_db;
-    Statement m_insert_sample;
+    SampleBlocks m_blocks;
+    Statement m_upsert_block;
     Statement m_insert_event;
     std::filesystem::path m_file;
     bool m_in_memory = false;

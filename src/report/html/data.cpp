@@ -265,8 +265,10 @@ Result<RunProfile> profile_of(trace::Reader& reader,
 
 Result<std::map<std::int64_t, RunSeries>> read_runs(trace::Reader& reader,
                                                     std::span<const trace::RunInfo> runs) {
-    if (auto scanned = scan_runs(reader, runs)) {
-        return scanned;
+    if (reader.version() == 1) {
+        if (auto scanned = scan_runs(reader, runs)) {
+            return scanned;
+        }
     }
     std::map<std::int64_t, RunSeries> out;
     const auto& chans = reader.channels();

@@ -68,10 +68,10 @@ struct ProfileOptions {
 // empty for channels the report does not draw.
 using RunSeries = std::vector<std::vector<TimedValue>>;
 
-// The counted channels of several runs, read in one sequential pass over the
-// sample table: on long traces much faster than one indexed query per channel,
-// which visits every page of the table once per channel. Falls back to
-// Reader::samples when the pass cannot be made.
+// The counted channels of several runs. A version 1 trace (a row per sample)
+// is read in one sequential pass over its sample table, much faster there than
+// one indexed query per channel; a version 2 trace's blocks are read per
+// channel (Reader::samples), which touches only that channel's blocks.
 [[nodiscard]] Result<std::map<std::int64_t, RunSeries>>
 read_runs(trace::Reader& reader, std::span<const trace::RunInfo> runs);
 

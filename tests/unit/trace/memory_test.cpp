@@ -44,7 +44,8 @@ TEST(WriterInMemory, GoesOnFromWhatTheFileCommittedAndSavesEverything) {
 
     ASSERT_TRUE(w->move_to_memory());
     EXPECT_TRUE(w->in_memory());
-    ASSERT_TRUE(w->append(samples(5'000'000, 7), run.id)); // written again, and more
+    ASSERT_TRUE(w->append(samples(8'000'000, 4),
+                          run.id)); // more; the 3 above are the writer's to write again
     run.end_ns = 20'000'000;
     run.status = "complete";
     ASSERT_TRUE(w->end_run(run));

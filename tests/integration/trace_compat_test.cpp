@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A trace of schema version 1, written by jouleprof 0.1 before sample blocks
+// (tests/data/trace-v1), reports today as it did then: `report --json` gives
+// the figures 0.1 gave for it (v1.report.json, its own output), and `export`
+// its samples. If the report's JSON gains fields, compare the figures that
+// were there; never regenerate v1.report.json with a newer build.
+#include "fake_sysfs.hpp"
+#include "shell.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace jp::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(TraceCompat, AVersionOneTraceReportsAsItDidThen) {
+    const fs::path fixture = fs::path{JP_TEST_SOURCE_DIR} / "data/trace-v1";
+    FakeSysfs tmp;
+    fs::copy_file(fixture / "v1.jptrace", tmp.root() / "v1.jptrace");
+    // Read-only as shipped: a report never writes into its input.
+    fs::permissions(tmp.root() / "v1.jptrace", fs::perms::owner_read | fs::perms::group_read);
+    const auto report =
+        sh(fmt::format("cd {} && {} report --json v1.jptrace", tmp.root().string(), JP_BINARY));
+    ASSERT_EQ(report.exit_code, 0) << report.out;
+    const auto got = nlohmann::json::parse(report.out);
+    const auto then = nlohmann::json::parse(slurp(fixture / "v1.report.json"));
+    EXPECT_EQ(got.at("groups"), then.at("groups"));
+    EXPECT_EQ(got.at("traces"), then.at("traces"));
+
+    const auto csv = sh(
+        fmt::format("cd {} && {} export --format csv v1.jptrace", tmp.root().string(), JP_BINARY));
+    ASSERT_EQ(csv.exit_code, 0) << csv.out;
+    EXPECT_EQ(csv.out, slurp(fixture / "v1.export.csv"));
+}
+
+} // namespace
+} // namespace jp::test
