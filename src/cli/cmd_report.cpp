@@ -118,12 +118,15 @@ int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE
     return print_report(o, Config{}, text_out);
 }
 
-int print_trace_summary(trace::Reader& trace, bool json, std::FILE* text_out) {
+int print_trace_summary(const std::filesystem::path& trace,
+                        std::vector<report::RunSummary> runs,
+                        bool json,
+                        std::FILE* text_out) {
     ReportOptions o;
-    o.traces = {trace.path()};
+    o.traces = {trace};
     o.json = json;
-    return print_groups(report::summarize_trace(trace, summary_options(o, Config{})), o, Config{},
-                        text_out);
+    return print_groups(report::group_runs(report::measured_runs(std::move(runs)), false), o,
+                        Config{}, text_out);
 }
 
 void register_report(CLI::App& app, Commands& out) {

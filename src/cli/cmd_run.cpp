@@ -1,12 +1,71 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "cli/command.hpp"
+#include "cli/commands.hpp"
 #include "cli/job_markers.hpp"
 #include "cli/measurement.hpp"
+#include "core/log.hpp"
 #include "core/text.hpp"
 
 #include <memory>
 
 namespace jp::cli {
+
+int run_measurement(const RunOptions& o, const sensors::Host& host, const Config& config) {
+    auto rules = parse_mark_regexes(o.mark_regex);
+    if (!rules) {
+        JP_LOG_ERROR("--mark-regex {}", rules.error());
+        return 2;
+    }
+    SessionOptions so{o.output,
+                      o.interval,
+                      o.live,
+                      std::move(*rules),
+                      {{"command", join_command(o.command)}, {"label", o.label}}};
+    auto session = MeasurementSession::open(std::move(so), host, config);
+    if (!session) {
+        JP_LOG_ERROR("{}", session.error().message());
+        return 2;
+    }
+    const auto path = (*session)->path();
+    std::optional<int> interrupted;
+    if (o.baseline.count() > 0) {
+        interrupted = (*session)->baseline(o.baseline);
+    }
+    int exit_code = 0;
+    if (!interrupted) {
+        const auto r =
+            (*session)->run_series({o.label, o.command, o.repeat, o.warmup, o.cooldown, {}});
+        if (!r.failure.empty()) {
+            JP_LOG_ERROR("{}", r.failure);
+            return r.exit_code;
+        }
+        exit_code = r.exit_code;
+        interrupted = r.interrupted;
+    }
+    (*session)->finish(); // an incomplete file is said there; the summary covers everything
+    if (interrupted) {
+        JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
+                    path.string());
+        exit_code = 128 + *interrupted;
+    }
+    // Printed from the summaries finish() computed (from memory when the file
+    // could not take everything), not from the trace read again.
+    auto summaries = (*session)->summaries();
+    session->reset(); // the trace is closed before the summary is printed
+    int printed = 0;
+    if (o.print_summary) {
+        if (summaries) {
+            printed = print_trace_summary(path, std::move(*summaries), o.json, stderr);
+        } else {
+            JP_LOG_ERROR("{}", summaries.error().message());
+            printed = 1;
+        }
+    }
+    if (printed != 0) {
+        JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
+    }
+    return exit_code;
+}
 
 void register_run(CLI::App& app, Commands& out) {
     auto o = std::make_shared<RunOptions>();

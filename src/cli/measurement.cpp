@@ -152,6 +152,11 @@ struct MeasurementSession::State {
     Recorder recorder;
     JobMarkers markers;
     int runs = 0; // jobs started in this session
+    // Process CPU time already reported with earlier runs: each run reports
+    // everything the monitor spent since (the first one its start-up too).
+    double cpu_reported = 0;
+    Result<std::vector<report::RunSummary>> summaries =
+        std::unexpected(Error{ErrorKind::internal, "", "not finished", {}});
 };
 
 namespace {
@@ -168,6 +173,13 @@ trace::RunInfo new_run(const State& s, const Series& series, std::string kind, i
     run.start_utc = std::string{format_utc(wall_ns(), buf)};
     run.start_ns = mono_ns() - s.epoch;
     return run;
+}
+
+double monitor_cpu_since_last_run(State& s) {
+    const double now = process_cpu_seconds();
+    const double spent = now - s.cpu_reported;
+    s.cpu_reported = now;
+    return spent;
 }
 
 // Runs the command once under measurement; returns its shell exit code.
@@ -190,7 +202,6 @@ int measured_run(
         return child.error().kind == ErrorKind::not_found ? 127 : 126;
     }
     s.markers.spawned();
-    const double cpu0 = process_cpu_seconds();
     run.start_ns = s.sampler.begin(run.id);
     s.markers.started(s.epoch + run.start_ns);
     if (auto released = child->release(); !released) {
@@ -212,7 +223,7 @@ int measured_run(
     run.end_ns = s.sampler.end();
     s.markers.ended(s.epoch + *run.end_ns);
     status.clear();
-    run.monitor_cpu_s = process_cpu_seconds() - cpu0;
+    run.monitor_cpu_s = monitor_cpu_since_last_run(s);
     run.status = is_interrupt_status(st.shell_code()) ? "interrupted" : "complete";
     run.exit_code = st.signal ? std::optional<int>{} : std::optional<int>{st.code};
     run.signal = st.signal;
@@ -220,14 +231,19 @@ int measured_run(
     return st.shell_code();
 }
 
-void write_summaries(const std::filesystem::path& path, Recorder& recorder) {
+// Summarises every run once: the rows stored in the trace and what `run` prints.
+Result<std::vector<report::RunSummary>> write_summaries(const std::filesystem::path& path,
+                                                        Recorder& recorder) {
     auto reader = recorder.reader(path);
     if (!reader) {
-        return;
+        return std::unexpected(reader.error());
     }
+    std::vector<report::RunSummary> all;
+    std::optional<Error> failed;
     for (const auto& run : reader->runs()) {
         auto s = report::summarize_run(*reader, run);
         if (!s) {
+            failed = s.error();
             continue;
         }
         std::vector<trace::SummaryRow> rows{
@@ -240,7 +256,12 @@ void write_summaries(const std::filesystem::path& path, Recorder& recorder) {
                 {"rest", s->rest->energy_j, s->rest->avg_w, std::nullopt, s->rest->provenance});
         }
         recorder.add_summary(run.id, rows);
+        all.push_back(std::move(*s));
     }
+    if (failed) {
+        return std::unexpected(*failed);
+    }
+    return all;
 }
 
 } // namespace
@@ -275,12 +296,11 @@ std::optional<int> MeasurementSession::baseline(Nanos duration) {
     auto run = new_run(*m, Series{}, "baseline", 1);
     run.command = "(idle baseline)";
     m->recorder.begin_run(run);
-    const double cpu0 = process_cpu_seconds();
     run.start_ns = m->sampler.begin(run.id);
     m->recorder.end_run(run);
     const auto sig = process::sleep_unless_signalled(m->epoch + run.start_ns + duration.count());
     run.end_ns = m->sampler.end();
-    run.monitor_cpu_s = process_cpu_seconds() - cpu0;
+    run.monitor_cpu_s = monitor_cpu_since_last_run(*m);
     run.status = sig ? "interrupted" : "complete";
     run.exit_code = 0;
     m->recorder.end_run(run);
@@ -321,7 +341,7 @@ SeriesResult MeasurementSession::run_series(const Series& series) {
 
 bool MeasurementSession::finish() {
     m->recorder.flush();
-    write_summaries(m->path, m->recorder);
+    m->summaries = write_summaries(m->path, m->recorder);
     if (!m->recorder.in_memory()) {
         return true;
     }
@@ -332,8 +352,8 @@ bool MeasurementSession::finish() {
     return true;
 }
 
-Result<trace::Reader> MeasurementSession::reader() {
-    return m->recorder.reader(m->path);
+const Result<std::vector<report::RunSummary>>& MeasurementSession::summaries() const {
+    return m->summaries;
 }
 
 std::string join_command(const std::vector<std::string>& argv) {
@@ -350,59 +370,6 @@ std::string join_command(const std::vector<std::string>& argv) {
 
 bool is_interrupt_status(int exit_code) {
     return exit_code > 128 && process::is_interrupting(exit_code - 128);
-}
-
-int run_measurement(const RunOptions& o, const sensors::Host& host, const Config& config) {
-    auto rules = parse_mark_regexes(o.mark_regex);
-    if (!rules) {
-        JP_LOG_ERROR("--mark-regex {}", rules.error());
-        return 2;
-    }
-    SessionOptions so{o.output,
-                      o.interval,
-                      o.live,
-                      std::move(*rules),
-                      {{"command", join_command(o.command)}, {"label", o.label}}};
-    auto session = MeasurementSession::open(std::move(so), host, config);
-    if (!session) {
-        JP_LOG_ERROR("{}", session.error().message());
-        return 2;
-    }
-    const auto path = (*session)->path();
-    std::optional<int> interrupted;
-    if (o.baseline.count() > 0) {
-        interrupted = (*session)->baseline(o.baseline);
-    }
-    int exit_code = 0;
-    if (!interrupted) {
-        const auto r =
-            (*session)->run_series({o.label, o.command, o.repeat, o.warmup, o.cooldown, {}});
-        if (!r.failure.empty()) {
-            JP_LOG_ERROR("{}", r.failure);
-            return r.exit_code;
-        }
-        exit_code = r.exit_code;
-        interrupted = r.interrupted;
-    }
-    const bool file_complete = (*session)->finish();
-    if (interrupted) {
-        JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
-                    path.string());
-        exit_code = 128 + *interrupted;
-    }
-    // A file the disk could not take in full: the summary comes from memory.
-    std::optional<Result<trace::Reader>> memory;
-    if (!file_complete && o.print_summary) {
-        memory = (*session)->reader();
-    }
-    session->reset(); // the trace is closed before it is summarised
-    const int printed = !o.print_summary ? 0
-                        : memory ? (*memory ? print_trace_summary(**memory, o.json, stderr) : 1)
-                                 : print_trace_summary(path, o.json, stderr);
-    if (printed != 0) {
-        JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
-    }
-    return exit_code;
 }
 
 } // namespace jp::cli

@@ -6,6 +6,7 @@
 // many series (workload × mode × setting) into one trace.
 #include "config/config.hpp"
 #include "markers/line_rules.hpp"
+#include "report/summary.hpp"
 #include "sensors/host.hpp"
 #include "trace/reader.hpp"
 
@@ -90,12 +91,13 @@ public:
     // Returns the signal that interrupted it, if any.
     std::optional<int> baseline(Nanos duration);
     SeriesResult run_series(const Series& series);
-    // Commits everything and stores each run's summary rows; call once, after
-    // the last run. False when the disk could not take the whole trace: the
-    // file holds a part, reader() all of it.
+    // Commits everything, summarises every run once and stores the summary
+    // rows; call once, after the last run. False when the disk could not take
+    // the whole trace: the file holds a part, the summaries cover all of it.
     bool finish();
-    // Everything recorded so far (from memory when the file could not be written).
-    Result<trace::Reader> reader();
+    // Every run's summary as finish() computed it (from memory when the file
+    // could not be written); an error if one could not be summarised.
+    [[nodiscard]] const Result<std::vector<report::RunSummary>>& summaries() const;
     [[nodiscard]] const std::filesystem::path& path() const;
 
     struct State; // sampler, recorder, marker socket: defined in measurement.cpp

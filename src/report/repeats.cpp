@@ -260,8 +260,7 @@ std::vector<RepeatSummary> group_runs(std::vector<RunSummary> runs, bool by_trac
 
 Result<std::vector<RunSummary>> measured_runs(trace::Reader& reader,
                                               const SummaryOptions& options) {
-    std::optional<double> idle_w;
-    std::vector<RunSummary> out;
+    std::vector<RunSummary> all;
     for (const auto& run : reader.runs()) {
         if (run.kind == "warmup") {
             continue;
@@ -270,11 +269,23 @@ Result<std::vector<RunSummary>> measured_runs(trace::Reader& reader,
         if (!s) {
             return std::unexpected(s.error());
         }
-        if (run.kind == "baseline") {
-            idle_w = s->node.avg_w;
+        all.push_back(std::move(*s));
+    }
+    return measured_runs(std::move(all));
+}
+
+std::vector<RunSummary> measured_runs(std::vector<RunSummary> all) {
+    std::optional<double> idle_w;
+    std::vector<RunSummary> out;
+    for (auto& s : all) {
+        if (s.run.kind == "warmup") {
             continue;
         }
-        out.push_back(std::move(*s));
+        if (s.run.kind == "baseline") {
+            idle_w = s.node.avg_w;
+            continue;
+        }
+        out.push_back(std::move(s));
     }
     for (auto& s : out) {
         s.idle_w = idle_w;

@@ -186,6 +186,8 @@ summarize_trace(trace::Reader& reader, const SummaryOptions& options = {});
 // The measured runs of every trace (warm-ups left out, baselines only as idle_w).
 [[nodiscard]] Result<std::vector<RunSummary>> measured_runs(trace::Reader& reader,
                                                             const SummaryOptions& options = {});
+// The same from summaries of every run already computed (in run order).
+[[nodiscard]] std::vector<RunSummary> measured_runs(std::vector<RunSummary> all);
 
 // Several traces: runs of the same label merge into one group unless by_trace.
 // A file named twice (or through another path) counts once. Errors name the trace.

@@ -41,6 +41,21 @@ std::int64_t interval_for(const sensors::Sensor& s, const SamplerConfig& c) {
     }
     return std::max(interval, s.min_interval()).count();
 }
+
+std::size_t queue_capacity(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors,
+                           const SamplerConfig& config) {
+    if (config.queue_capacity != 0) {
+        return config.queue_capacity;
+    }
+    constexpr std::size_t k_min = 1024;
+    std::size_t n = 0;
+    for (const auto& s : sensors) {
+        const auto per_headroom = static_cast<std::size_t>(
+            k_queue_headroom.count() / std::max<std::int64_t>(1, interval_for(*s, config)));
+        n += s->channels().size() * (per_headroom + 2); // + the two edge reads
+    }
+    return std::max(n, k_min);
+}
 } // namespace
 
 Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
@@ -48,7 +63,7 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
                  const SamplerConfig& config,
                  std::int64_t epoch_mono_ns)
     : m_sensors(std::move(sensors)), m_table(std::move(table)), m_epoch(epoch_mono_ns),
-      m_queue(config.queue_capacity) {
+      m_queue(queue_capacity(m_sensors, config)) {
     std::size_t first = 0;
     for (const auto& s : m_sensors) {
         auto slot = std::make_unique<Slot>();

@@ -19,10 +19,14 @@
 
 namespace jp {
 
+inline constexpr Nanos k_queue_headroom{std::chrono::seconds{8}};
+
 struct SamplerConfig {
     Nanos default_interval{std::chrono::milliseconds{500}};
     std::map<std::string, Nanos, std::less<>> backend_intervals; // by backend name
-    std::size_t queue_capacity = 1U << 18U;                      // readings held between two drains
+    // Readings held between two drains; 0: enough for k_queue_headroom of
+    // every sensor at its interval (the recorder drains every 0.5 s).
+    std::size_t queue_capacity = 0;
 };
 
 struct LiveFigures {

@@ -137,9 +137,9 @@ Result<void> decode_block(std::string_view bytes,
     if (count < 0 || static_cast<std::uint64_t>(count) > bytes.size() / 2) {
         return bad(fmt::format("{} samples cannot fit in {} bytes", count, bytes.size()));
     }
+    // No reserve() here: called once per block, an exact reserve would defeat
+    // the vectors' geometric growth and copy everything at every block.
     const std::size_t first = points.size();
-    points.reserve(first + static_cast<std::size_t>(count));
-    flags.reserve(first + static_cast<std::size_t>(count));
     Cursor in{bytes};
     std::uint64_t t = 0;
     std::uint64_t dt = 0;
