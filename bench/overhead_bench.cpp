@@ -38,10 +38,15 @@ void measure(const std::filesystem::path& root, jp::Nanos interval, double secon
     const double wall = static_cast<double>(jp::mono_ns() - t0) * 1e-9;
     const double cpu = jp::process_cpu_seconds() - cpu0;
     const double hz = 1e9 / static_cast<double>(interval.count());
+    const auto& late = sampler.lateness();
+    auto us = [&](double q) { return static_cast<double>(late.quantile(q).value_or(0)) * 1e-3; };
     std::printf("%8.0f Hz  %zu channels  %6.3f s CPU over %5.1f s wall  = %6.3f %% of one core"
-                "  (%.1f us per sampling tick; %llu missed deadlines)\n",
+                "  (%.1f us per sampling tick; %llu missed deadlines of %llu; late p50 %.0f us,"
+                " p99 %.0f us, p99.9 %.0f us)\n",
                 hz, table.size(), cpu, wall, 100 * cpu / wall, 1e6 * cpu / (hz * wall),
-                static_cast<unsigned long long>(sampler.missed_deadlines()));
+                static_cast<unsigned long long>(sampler.missed_deadlines()),
+                static_cast<unsigned long long>(late.count() + sampler.missed_deadlines()), us(0.5),
+                us(0.99), us(0.999));
 }
 
 } // namespace

@@ -97,6 +97,7 @@ std::int64_t Sampler::now() const noexcept {
 std::int64_t Sampler::begin(std::int64_t run_id) {
     stop_threads();
     m_run_id = run_id;
+    m_lateness.clear();
     for (auto& st : m_states) {
         st->have_last = false;
         st->needs_reset = true;
@@ -176,6 +177,7 @@ void Sampler::fast_loop() {
         }
         lock.unlock();
         const std::int64_t t = now();
+        m_lateness.add(t - next);
         for (auto& s : m_slots) {
             if (s->sensor->slow() || s->next > t) {
                 continue;

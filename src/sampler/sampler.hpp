@@ -5,6 +5,7 @@
 // that takes a second to answer never delays RAPL. Every fast counter is also
 // read at the job's exact edges, whatever the interval.
 #include "core/counter.hpp"
+#include "sampler/lateness.hpp"
 #include "sampler/sample_queue.hpp"
 #include "sensors/sensor.hpp"
 #include "trace/types.hpp"
@@ -64,6 +65,8 @@ public:
     [[nodiscard]] LiveFigures live() const noexcept;
     [[nodiscard]] std::uint64_t dropped_samples() const noexcept { return m_queue.dropped(); }
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept { return m_missed.load(); }
+    // How late the fast sensors' ticks of the last run were read; valid after end().
+    [[nodiscard]] const LatenessHistogram& lateness() const noexcept { return m_lateness; }
 
     // An edge value taken this long before the edge read began (a source that
     // gives its own timestamps) is recorded with a "stale_edge" event.
@@ -98,6 +101,7 @@ private:
     bool m_stop = false;
     std::vector<std::thread> m_threads;
     std::atomic<std::uint64_t> m_missed{0};
+    LatenessHistogram m_lateness;              // the fast thread's alone while it runs
     std::optional<std::size_t> m_node_channel; // a measured node channel, if any
 };
 

@@ -42,6 +42,15 @@ struct Frame {
 
 // Horizontal grid, y tick labels, the y title and the two axis lines.
 void y_axis(std::string& out, const Frame& fr, const Axis& ax, std::string_view title);
+// Tick marks and labels of ax below the frame, for values lo..hi across its
+// width (ticks outside left out), the x title, and a vertical grid line per tick if grid.
+void x_axis(std::string& out,
+            const Frame& fr,
+            const Axis& ax,
+            double lo,
+            double hi,
+            std::string_view title,
+            bool grid);
 // The figure's <svg> element with its viewBox and size.
 [[nodiscard]] std::string svg_open(
     const std::string& id, std::string_view cls, double w, double h, std::string_view extra = {});

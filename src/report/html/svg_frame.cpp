@@ -88,6 +88,31 @@ void y_axis(std::string& out, const Frame& fr, const Axis& ax, std::string_view 
                        num(fr.left), num(fr.right()), num(fr.bottom()));
 }
 
+void x_axis(std::string& out,
+            const Frame& fr,
+            const Axis& ax,
+            double lo,
+            double hi,
+            std::string_view title,
+            bool grid) {
+    for (double t : ax.ticks()) {
+        if (t < lo - 1e-9 || t > hi + 1e-9) {
+            continue;
+        }
+        const double x = fr.left + (t - lo) / (hi - lo) * fr.width;
+        if (grid) {
+            out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="grid-v"/>)~",
+                               num(x), num(fr.top), num(fr.bottom()));
+        }
+        out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="axis"/>)~", num(x),
+                           num(fr.bottom()), num(fr.bottom() + 4));
+        out += fmt::format(R"~(<text x="{}" y="{}" class="tick" text-anchor="middle">{}</text>)~",
+                           num(x), num(fr.bottom() + 17), ax.label(t));
+    }
+    out += fmt::format(R"~(<text x="{}" y="{}" class="axis-title" text-anchor="middle">{}</text>)~",
+                       num(fr.left + fr.width / 2), num(fr.bottom() + 36), escape(title));
+}
+
 std::string
 svg_open(const std::string& id, std::string_view cls, double w, double h, std::string_view extra) {
     return fmt::format(R"~(<svg id="{}" class="{}" viewBox="0 0 {} {}" width="{}" height="{}" )~"

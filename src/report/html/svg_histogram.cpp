@@ -41,20 +41,7 @@ std::string histogram_svg(const HistogramFigure& f) {
         svg_open(f.id, "jp-hist", width, height, R"~( aria-label="distribution of node power")~");
     legend(out, entries, f.id, fr.left, 8, plot_w);
     y_axis(out, fr, ay, "Share of runtime [%]");
-    const Axis ax = nice_axis(lo, hi, 10);
-    for (double t : ax.ticks()) {
-        if (t < lo - 1e-9 || t > hi + 1e-9) {
-            continue;
-        }
-        const double x = X(t);
-        out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="axis"/>)~", num(x),
-                           num(fr.bottom()), num(fr.bottom() + 4));
-        out += fmt::format(R"~(<text x="{}" y="{}" class="tick" text-anchor="middle">{}</text>)~",
-                           num(x), num(fr.bottom() + 17), ax.label(t));
-    }
-    out += fmt::format(R"~(<text x="{}" y="{}" class="axis-title" text-anchor="middle">)~"
-                       R"~(Node power [W]</text>)~",
-                       num(fr.left + fr.width / 2), num(fr.bottom() + 36));
+    x_axis(out, fr, nice_axis(lo, hi, 10), lo, hi, "Node power [W]", false);
     const double bw = f.share.empty() ? 0 : (hi - lo) / static_cast<double>(f.share.size());
     out += "<g class=\"bins\">";
     for (std::size_t i = 0; i < f.share.size(); ++i) {

@@ -94,26 +94,6 @@ std::string phases_svg(const ProfileFigure& f,
     return out + "</g>";
 }
 
-// The x axis: fraction of runtime, 0 to 1 in tenths, with a vertical grid.
-std::string runtime_axis_svg(const Scale& sc) {
-    const auto& fr = sc.fr;
-    std::string out;
-    const Axis ax{0, 1, 0.1};
-    for (double t : ax.ticks()) {
-        const double x = sc.x(t);
-        out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="grid-v"/>)~",
-                           num(x), num(fr.top), num(fr.bottom()));
-        out += fmt::format(R"~(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="axis"/>)~", num(x),
-                           num(fr.bottom()), num(fr.bottom() + 4));
-        out += fmt::format(R"~(<text x="{}" y="{}" class="tick" text-anchor="middle">{}</text>)~",
-                           num(x), num(fr.bottom() + 17), ax.label(t));
-    }
-    out += fmt::format(R"~(<text x="{}" y="{}" class="axis-title" text-anchor="middle">)~"
-                       R"~(Fraction of runtime</text>)~",
-                       num(fr.left + fr.width / 2), num(fr.bottom() + 36));
-    return out;
-}
-
 // Point markers as vertical lines; names of close ones would overlap: tooltips only.
 std::string point_markers_svg(const ProfileFigure& f, const Scale& sc) {
     const auto& fr = sc.fr;
@@ -207,7 +187,7 @@ std::string profile_svg(const ProfileFigure& f) {
     legend(out, entries, f.id, fr.left, 8, plot_w);
     out += phases_svg(f, labels, sc, strip_h);
     y_axis(out, fr, sc.ay, "Power [W]");
-    out += runtime_axis_svg(sc);
+    x_axis(out, fr, Axis{0, 1, 0.1}, 0, 1, "Fraction of runtime", true); // with a vertical grid
     out += fmt::format(R"~(<g clip-path="url(#{}-clip)">)~", f.id);
     out += point_markers_svg(f, sc);
     out += series_svg(f, sc);

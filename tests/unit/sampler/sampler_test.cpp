@@ -105,6 +105,9 @@ TEST(Sampler, SlowSourceDoesNotDelayFastOnes) {
     s.end();
     // 60 ticks at 10 ms plus two edges; allow scheduling slack on a loaded machine.
     EXPECT_GE(fast_ptr->reads.load(), 40);
+    // Every tick's wake-up is in the lateness histogram: the reads but the two edges.
+    EXPECT_EQ(s.lateness().count() + 2, static_cast<std::uint64_t>(fast_ptr->reads.load()));
+    EXPECT_TRUE(s.lateness().quantile(0.99));
     std::vector<trace::SampleRecord> samples;
     std::vector<trace::Event> events;
     s.drain(samples, events);
