@@ -80,7 +80,7 @@ void BlockEncoder::add(std::int64_t t_ns, double value, std::uint8_t flags) {
     // Unsigned arithmetic: wraps instead of overflowing on any input.
     const auto t = static_cast<std::uint64_t>(t_ns);
     const std::uint64_t dt = t - m_prev_t;
-    const std::uint64_t bits = std::bit_cast<std::uint64_t>(value);
+    const auto bits = std::bit_cast<std::uint64_t>(value);
     const std::uint64_t x = bits ^ m_prev_bits;
     int length = 0;
     int shift = 0;
