@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sampler/lateness.hpp"
 
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace jp {
