@@ -65,9 +65,8 @@ std::expected<Session*, Refusal> session_of(DaemonState& d, const Connection& c,
     return s;
 }
 
-// What this caller sees of channel i: the history, or the floored publications.
 const History& view(const DaemonState& d, Grant g, std::size_t i) {
-    return g != Grant::full && d.engine.restricted(i) ? d.engine.published(i) : d.engine.history(i);
+    return view_of(d.engine, g, i);
 }
 
 Nanos resolution(const DaemonState& d, Grant g, std::size_t i) {
@@ -391,37 +390,8 @@ std::string refusal_line(ErrorCode code, std::string_view message) {
     return line_of(error_json(nullptr, {code, std::string{message}}));
 }
 
-std::string stream_event(DaemonState& d, Session& s, std::int64_t now_ns) {
-    if (s.stream_interval_ns <= 0 || now_ns < s.next_push_ns) {
-        return {};
-    }
-    s.next_push_ns = std::max(s.next_push_ns + s.stream_interval_ns, now_ns);
-    std::string data;
-    std::uint64_t lost = 0;
-    for (std::size_t i = 0; i < s.next_seq.size(); ++i) {
-        const auto& h = view(d, s.grant, i);
-        auto& next = s.next_seq[i];
-        if (h.empty() || next > h.newest()) {
-            continue;
-        }
-        if (next < h.oldest()) {
-            lost += h.oldest() - next;
-            next = h.oldest();
-        }
-        data += fmt::format("{}[{},{}", data.empty() ? "" : ",", i, next);
-        for (; next <= h.newest(); ++next) {
-            const auto& r = h.at(next);
-            data += fmt::format(",{},{}", r.t_ns, r.value);
-        }
-        data += ']';
-    }
-    if (data.empty()) {
-        return {};
-    }
-    ++s.pushes;
-    return fmt::format(
-        "{{\"event\":\"samples\",\"session\":\"{}\",\"seq\":{},\"lost\":{},\"data\":[{}]}}\n", s.id,
-        s.pushes, lost, data);
+const History& view_of(const Engine& engine, Grant g, std::size_t i) {
+    return g != Grant::full && engine.restricted(i) ? engine.published(i) : engine.history(i);
 }
 
 } // namespace jp::daemon

@@ -29,6 +29,10 @@ handle_line(DaemonState& d, Connection& c, std::string_view line, std::int64_t n
 // connection closes), the daemon full, the daemon stopping.
 [[nodiscard]] std::string refusal_line(ErrorCode code, std::string_view message);
 
+// What a caller with grant g sees of channel i: the history, or the floored
+// publications (a restricted channel for a caller without full access).
+[[nodiscard]] const History& view_of(const Engine& engine, Grant g, std::size_t i);
+
 // The stream event due for s at now_ns, or "" when none is due or there is
 // nothing new; advances the session's stream position.
 [[nodiscard]] std::string stream_event(DaemonState& d, Session& s, std::int64_t now_ns);
