@@ -20,6 +20,7 @@ public:
     // Appends everything queued to out, oldest first.
     void drain(std::vector<trace::SampleRecord>& out);
     [[nodiscard]] std::uint64_t dropped() const noexcept;
+    [[nodiscard]] std::size_t capacity() const noexcept { return m_ring.size(); }
 
 private:
     mutable std::mutex m_mutex;

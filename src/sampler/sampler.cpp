@@ -320,6 +320,15 @@ void Sampler::add_event(std::int32_t channel,
 
 void Sampler::drain(std::vector<SampleRecord>& samples, std::vector<trace::Event>& events) {
     m_queue.drain(samples);
+    // Energy stays exact (counters are cumulative); the profile loses detail.
+    if (const auto dropped = m_queue.dropped(); dropped > m_dropped_reported) {
+        add_event(-1, now(), "dropped",
+                  fmt::format("{} readings dropped: the trace writer fell behind by more than "
+                              "the sampler's queue holds ({} readings); energy totals stay "
+                              "exact, the power profile has gaps",
+                              dropped - m_dropped_reported, m_queue.capacity()));
+        m_dropped_reported = dropped;
+    }
     const std::lock_guard lock{m_event_mutex};
     for (auto& e : m_events) {
         events.push_back(std::move(e));

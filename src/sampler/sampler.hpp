@@ -102,6 +102,7 @@ private:
     std::vector<std::thread> m_threads;
     std::atomic<std::uint64_t> m_missed{0};
     LatenessHistogram m_lateness;              // the fast thread's alone while it runs
+    std::uint64_t m_dropped_reported = 0;      // drain()'s alone
     std::optional<std::size_t> m_node_channel; // a measured node channel, if any
 };
 
