@@ -6,6 +6,8 @@ find_package(SQLite3 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(tomlplusplus REQUIRED)
+find_package(CURL REQUIRED)    # Redfish (HTTPS to the BMC)
+find_package(OpenSSL REQUIRED) # IPMI 2.0 RMCP+ (HMAC, AES-CBC): libcrypto only
 if(JP_BUILD_TESTS)
     find_package(GTest REQUIRED)
 endif()

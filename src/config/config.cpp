@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "config/config_toml.hpp"
+#include "config/sources_parse.hpp"
 #include "config/toml_scope.hpp"
 #include "sys/file.hpp"
 
@@ -12,9 +13,9 @@ namespace jp {
 namespace {
 
 // Every backend a [sensors.NAME] table may name (src/sensors/registry.cpp).
-constexpr std::array<std::string_view, 9> k_backend_names{"replay", "powercap",   "perf_rapl",
-                                                          "nvml",   "rocm_smi",   "pm_counters",
-                                                          "hwmon",  "jouleprofd", "estimate"};
+constexpr std::array<std::string_view, 12> k_backend_names{
+    "replay", "powercap", "perf_rapl", "nvml",  "rocm_smi",   "pm_counters",
+    "hwmon",  "ipmi",     "redfish",   "slurm", "jouleprofd", "estimate"};
 
 using Scope = TomlScope;
 
@@ -118,10 +119,22 @@ Result<void> parse_report(const Scope& s, ReportConfig& out) {
 
 Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out) {
     const bool has_library = backend == "nvml" || backend == "rocm_smi";
-    if (auto r = has_library               ? s.only({"interval", "enabled", "library"})
-                 : backend == "jouleprofd" ? s.only({"enabled", "socket"})
-                                           : s.only({"interval", "enabled"});
-        !r) {
+    std::vector<std::string_view> allowed{"enabled"};
+    if (backend != "jouleprofd") {
+        allowed.emplace_back("interval");
+    }
+    if (has_library) {
+        allowed.emplace_back("library");
+    }
+    if (backend == "jouleprofd") {
+        allowed.emplace_back("socket");
+    }
+    const auto extra = source_keys(backend);
+    allowed.insert(allowed.end(), extra.begin(), extra.end());
+    if (auto r = s.only(allowed); !r) {
+        return r;
+    }
+    if (auto r = parse_source(s, backend, out); !r) {
         return r;
     }
     auto interval = s.string("interval");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // User configuration (TOML): the node model and per-backend overrides.
+#include "config/sources_config.hpp"
 #include "core/duration.hpp"
 #include "core/error.hpp"
 
@@ -49,6 +50,9 @@ struct Config {
     std::optional<std::string> rocm_library;
     std::optional<std::filesystem::path> sysfs_root;
     std::optional<std::filesystem::path> daemon_socket; // [sensors.jouleprofd] socket
+    std::optional<IpmiConfig> ipmi;                     // [sensors.ipmi], when present
+    std::optional<RedfishConfig> redfish;               // [sensors.redfish], when present
+    std::optional<SlurmConfig> slurm;                   // [sensors.slurm], when present
     std::filesystem::path source;                       // file it came from, for messages
 };
 

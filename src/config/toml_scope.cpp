@@ -23,11 +23,14 @@ TomlScope::error(const toml::node& at, std::string_view key, std::string detail)
 }
 
 Result<void> TomlScope::only(Keys allowed) const {
+    return only(std::span<const std::string_view>{allowed.begin(), allowed.size()});
+}
+
+Result<void> TomlScope::only(std::span<const std::string_view> allowed) const {
     for (const auto& [key, value] : table) {
         if (std::ranges::find(allowed, key.str()) == allowed.end()) {
             return error(value, key.str(),
-                         fmt::format("unknown key (known here: {})",
-                                     joined({allowed.begin(), allowed.size()})));
+                         fmt::format("unknown key (known here: {})", joined(allowed)));
         }
     }
     return {};

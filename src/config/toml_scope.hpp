@@ -30,6 +30,7 @@ struct TomlScope {
     error(const toml::node& at, std::string_view key, std::string detail) const;
     // An error unless every key of the table is in allowed.
     [[nodiscard]] Result<void> only(Keys allowed) const;
+    [[nodiscard]] Result<void> only(std::span<const std::string_view> allowed) const;
     // The sub-table at key, or absent; another type is an error.
     [[nodiscard]] Result<std::optional<TomlScope>> table_at(std::string_view key) const;
 
