@@ -41,6 +41,9 @@ struct Channel {
     // How often the source itself changes the value, when the backend knows
     // (RAPL ~1 ms, pm_counters 100 ms); reports learn it from the readings otherwise.
     std::optional<std::int64_t> update_ns;
+    // The window the source averages each power reading over, when it says
+    // (a BMC's DCMI reading: "1 s averages"); the profile cannot be finer.
+    std::optional<std::int64_t> averaging_ns;
     // A power reading that is the mean since the previous reading (the CPU
     // estimate's utilisation), not a value at its instant: it holds for the
     // interval before it, and the first reading of a run covers none of the run.

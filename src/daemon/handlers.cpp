@@ -126,6 +126,7 @@ Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64
                         {"limit_watts", ch.limit_watts ? json(*ch.limit_watts) : json(nullptr)},
                         {"max_watts", ch.max_watts ? json(*ch.max_watts) : json(nullptr)},
                         {"update_ns", ch.update_ns ? json(*ch.update_ns) : json(nullptr)},
+                        {"averaging_ns", ch.averaging_ns ? json(*ch.averaging_ns) : json(nullptr)},
                         {"counted", ch.counted},
                         {"parent", ch.parent},
                         {"resolution_ms", to_ms(resolution(d, c.grant, i))},

@@ -6,6 +6,7 @@
 #include "trace/schema.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace jp::trace {
 namespace {
@@ -31,7 +32,12 @@ Channel channel_from_row(const Statement& s) {
     c.limit_watts = opt_double(s, 8);
     c.counted = s.column_int(9) != 0;
     c.parent = s.column_text(10);
-    c.update_ns = known_update_ns(c.backend); // version 1 traces do not store these
+    // Traces before these columns: what the backend's name tells.
+    c.update_ns = s.column_count() > 11 && !s.column_is_null(11) ? std::optional{s.column_int(11)}
+                                                                 : known_update_ns(c.backend);
+    if (s.column_count() > 12 && !s.column_is_null(12)) {
+        c.averaging_ns = s.column_int(12);
+    }
     c.mean_since_previous =
         c.backend == "estimate" && c.quantity == Quantity::power && c.domain == Domain::cpu_package;
     return c;
@@ -123,8 +129,17 @@ Result<void> Reader::load() {
     while (meta->step().value_or(false)) {
         m_meta[meta->column_text(0)] = meta->column_text(1);
     }
-    auto ch = m_db.prepare("SELECT name, domain, quantity, provenance, backend, source, device, "
-                           "wrap_joules, limit_watts, counted, parent FROM channel ORDER BY id");
+    auto has_timing = m_db.prepare(
+        "SELECT count(*) FROM pragma_table_info('channel') WHERE name = 'averaging_ns'");
+    if (!has_timing) {
+        return std::unexpected(has_timing.error());
+    }
+    const bool timing = has_timing->step().value_or(false) && has_timing->column_int(0) > 0;
+    auto ch =
+        m_db.prepare(fmt::format("SELECT name, domain, quantity, provenance, backend, source, "
+                                 "device, wrap_joules, limit_watts, counted, parent{} FROM "
+                                 "channel ORDER BY id",
+                                 timing ? ", update_ns, averaging_ns" : ""));
     if (!ch) {
         return std::unexpected(ch.error());
     }

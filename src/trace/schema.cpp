@@ -24,7 +24,9 @@ CREATE TABLE channel (
     wrap_joules REAL,
     limit_watts REAL,
     counted INTEGER NOT NULL,        -- 1 if it adds to the node's parts
-    parent TEXT NOT NULL
+    parent TEXT NOT NULL,
+    update_ns INTEGER,               -- how often the source changes the value, when known
+    averaging_ns INTEGER             -- the window each power reading averages (a BMC's), when known
 );
 CREATE TABLE run (
     id INTEGER PRIMARY KEY,

@@ -181,6 +181,9 @@ Statement& Statement::bind_blob(int index, std::string_view bytes) {
 Statement& Statement::bind(int index, std::optional<double> value) {
     return value ? bind(index, *value) : bind_null(index);
 }
+Statement& Statement::bind(int index, std::optional<std::int64_t> value) {
+    return value ? bind(index, *value) : bind_null(index);
+}
 Statement& Statement::bind_null(int index) {
     sqlite3_bind_null(m_stmt, index);
     return *this;
@@ -236,6 +239,9 @@ std::string_view Statement::column_blob(int col) const noexcept {
 }
 bool Statement::column_is_null(int col) const noexcept {
     return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
+}
+int Statement::column_count() const noexcept {
+    return sqlite3_column_count(m_stmt);
 }
 
 } // namespace jp::trace

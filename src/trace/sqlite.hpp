@@ -61,6 +61,7 @@ public:
     Statement& bind(int index, double value);
     Statement& bind(int index, std::string_view value);
     Statement& bind(int index, std::optional<double> value);
+    Statement& bind(int index, std::optional<std::int64_t> value);
     Statement& bind_null(int index);
     // Bytes that must stay alive until run() or step() returns.
     Statement& bind_blob(int index, std::string_view bytes);
@@ -77,6 +78,7 @@ public:
     // Valid until the next step, reset or column call on this statement.
     [[nodiscard]] std::string_view column_blob(int col) const noexcept;
     [[nodiscard]] bool column_is_null(int col) const noexcept;
+    [[nodiscard]] int column_count() const noexcept;
 
 private:
     friend class Database;

@@ -68,6 +68,9 @@ Offer offered(const nlohmann::json& list, const std::vector<Channel>& local) {
         if (const auto u = j.find("update_ns"); u != j.end() && u->is_number_integer()) {
             c.update_ns = u->get<std::int64_t>();
         }
+        if (const auto a = j.find("averaging_ns"); a != j.end() && a->is_number_integer()) {
+            c.averaging_ns = a->get<std::int64_t>();
+        }
         if (covered(c, local)) {
             continue;
         }
