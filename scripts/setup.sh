@@ -12,6 +12,7 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           libcurl4-openssl-dev libssl-dev           # Redfish (libcurl) and IPMI RMCP+ (libcrypto)
           openipmi libopenipmi-dev ipmitool        # tests: ipmi_sim BMC simulator, its plug-in headers, a peer client
           nginx-light openssl                      # tests: a Redfish service over TLS
+          slurmctld slurmd slurm-client munge iproute2 # tests: a real Slurm with an energy plugin
           clang-19 libclang-rt-19-dev clang-tidy-19) # the fuzz preset (libFuzzer) and clang-tidy
 missing=()
 for p in "${packages[@]}"; do

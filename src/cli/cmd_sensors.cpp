@@ -51,9 +51,10 @@ int list_sensors(const sensors::Host& host, bool json) {
                                 {"status", status},
                                 {"value", values[i].value},
                                 {"unit", unit_of(c.quantity)}});
-            text += fmt::format("  {:<22} {:<11} {:<12} {:<9} {:<10} {}{}\n", c.name, c.backend,
-                                to_string(c.domain), to_string(c.quantity), to_string(c.provenance),
-                                status, c.counted ? "" : " (not summed: within " + c.parent + ")");
+            text += fmt::format(
+                "  {:<22} {:<11} {:<12} {:<9} {:<10} {}{}\n", c.name, c.backend,
+                to_string(c.domain), to_string(c.quantity), to_string(c.provenance), status,
+                c.counted ? "" : " (not summed: " + not_summed_reason(c.parent, c.backend) + ")");
             text += fmt::format("  {:<22} source: {}\n", "", c.source);
         }
     }

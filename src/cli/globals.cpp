@@ -60,6 +60,7 @@ sensors::Host make_host(const Globals& g, const Config& config) {
         }
     }
     host.is_root = ::geteuid() == 0;
+    host.config = &config; // [node] overrides, disabled backends, BMC and Slurm settings
     host.daemon_socket = config.daemon_socket.value_or("");
     host.use_daemon = !config.disabled.contains("jouleprofd");
     return host;

@@ -2,6 +2,7 @@
 #include "core/channel.hpp"
 
 #include <array>
+#include <string>
 #include <utility>
 
 namespace jp {
@@ -77,6 +78,16 @@ std::string_view unit_of(Quantity q) {
         return "%";
     }
     return "?";
+}
+
+std::string not_summed_reason(std::string_view parent, std::string_view backend) {
+    if (!parent.empty()) {
+        return "within " + std::string{parent};
+    }
+    if (backend == "slurm") {
+        return "Slurm's own figure, for comparison";
+    }
+    return "another channel covers it";
 }
 
 } // namespace jp

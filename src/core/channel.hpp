@@ -61,5 +61,8 @@ struct Channel {
 [[nodiscard]] std::optional<Quantity> quantity_from_string(std::string_view s);
 [[nodiscard]] std::optional<Provenance> provenance_from_string(std::string_view s);
 [[nodiscard]] std::string_view unit_of(Quantity q); // "J", "W", "%"
+// Why a channel with counted = false is shown but not added to the node:
+// "within cpu0.package", or Slurm's own figure kept for comparison.
+[[nodiscard]] std::string not_summed_reason(std::string_view parent, std::string_view backend);
 
 } // namespace jp

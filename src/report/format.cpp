@@ -99,8 +99,7 @@ void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
              stat_of(w),
              "",
              {},
-             fmt::format("not summed: within {}",
-                         o.parent.empty() ? std::string{"another channel"} : o.parent)});
+             "not summed: " + not_summed_reason(o.parent, o.backend)});
     }
 }
 

@@ -11,6 +11,7 @@
 #include "sensors/powercap/powercap.hpp"
 #include "sensors/replay/replay.hpp"
 #include "sensors/rocm_smi/rocm_smi.hpp"
+#include "sensors/slurm/slurm.hpp"
 
 #include <algorithm>
 #include <array>
@@ -28,6 +29,7 @@ constexpr std::array k_backends{
     Backend{"rocm_smi", "AMD GPUs through ROCm SMI (dlopen)", rocm_smi::discover, false},
     Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
     Backend{"hwmon", "hwmon power/energy (power meters, amdgpu)", hwmon::discover, false},
+    Backend{"slurm", "Slurm's own node energy (what sacct bills)", slurm::discover, false},
     Backend{"jouleprofd", "what this user cannot read, served by the node daemon", nullptr, false,
             jouleprofd::discover},
     Backend{"estimate", "CPU/DRAM model from utilisation (no measurement)", estimate::discover,

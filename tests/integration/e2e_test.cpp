@@ -282,6 +282,20 @@ TEST_F(EndToEnd, ReportReadsATraceWhoseMonitorWasKilled) {
         << "the orphaned job finishes";
 }
 
+TEST_F(EndToEnd, TheConfigReachesTheSensors) {
+    FakeSysfs node;
+    add_rapl_zone(node, "intel-rapl:0", "package-0", 1000, 262143328850ULL, 0444);
+    node.add({"/jp.toml", "[sensors.powercap]\nenabled = false\n", 0644});
+    const auto r = sh(fmt::format("{} --sysfs-root {} --config {} sensors --json", JP_BINARY,
+                                  node.root().string(), node.path("/jp.toml").string()));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.out.find("\"cpu0.package\""), std::string::npos)
+        << "[sensors.powercap] enabled = false is honoured: " << r.out;
+    const auto on = sh(fmt::format("{} --sysfs-root {} sensors --json", JP_BINARY,
+                                   node.root().string()));
+    EXPECT_NE(on.out.find("\"cpu0.package\""), std::string::npos) << on.out;
+}
+
 TEST_F(EndToEnd, SensorsSaysWhyRaplIsUnreadableAndHowToFixIt) {
     if (::geteuid() == 0) {
         GTEST_SKIP() << "root reads mode-0400 files anyway; CI runs this unprivileged";

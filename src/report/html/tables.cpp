@@ -145,12 +145,12 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
         b += part_row(g, i, u, colors);
     }
     for (const auto& o : first.others) {
-        b += fmt::format("<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td>{:.1f}</td>"
-                         "<td>{}</td><td></td><td>{}</td><td class=\"text\">not summed: within "
-                         "{}</td></tr>",
-                         escape(o.name), o.energy_j * u.per_joule, u.digits, o.avg_w,
-                         o.peak_w ? fmt::format("{:.1f}", *o.peak_w) : "–", badge(o.provenance),
-                         o.parent.empty() ? "another channel" : escape(o.parent));
+        b += fmt::format(
+            "<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td>{:.1f}</td>"
+            "<td>{}</td><td></td><td>{}</td><td class=\"text\">not summed: {}</td></tr>",
+            escape(o.name), o.energy_j * u.per_joule, u.digits, o.avg_w,
+            o.peak_w ? fmt::format("{:.1f}", *o.peak_w) : "–", badge(o.provenance),
+            escape(not_summed_reason(o.parent, o.backend)));
     }
     b += "</tbody></table>";
     b += part_notes(g);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A real single-node Slurm (slurmctld, slurmd, munged) whose rapl energy plugin
+# reads a stand-in MSR file at a known power. Run inside the private network
+# and mount namespace slurm_energy_test.sh makes: nothing listens outside it,
+# and /dev/cpu is a tmpfs only this namespace sees.
+# Usage: slurm_node.sh start DIR WATTS | stop DIR
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+action=$1 dir=$2
+
+stop() {
+    for pidfile in "$dir"/slurmd.pid "$dir"/slurmctld.pid "$dir"/msr.pid "$dir"/munged.pid; do
+        [[ -s $pidfile ]] || continue
+        pid=$(cat "$pidfile")
+        kill "$pid" 2>/dev/null || continue
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
+}
+
+start() {
+    local watts=$1
+    mkdir -p "$dir"/state "$dir"/spool
+    chmod 0755 "$dir"
+    mount -t tmpfs -o mode=0755 jp-msr /dev/cpu
+    mkdir -p /dev/cpu/0
+    python3 "$HERE/fake_msr.py" /dev/cpu/0/msr "$watts" &
+    echo $! > "$dir"/msr.pid
+    for _ in $(seq 100); do [[ -s /dev/cpu/0/msr ]] && break; sleep 0.02; done
+
+    mungekey --create --force --keyfile="$dir/munge.key"
+    chmod 0400 "$dir/munge.key"
+    munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" \
+        --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munged.seed"
+
+    cat > "$dir/slurm.conf" <<CONF
+ClusterName=jptest
+SlurmctldHost=localhost
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge.sock
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=100
+MailProg=/bin/true
+ReturnToService=2
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd.log
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=1,energy=1
+AcctGatherEnergyType=acct_gather_energy/rapl
+AcctGatherNodeFreq=1
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+    export SLURM_CONF="$dir/slurm.conf"
+    slurmctld -f "$SLURM_CONF"
+    slurmd -f "$SLURM_CONF" -N localhost
+    # Idle and polled: CurrentWatts is the plugin's first reading.
+    for _ in $(seq 150); do
+        for d in slurmctld slurmd; do
+            if ! kill -0 "$(cat "$dir/$d.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
+                sleep 0.2
+                kill -0 "$(cat "$dir/$d.pid" 2>/dev/null || echo 0)" 2>/dev/null ||
+                    { echo "$d did not start:" >&2; tail -n 5 "$dir/$d.log" >&2; exit 1; }
+            fi
+        done
+        if scontrol show node localhost 2>/dev/null | grep -q "State=IDLE" &&
+            scontrol show node localhost | grep -Eq "CurrentWatts=[1-9]"; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    echo "the node did not become idle with a power reading in 30 s:" >&2
+    scontrol show node localhost >&2 || true
+    tail -n 5 "$dir/slurmd.log" >&2
+    exit 1
+}
+
+case $action in
+    start) start "$3" ;;
+    stop) stop ;;
+    *) echo "usage: $0 start DIR WATTS | stop DIR" >&2; exit 2 ;;
+esac
