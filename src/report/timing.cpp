@@ -66,6 +66,9 @@ Timing timing_of(const Channel& c, std::span<const TimedValue> readings) {
         t.update_ns = *c.update_ns;
     }
     t.resolution_ns = resolution_for(c.quantity, t.sample_ns, t.update_ns);
+    if (c.averaging_ns && *c.averaging_ns > t.resolution_ns) {
+        t.resolution_ns = *c.averaging_ns; // each reading is already a mean over this window
+    }
     return t;
 }
 
@@ -102,6 +105,16 @@ std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> readi
 }
 
 std::string timing_note(const Channel& c, const Timing& t) {
+    // A source that averages is said always: its peaks are the window's means.
+    if (t.sample_ns > 0 && c.averaging_ns && *c.averaging_ns >= t.resolution_ns) {
+        return fmt::format("{}: read every {}; {} reports {} averages ({}), so its power profile "
+                           "is no finer than {} (energy over a run is not affected beyond its "
+                           "edges)",
+                           c.name, format_duration(Nanos{t.sample_ns}),
+                           c.backend == "ipmi" ? std::string{"the BMC"} : c.backend,
+                           format_duration(Nanos{*c.averaging_ns}), c.source,
+                           format_duration(Nanos{t.resolution_ns}));
+    }
     if (t.sample_ns <= 0 || t.resolution_ns <= t.sample_ns) {
         return {};
     }

@@ -104,6 +104,28 @@ TEST(Timing, ABmcPowerReadingHeldForASecondIsNotAveragedAway) {
     EXPECT_EQ(t.resolution_ns, 1000 * k_ms) << "power readings: no extra factor";
 }
 
+TEST(Timing, ABmcThatSaysItAveragesIsSaidSo) {
+    Channel node;
+    node.name = "node";
+    node.quantity = Quantity::power;
+    node.backend = "ipmi";
+    node.source = "ipmi:dcmi out-of-band 127.0.0.1:9623";
+    node.averaging_ns = 1000 * k_ms;
+    std::vector<TimedValue> r;
+    for (int i = 0; i <= 20; ++i) { // read every second, a new mean each time
+        r.push_back({i * 1000 * k_ms, 400.0 + i});
+    }
+    const auto t = timing_of(node, r);
+    EXPECT_EQ(t.resolution_ns, 1000 * k_ms);
+    const auto note = timing_note(node, t);
+    EXPECT_NE(note.find("the BMC reports 1.000 s averages (ipmi:dcmi"), std::string::npos) << note;
+    node.averaging_ns = 5000 * k_ms; // longer than the reading interval
+    const auto coarse = timing_of(node, r);
+    EXPECT_EQ(coarse.resolution_ns, 5000 * k_ms) << "no finer than the BMC's window";
+    node.averaging_ns.reset();
+    EXPECT_TRUE(timing_note(node, timing_of(node, r)).empty());
+}
+
 TEST(Timing, KnotsKeepTheEdgesAndEveryChange) {
     const auto c = counter();
     const std::vector<TimedValue> r{{0, 0}, {10, 0}, {20, 6}, {30, 6}, {40, 12}, {50, 12}};
