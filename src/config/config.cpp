@@ -134,9 +134,7 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
     if (auto r = s.only(allowed); !r) {
         return r;
     }
-    if (auto r = parse_source(s, backend, out); !r) {
-        return r;
-    }
+
     auto interval = s.string("interval");
     auto enabled = s.boolean("enabled");
     auto library = s.string("library");
@@ -159,6 +157,8 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
     }
     if (*enabled && !**enabled) {
         out.disabled.emplace(backend);
+    } else if (auto r = parse_source(s, backend, out); !r) {
+        return r; // a disabled source needs none of its settings
     }
     if (*library) {
         (backend == "nvml" ? out.nvml_library : out.rocm_library) = **library;

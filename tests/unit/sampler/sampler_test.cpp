@@ -26,7 +26,10 @@ public:
     std::string_view backend() const noexcept override { return "fake"; }
     std::span<const Channel> channels() const noexcept override { return {&m_ch, 1}; }
     void read(std::span<Value> out) noexcept override {
-        out[0] = {m_start + m_watts * static_cast<double>(mono_ns() - m_t0) * 1e-9, ReadStatus::ok};
+        // Stamped with its own clock reading, so the check below is exact however late
+        // the sampler's thread ran.
+        const auto now = mono_ns();
+        out[0] = {m_start + m_watts * static_cast<double>(now - m_t0) * 1e-9, ReadStatus::ok, now};
         ++reads;
     }
     std::atomic<int> reads{0};
