@@ -90,7 +90,7 @@ TEST(Sampler, EdgesBracketTheRunAndCountersStartAtZero) {
     EXPECT_EQ(samples[1].flags & trace::k_flag_edge, trace::k_flag_edge);
     const double seconds = static_cast<double>(samples[1].t_ns - samples[0].t_ns) * 1e-9;
     EXPECT_NEAR(samples[1].value, 200.0 * seconds, 0.01);
-    EXPECT_NEAR(static_cast<double>(t1 - t0) * 1e-9, 0.35, 0.05);
+    EXPECT_GE(t1 - t0, 350'000'000) << "the edges bracket the 350 ms the run lasted";
     EXPECT_TRUE(events.empty());
 }
 
