@@ -45,8 +45,9 @@ struct Channel {
     // (a BMC's DCMI reading: "1 s averages"); the profile cannot be finer.
     std::optional<std::int64_t> averaging_ns;
     // A power reading that is the mean since the previous reading (the CPU
-    // estimate's utilisation), not a value at its instant: it holds for the
-    // interval before it, and the first reading of a run covers none of the run.
+    // estimate's utilisation, a BMC's averaged DCMI reading), not a value at its
+    // instant: it holds for the interval before it, and the first reading of a
+    // run covers none of the run.
     bool mean_since_previous = false;
     // False when the domain is already contained in another counted channel
     // (core within package, package within psys, a duplicate die counter).

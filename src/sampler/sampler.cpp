@@ -108,7 +108,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
     }
     for (auto& slot : m_slots) {
         const std::lock_guard lock{slot->mutex};
-        if (!slot->sensor->slow()) {
+        if (slot->sensor->read_at_edges()) {
             sample_slot(*slot, trace::k_flag_edge, nullptr);
         }
     }
@@ -117,7 +117,9 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
     for (auto& slot : m_slots) {
         slot->next = edge + slot->interval;
         if (slot->sensor->slow()) {
-            slot->next = edge; // first reading at once
+            if (!slot->sensor->read_at_edges()) {
+                slot->next = edge; // first reading at once
+            }
             m_threads.emplace_back([this, s = slot.get()] { slow_loop(*s); });
         }
     }
@@ -128,7 +130,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
 std::int64_t Sampler::sample_now(std::vector<SampleRecord>& out) {
     for (auto& slot : m_slots) {
         const std::lock_guard lock{slot->mutex};
-        if (!slot->sensor->slow()) {
+        if (slot->sensor->read_at_edges()) {
             sample_slot(*slot, trace::k_flag_edge, &out);
         }
     }
@@ -139,7 +141,7 @@ std::int64_t Sampler::end() {
     const std::int64_t edge = now();
     for (auto& slot : m_slots) {
         const std::lock_guard lock{slot->mutex};
-        if (!slot->sensor->slow()) {
+        if (slot->sensor->read_at_edges()) {
             sample_slot(*slot, trace::k_flag_edge, nullptr);
         }
     }

@@ -49,14 +49,14 @@ public:
 
     [[nodiscard]] const std::vector<Channel>& channels() const noexcept { return m_table; }
 
-    // Reads every fast sensor now (the start edge: each counter's zero), then
+    // Reads every sensor read at edges now (the start edge: each counter's zero), then
     // starts the sampling threads. Returns the edge time, ns since the epoch.
     std::int64_t begin(std::int64_t run_id);
-    // Reads every fast sensor now, as at an edge, while the threads go on
+    // Reads every sensor read at edges now, as at an edge, while the threads go on
     // (jouleprofd's exact reads); appends what was recorded to out. Returns
     // the time of the reads, ns since the epoch.
     std::int64_t sample_now(std::vector<trace::SampleRecord>& out);
-    // Reads every fast sensor now (the end edge), then stops the threads.
+    // Reads every sensor read at edges now (the end edge), then stops the threads.
     // Returns the edge time, ns since the epoch.
     std::int64_t end();
 

@@ -14,6 +14,10 @@ struct Config;
 
 namespace jp::sensors {
 
+namespace ipmi {
+struct DeviceApi; // the kernel IPMI device's calls (sensors/ipmi/), injectable for tests
+}
+
 // The perf_event syscalls, injectable so tests can stand in for the kernel.
 struct PerfApi {
     // Returns an fd or -1 with errno set, like perf_event_open(2).
@@ -29,10 +33,11 @@ struct Host {
     std::filesystem::path sysfs_root{"/"}; // /sys and /proc are joined under it
     std::string nvml_library;              // path or name; empty: the usual sonames
     std::string rocm_library;
-    std::filesystem::path replay_trace; // a trace to play back as live channels
-    const Config* config = nullptr;     // node model and overrides; may be null
-    const PerfApi* perf = nullptr;      // null: the real syscalls
-    bool is_root = false;               // effective uid 0 (for hints only)
+    std::filesystem::path replay_trace;           // a trace to play back as live channels
+    const Config* config = nullptr;               // node model and overrides; may be null
+    const PerfApi* perf = nullptr;                // null: the real syscalls
+    const ipmi::DeviceApi* ipmi_device = nullptr; // null: open/ioctl/poll on /dev/ipmi*
+    bool is_root = false;                         // effective uid 0 (for hints only)
     // jouleprofd's socket; empty: $JOULEPROF_SOCKET or /run/jouleprof/jouleprofd.sock.
     std::filesystem::path daemon_socket;
     bool use_daemon =

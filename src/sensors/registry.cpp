@@ -4,6 +4,7 @@
 #include "config/config.hpp"
 #include "sensors/estimate/estimate.hpp"
 #include "sensors/hwmon/hwmon.hpp"
+#include "sensors/ipmi/ipmi.hpp"
 #include "sensors/jouleprofd/jouleprofd.hpp"
 #include "sensors/nvml/nvml.hpp"
 #include "sensors/perf_rapl/perf_rapl.hpp"
@@ -29,6 +30,8 @@ constexpr std::array k_backends{
     Backend{"rocm_smi", "AMD GPUs through ROCm SMI (dlopen)", rocm_smi::discover, false},
     Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
     Backend{"hwmon", "hwmon power/energy (power meters, amdgpu)", hwmon::discover, false},
+    Backend{"ipmi", "the BMC over IPMI: Lenovo XCC energy, DCMI power, SDR watts", ipmi::discover,
+            false},
     Backend{"slurm", "Slurm's own node energy (what sacct bills)", slurm::discover, false},
     Backend{"jouleprofd", "what this user cannot read, served by the node daemon", nullptr, false,
             jouleprofd::discover},

@@ -55,6 +55,10 @@ public:
     virtual void prepare(Nanos /*interval*/) {}
     // Slow sources (BMC, sacct) are polled on their own thread.
     [[nodiscard]] virtual bool slow() const noexcept { return false; }
+    // Read at the job's start and end edges as well (every fast source; a slow
+    // one whose single read takes milliseconds, such as a BMC's energy counter,
+    // so its figure covers exactly the job rather than stopping at the last poll).
+    [[nodiscard]] virtual bool read_at_edges() const noexcept { return !slow(); }
     // Shortest useful interval (the source's own update period).
     [[nodiscard]] virtual Nanos min_interval() const noexcept {
         return std::chrono::milliseconds{1};

@@ -70,6 +70,7 @@ Offer offered(const nlohmann::json& list, const std::vector<Channel>& local) {
         }
         if (const auto a = j.find("averaging_ns"); a != j.end() && a->is_number_integer()) {
             c.averaging_ns = a->get<std::int64_t>();
+            c.mean_since_previous = c.quantity == Quantity::power; // as the trace reader has it
         }
         if (covered(c, local)) {
             continue;
