@@ -100,6 +100,7 @@ TEST_P(BmcNode, NodeEnergyOfA20sJobMatchesTheProfile) {
     // these steps that bounds the error at 0.5 s x the steps' net change plus
     // the first and last second, well inside 1 %.
     EXPECT_NEAR(node, truth, truth * 0.01) << "node " << node << " J, profile " << truth << " J";
+    RecordProperty("node_error_percent", fmt::format("{:.3f}", 100 * (node - truth) / truth));
     double package = 0;
     double rest = -1;
     for (const auto& p : rj["parts"]) {

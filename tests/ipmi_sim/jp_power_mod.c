@@ -10,7 +10,8 @@
  *     start <CLOCK_REALTIME seconds, fractions allowed>
  *     <seconds after start> <watts>      (steps, in increasing time order)
  * Power is 0 W before start and before the first step. Energy is the exact
- * integral of the steps from start to now, so a test knows the truth.
+ * integral of the steps from start to now, so a test knows the truth; DCMI
+ * reports the mean of the last second of that power, as BMCs average.
  * Test code only: built against OpenIPMI's headers, linked against nothing.
  */
 #include <OpenIPMI/mcserv.h>
@@ -62,16 +63,6 @@ static double now_realtime(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Power at t seconds after start. */
-static double power_at(const struct profile *p, double t)
-{
-    double w = 0;
-    int i;
-    for (i = 0; i < p->count && p->at[i] <= t; i++)
-        w = p->watts[i];
-    return t < 0 ? 0 : w;
-}
-
 /* Joules from start to t seconds after start. */
 static double energy_until(const struct profile *p, double t)
 {
@@ -117,7 +108,7 @@ static void power_reading(unsigned char *rdata, unsigned int *rdata_len)
     t = now - p.start;
     /* Like a BMC, the current reading is the mean over the last reporting
      * period (1 s), not the instantaneous power. */
-    w = t >= 1.0 ? energy_until(&p, t) - energy_until(&p, t - 1.0) : power_at(&p, t);
+    w = t > 0 ? energy_until(&p, t) - energy_until(&p, t - 1.0) : 0;
     for (i = 0; i < p.count && p.at[i] <= t; i++) {
         lo = p.watts[i] < lo ? p.watts[i] : lo;
         hi = p.watts[i] > hi ? p.watts[i] : hi;
