@@ -24,20 +24,7 @@ using sensors::ipmi::test::now_realtime;
 using sensors::ipmi::test::plugin_path;
 using sensors::ipmi::test::Profile;
 using sensors::ipmi::test::SimBmc;
-
-// Steps (seconds after the profile's start, watts); the job runs from about 0.5 s.
-constexpr std::array<std::pair<double, double>, 6> k_steps{
-    {{0, 180}, {3.2, 320}, {7.7, 240}, {12.1, 410}, {16.4, 200}, {19.3, 290}}};
-
-double profile_energy(double from, double to) { // seconds after start
-    double e = 0;
-    for (std::size_t i = 0; i < k_steps.size(); ++i) {
-        const double a = std::max(from, k_steps[i].first);
-        const double b = std::min(to, i + 1 < k_steps.size() ? k_steps[i + 1].first : 1e9);
-        e += b > a ? (b - a) * k_steps[i].second : 0;
-    }
-    return e;
-}
+using sensors::ipmi::test::StepProfile;
 
 class BmcNode : public ::testing::TestWithParam<const char*> {
 protected:
@@ -49,11 +36,8 @@ protected:
         add_rapl_zone(m_fs, "intel-rapl:0", "package-0", 0, 4294967296ULL, 0444);
         m_profile.start = now_realtime() + 0.4;
         m_sim = std::make_unique<SimBmc>(m_profile);
-        std::string steps = fmt::format("start {:.6f}\n", m_profile.start);
-        for (const auto& [at, w] : k_steps) {
-            steps += fmt::format("{} {}\n", at, w);
-        }
-        std::ofstream(m_sim->dir() / "profile", std::ios::trunc) << steps;
+        m_steps.start = m_profile.start;
+        m_steps.write(m_sim->dir() / "profile");
         ASSERT_TRUE(m_sim->start()) << "ipmi_sim did not answer within 10 s";
         m_fs.add({"/config.toml",
                   fmt::format("[sensors.estimate]\nenabled = false\n\n"
@@ -68,6 +52,7 @@ protected:
     }
     FakeSysfs m_fs;
     Profile m_profile;
+    StepProfile m_steps;
     std::unique_ptr<SimBmc> m_sim;
 };
 
@@ -87,9 +72,9 @@ TEST_P(BmcNode, NodeEnergyOfA20sJobMatchesTheProfile) {
     const auto& run = reader->runs().at(0);
     ASSERT_TRUE(run.end_ns.has_value());
     const auto at = [&](std::int64_t t) {
-        return static_cast<double>(epoch + t) * 1e-9 + real_minus_mono - m_profile.start;
+        return static_cast<double>(epoch + t) * 1e-9 + real_minus_mono;
     };
-    const double truth = profile_energy(at(run.start_ns), at(*run.end_ns));
+    const double truth = m_steps.energy(at(run.start_ns), at(*run.end_ns));
 
     const auto j = nlohmann::json::parse(r.out);
     const auto& rj = j["groups"][0]["runs"][0];

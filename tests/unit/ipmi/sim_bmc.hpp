@@ -5,6 +5,7 @@
 // fresh temporary directory per simulator, stopped by its PID.
 #include "sensors/ipmi/lan.hpp"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
@@ -16,6 +17,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 namespace jp::sensors::ipmi::test {
 
@@ -62,6 +65,34 @@ struct Profile {
     [[nodiscard]] double energy_at(double t) const {
         const double s = t - start;
         return s <= 50 ? 250 * s : 250 * 50 + 347 * (s - 50);
+    }
+};
+
+// A stepped profile for end-to-end runs: (seconds after start, watts) steps,
+// written over a simulator's profile file; energy between two real times.
+struct StepProfile {
+    double start = 0; // CLOCK_REALTIME seconds
+    std::vector<std::pair<double, double>> steps{{0, 180},    {3.2, 320},  {7.7, 240},
+                                                 {12.1, 410}, {16.4, 200}, {19.3, 290}};
+
+    void write(const fs::path& file) const {
+        std::ofstream out(file, std::ios::trunc);
+        out << std::fixed << "start " << start << "\n";
+        for (const auto& [at, w] : steps) {
+            out << at << " " << w << "\n";
+        }
+    }
+    // Joules between two CLOCK_REALTIME times.
+    [[nodiscard]] double energy(double from_real, double to_real) const {
+        const double from = from_real - start;
+        const double to = to_real - start;
+        double e = 0;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const double a = std::max(from, steps[i].first);
+            const double b = std::min(to, i + 1 < steps.size() ? steps[i + 1].first : 1e18);
+            e += b > a ? (b - a) * steps[i].second : 0;
+        }
+        return e;
     }
 };
 
