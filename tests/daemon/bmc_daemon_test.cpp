@@ -3,7 +3,7 @@
 // energy. jouleprofd, as root, reads the BMC (a real simulator, ipmi_sim with
 // the project's plug-in, out-of-band with a root-only password file named in
 // the daemon's config only) and an unprivileged user's `jouleprof run`, with no
-// BMC configuration of its own, gets node.ipmi through the daemon over exact edges.
+// BMC configuration of its own, gets ipmi.node through the daemon over exact edges.
 #include "daemon_fixture.hpp"
 #include "sim_bmc.hpp"
 #include "trace/reader.hpp"
@@ -76,7 +76,7 @@ TEST_F(DaemonBmc, UnprivilegedUserGetsTheBmcsNodeEnergyThroughTheDaemon) {
     EXPECT_EQ(node["provenance"], "measured") << node.dump();
     EXPECT_EQ(node["backend"], "jouleprofd") << node.dump();
     const auto& chans = reader->channels();
-    EXPECT_TRUE(std::ranges::any_of(chans, [](const auto& c) { return c.name == "node.ipmi"; }))
+    EXPECT_TRUE(std::ranges::any_of(chans, [](const auto& c) { return c.name == "ipmi.node"; }))
         << "the daemon serves the BMC's channel under its own name";
     // The XCC counter read by the daemon at the job's edges: exact but for
     // the daemon's round trip and the counter's millisecond stamp.

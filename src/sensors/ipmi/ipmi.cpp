@@ -19,7 +19,7 @@ namespace jp::sensors::ipmi {
 namespace {
 
 constexpr std::string_view k_backend = "ipmi";
-constexpr std::string_view k_channel = "node.ipmi";
+constexpr std::string_view k_channel = "ipmi.node";
 constexpr Nanos k_default_poll = std::chrono::seconds{1};
 
 std::uint8_t privilege_level(std::string_view p) {

@@ -172,7 +172,7 @@ TEST_F(InBand, XccEnergyCounterIsTheNodeMeter) {
     EXPECT_TRUE(s.read_at_edges());
     ASSERT_EQ(s.channels().size(), 1U);
     const auto& ch = s.channels()[0];
-    EXPECT_EQ(ch.name, "node.ipmi");
+    EXPECT_EQ(ch.name, "ipmi.node");
     EXPECT_EQ(ch.domain, Domain::node);
     EXPECT_EQ(ch.quantity, Quantity::energy);
     EXPECT_EQ(ch.provenance, Provenance::measured);
@@ -236,7 +236,7 @@ TEST_F(InBand, PrivilegeRefusalSaysWhatFixesIt) {
     ASSERT_TRUE(d.sensors.empty());
     ASSERT_EQ(d.unreadable.size(), 1U);
     const auto& f = d.unreadable[0];
-    EXPECT_EQ(f.channel, "node.ipmi");
+    EXPECT_EQ(f.channel, "ipmi.node");
     EXPECT_NE(f.reason.find("insufficient privilege level (0xD4)"), std::string::npos) << f.reason;
     EXPECT_NE(f.hint.find("privilege"), std::string::npos) << f.hint;
     EXPECT_EQ(f.reason.find('\n'), std::string::npos);
