@@ -100,7 +100,6 @@ Result<void> parse_ipmi(const TomlScope& s, IpmiConfig& out) {
 
 Result<void> parse_redfish(const TomlScope& s, RedfishConfig& out) {
     std::optional<std::string> url;
-    std::optional<bool> insecure;
     if (auto r = all_of({optional_string(s, "url", url), optional_string(s, "user", out.user),
                          optional_string(s, "password_file", out.password_file),
                          optional_string(s, "ca_file", out.ca_file),

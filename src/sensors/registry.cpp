@@ -10,6 +10,7 @@
 #include "sensors/perf_rapl/perf_rapl.hpp"
 #include "sensors/pm_counters/pm_counters.hpp"
 #include "sensors/powercap/powercap.hpp"
+#include "sensors/redfish/redfish.hpp"
 #include "sensors/replay/replay.hpp"
 #include "sensors/rocm_smi/rocm_smi.hpp"
 #include "sensors/slurm/slurm.hpp"
@@ -31,6 +32,8 @@ constexpr std::array k_backends{
     Backend{"pm_counters", "HPE Cray /sys/cray/pm_counters", pm_counters::discover, false},
     Backend{"hwmon", "hwmon power/energy (power meters, amdgpu)", hwmon::discover, false},
     Backend{"ipmi", "the BMC over IPMI: Lenovo XCC energy, DCMI power, SDR watts", ipmi::discover,
+            false},
+    Backend{"redfish", "the BMC over Redfish (HTTPS): chassis power and energy", redfish::discover,
             false},
     Backend{"slurm", "Slurm's own node energy (what sacct bills)", slurm::discover, false},
     Backend{"jouleprofd", "what this user cannot read, served by the node daemon", nullptr, false,
