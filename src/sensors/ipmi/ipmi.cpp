@@ -238,7 +238,7 @@ Discovery discover(const Host& host) {
                         : "this BMC offers no node power reading over IPMI; try Redfish "
                           "([sensors.redfish])";
         if (c.source != "auto") {
-            hint += fmt::format(", or [sensors.ipmi] source = \"auto\" (now \"{}\")", c.source);
+            hint += fmt::format(R"(, or [sensors.ipmi] source = "auto" (now "{}"))", c.source);
         }
         out.unreadable.emplace_back(std::string{k_backend}, opened.what,
                                     fmt::format("no node power reading: {}", joined(p.why)), hint,

@@ -56,7 +56,7 @@ private:
     std::optional<SdrPowerSensor> m_sdr;
     Nanos m_stale_after;
     double m_last_stamp = -1;
-    std::chrono::steady_clock::time_point m_stamp_moved{};
+    std::chrono::steady_clock::time_point m_stamp_moved;
     bool m_warned = false;
 };
 

@@ -6,25 +6,13 @@
 
 #include "core/log.hpp"
 #include "sensors/ipmi/lan_session.hpp"
+#include "sensors/ipmi/wire.hpp"
 
 #include <fmt/format.h>
 
 namespace jp::sensors::ipmi {
 
 namespace {
-
-std::string_view privilege_name(std::uint8_t p) {
-    switch (p) {
-    case 2:
-        return "user";
-    case 3:
-        return "operator";
-    case 4:
-        return "administrator";
-    default:
-        return "unknown";
-    }
-}
 
 class LanTransport final : public Transport {
 public:

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/ipmi/lan_session.hpp"
 
+#include "sensors/ipmi/wire.hpp"
+
 #include <fmt/format.h>
 #include <optional>
 
@@ -14,19 +16,6 @@ using rmcp::Payload;
 
 constexpr std::uint32_t k_console_id = 0x4A504C31; // "1LPJ": any non-zero value
 constexpr std::uint8_t k_name_only_lookup = 0x10;
-
-std::string_view privilege_name(std::uint8_t p) {
-    switch (p) {
-    case 2:
-        return "user";
-    case 3:
-        return "operator";
-    case 4:
-        return "administrator";
-    default:
-        return "unknown";
-    }
-}
 
 } // namespace
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/ipmi/readings.hpp"
 
+#include "sensors/ipmi/wire.hpp"
+
 #include <fmt/format.h>
 
 namespace jp::sensors::ipmi {
@@ -9,14 +11,6 @@ namespace {
 constexpr std::uint8_t k_netfn_dcmi = 0x2C;
 constexpr std::uint8_t k_dcmi_group = 0xDC;
 constexpr std::uint8_t k_netfn_lenovo = 0x3A;
-
-unsigned le16(std::span<const std::uint8_t> d, std::size_t at) {
-    return static_cast<unsigned>(d[at]) | (static_cast<unsigned>(d[at + 1]) << 8U);
-}
-
-std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
-    return le16(d, at) | (static_cast<std::uint32_t>(le16(d, at + 2)) << 16U);
-}
 
 // The reply is usable: completion 0x00 and at least `need` data bytes.
 Result<void> check(const Response& reply, std::string_view what, std::size_t need) {
@@ -144,12 +138,12 @@ Result<DcmiPowerReading> parse_dcmi_power(const Response& reply) {
     }
     const std::span<const std::uint8_t> d{reply.data};
     DcmiPowerReading r;
-    r.current_watts = le16(d, 1);
-    r.minimum_watts = le16(d, 3);
-    r.maximum_watts = le16(d, 5);
-    r.average_watts = le16(d, 7);
-    r.timestamp = le32(d, 9);
-    r.period_ms = le32(d, 13);
+    r.current_watts = get16(d, 1);
+    r.minimum_watts = get16(d, 3);
+    r.maximum_watts = get16(d, 5);
+    r.average_watts = get16(d, 7);
+    r.timestamp = get32(d, 9);
+    r.period_ms = get32(d, 13);
     r.measurement_active = (d[17] & 0x40U) != 0;
     return r;
 }
@@ -161,8 +155,8 @@ Result<XccEnergy> parse_xcc_energy(const Response& reply) {
         return std::unexpected(ok.error());
     }
     const std::span<const std::uint8_t> d{reply.data};
-    const unsigned mj = le16(d, 6);
-    const unsigned ms = le16(d, 12);
+    const unsigned mj = get16(d, 6);
+    const unsigned ms = get16(d, 12);
     if (mj > 999 || ms > 999) {
         return fail(ErrorKind::parse, "Lenovo XCC energy (NetFn 0x3A cmd 0x32)",
                     fmt::format("millijoules {} or milliseconds {} out of range: not the "
@@ -170,9 +164,9 @@ Result<XccEnergy> parse_xcc_energy(const Response& reply) {
                                 mj, ms));
     }
     XccEnergy e;
-    e.fifo_index = static_cast<std::uint16_t>(le16(d, 0));
-    e.joules = static_cast<double>(le32(d, 2)) + mj / 1000.0;
-    e.timestamp = static_cast<double>(le32(d, 8)) + ms / 1000.0;
+    e.fifo_index = static_cast<std::uint16_t>(get16(d, 0));
+    e.joules = static_cast<double>(get32(d, 2)) + mj / 1000.0;
+    e.timestamp = static_cast<double>(get32(d, 8)) + ms / 1000.0;
     return e;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/ipmi/rmcp_packet.hpp"
 
+#include "sensors/ipmi/wire.hpp"
+
 #include <fmt/format.h>
 
 namespace jp::sensors::ipmi::rmcp {
@@ -11,18 +13,6 @@ constexpr std::size_t k_header = 16; // RMCP (4) + session header (12)
 constexpr std::uint8_t k_auth_rmcp_plus = 0x06;
 constexpr std::uint8_t k_bmc_address = 0x20;
 constexpr std::uint8_t k_console_address = 0x81;
-
-void put32(Bytes& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) {
-        out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-    }
-}
-
-std::uint32_t get32(ByteView in, std::size_t at) {
-    return static_cast<std::uint32_t>(in[at]) | static_cast<std::uint32_t>(in[at + 1]) << 8 |
-           static_cast<std::uint32_t>(in[at + 2]) << 16 |
-           static_cast<std::uint32_t>(in[at + 3]) << 24;
-}
 
 auto garbled(std::string detail) {
     return fail(ErrorKind::parse, "RMCP+ reply", std::move(detail),

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/ipmi/rmcp_rakp.hpp"
 
+#include "sensors/ipmi/wire.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 
 namespace jp::sensors::ipmi::rmcp {
 
 namespace {
-
-void put32(Bytes& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) {
-        out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-    }
-}
-
-std::uint32_t get32(ByteView in, std::size_t at) {
-    return static_cast<std::uint32_t>(in[at]) | static_cast<std::uint32_t>(in[at + 1]) << 8 |
-           static_cast<std::uint32_t>(in[at + 2]) << 16 |
-           static_cast<std::uint32_t>(in[at + 3]) << 24;
-}
 
 void append(Bytes& out, ByteView bytes) {
     out.insert(out.end(), bytes.begin(), bytes.end());

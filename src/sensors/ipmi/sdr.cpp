@@ -4,6 +4,7 @@
 #include "sensors/ipmi/sdr.hpp"
 
 #include "sensors/ipmi/readings.hpp"
+#include "sensors/ipmi/wire.hpp"
 
 #include <algorithm>
 #include <array>
@@ -50,10 +51,6 @@ constexpr std::string_view k_where_info = "Get SDR Repository Info (NetFn 0x0A c
 constexpr std::string_view k_where_reserve = "Reserve SDR Repository (NetFn 0x0A cmd 0x22)";
 constexpr std::string_view k_hint =
     "`ipmitool sdr list full` shows what the BMC's repository holds";
-
-std::uint16_t le16(std::span<const std::uint8_t> d, std::size_t at) {
-    return static_cast<std::uint16_t>(d[at] | (d[at + 1] << 8U));
-}
 
 std::uint8_t low(std::uint16_t v) {
     return static_cast<std::uint8_t>(v & 0xFFU);
@@ -186,7 +183,7 @@ Result<void> SdrReader::reserve() {
         return fail(ErrorKind::parse, std::string{k_where_reserve},
                     fmt::format("reply of {} bytes, 2 expected", reply->data.size()));
     }
-    m_reservation = le16(reply->data, 0);
+    m_reservation = get16(reply->data, 0);
     return {};
 }
 
@@ -238,7 +235,7 @@ SdrReader::read_range(std::uint16_t record_id, std::size_t end, std::vector<std:
                                     reply->data.size(), out.size()),
                         std::string{k_hint});
         }
-        next = le16(reply->data, 0);
+        next = get16(reply->data, 0);
         const std::size_t got = std::min(reply->data.size() - 2, count);
         out.insert(out.end(), reply->data.begin() + 2,
                    reply->data.begin() + static_cast<std::ptrdiff_t>(2 + got));
@@ -277,7 +274,7 @@ Result<std::uint16_t> repository_count(Transport& transport) {
         return fail(ErrorKind::parse, std::string{k_where_info},
                     fmt::format("reply of {} bytes, at least 3 expected", reply->data.size()));
     }
-    return le16(reply->data, 1);
+    return get16(reply->data, 1);
 }
 
 } // namespace
@@ -299,7 +296,7 @@ std::optional<SdrPowerSensor> parse_power_record(std::span<const std::uint8_t> r
     }
     SdrPowerSensor s;
     s.name = id_string(r);
-    s.record_id = le16(r, 0);
+    s.record_id = get16(r, 0);
     s.owner = r[5];
     s.lun = static_cast<std::uint8_t>(r[6] & 0x03U);
     s.number = r[7];
