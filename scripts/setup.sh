@@ -13,7 +13,11 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           openipmi libopenipmi-dev ipmitool        # tests: ipmi_sim BMC simulator, its plug-in headers, a peer client
           nginx-light openssl                      # tests: a Redfish service over TLS
           slurmctld slurmd slurm-client munge iproute2 # tests: a real Slurm with an energy plugin
-          clang-19 libclang-rt-19-dev clang-tidy-19) # the fuzz preset (libFuzzer) and clang-tidy
+          clang-19 libclang-rt-19-dev clang-tidy-19 # the fuzz preset (libFuzzer) and clang-tidy
+          pybind11-dev python3-pybind11 python3-dev python3-pandas python3-pytest # python/
+          python3-setuptools python3-wheel python3-pip                # pip install ./python
+          jupyter-nbconvert python3-nbconvert python3-ipykernel python3-nbclient # the notebook test
+          python3-nbformat jupyter-core python3-ipython)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

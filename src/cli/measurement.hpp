@@ -100,6 +100,23 @@ public:
     [[nodiscard]] const Result<std::vector<report::RunSummary>>& summaries() const;
     [[nodiscard]] const std::filesystem::path& path() const;
 
+    // In-process runs, where the caller itself is the job (the Python layer):
+    // a "measure" run labelled `label` begins at an exact edge; one at a time.
+    // Returns the run's id (0 when one is already open).
+    std::int64_t begin_block(const std::string& label, const std::string& command);
+    // A marker in the open block (kind begin | end | point) at an exact read
+    // of every edge sensor, so phases nested in a block have exact edges too.
+    // Returns its time (ns since the trace epoch).
+    std::int64_t mark_block(std::string_view kind, std::string_view name);
+    // Ends the open block at an exact edge ("complete", "failed" or
+    // "interrupted") and commits it; returns its run as stored.
+    trace::RunInfo end_block(std::string_view status);
+    // The summary of one run of the trace as written so far (a run still open
+    // is summarised up to its last sample).
+    Result<report::RunSummary> summarize(std::int64_t run_id);
+    // The trace as written so far.
+    Result<trace::Reader> reader();
+
     struct State; // sampler, recorder, marker socket: defined in measurement.cpp
 
 private:

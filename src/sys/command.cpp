@@ -127,9 +127,9 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, Nanos ti
         if (mono_ns() >= deadline) {
             ::kill(pid, SIGKILL);
             reap(pid);
-            return fail(ErrorKind::io, argv[0],
-                        fmt::format("did not exit within {} and was stopped",
-                                    format_duration(timeout)));
+            return fail(
+                ErrorKind::io, argv[0],
+                fmt::format("did not exit within {} and was stopped", format_duration(timeout)));
         }
         ::usleep(1000);
     }

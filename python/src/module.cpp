@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// jouleprof._core: the C++ engine for the jouleprof Python package.
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace jp::python {
+
+void raise(const Error& error) {
+    if (error.kind == ErrorKind::not_found) {
+        throw MissingFile(error.message());
+    }
+    throw TraceFailure(error.message());
+}
+
+void raise_missing(const std::string& path) {
+    throw MissingFile(path + ": no such file");
+}
+
+} // namespace jp::python
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "The jouleprof engine: sensors, sampler, trace writer and reader, summaries.";
+    static PyObject* trace_error =
+        PyErr_NewExceptionWithDoc("jouleprof._core.TraceError",
+                                  "A trace could not be read or written, or a measurement could "
+                                  "not start (the message says which file and why).",
+                                  PyExc_ValueError, nullptr);
+    m.attr("TraceError") = py::handle(trace_error);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) {
+                std::rethrow_exception(p);
+            }
+        } catch (const jp::python::MissingFile& e) {
+            PyErr_SetString(PyExc_FileNotFoundError, e.what());
+        } catch (const jp::python::TraceFailure& e) {
+            PyErr_SetString(trace_error, e.what());
+        }
+    });
+    jp::python::bind_session(m);
+    jp::python::bind_trace(m);
+}

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""measure / phase / mark / Monitor on a fake powercap tree with a known profile."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import jouleprof
+from fake_node import FakeNode
+
+PACKAGE = "cpu0.package"
+
+
+def edges(trace: str, run_id: int) -> tuple[int, int]:
+    """A run's exact edges on CLOCK_MONOTONIC."""
+    t = jouleprof.Trace(trace)
+    epoch = int(t.meta["epoch_mono_ns"])
+    run = t.runs.set_index("id").loc[run_id]
+    return epoch + int(run["start_ns"]), epoch + int(run["end_ns"])
+
+
+def marker_times(trace: str, name: str) -> list[int]:
+    t = jouleprof.Trace(trace)
+    epoch = int(t.meta["epoch_mono_ns"])
+    m = t.markers
+    return [epoch + int(x) for x in m[m["name"] == name]["t_ns"]]
+
+
+def test_block_energy_matches_the_profile_over_its_edges(node: FakeNode, tmp_path: Path) -> None:
+    with jouleprof.measure("exact", output=tmp_path / "exact.jptrace") as m:
+        time.sleep(2.5)
+    r = m.result
+    assert r is not None and r.label == "exact" and not r.failed
+    start, end = edges(r.trace, r.to_dict()["id"])
+    truth = node.joules_between(start, end)
+    assert r.parts[PACKAGE] == pytest.approx(truth, abs=truth * 0.001 + 2 * node.stall_joules())
+    assert r.runtime_s == pytest.approx((end - start) * 1e-9, abs=1e-9)
+    assert r.runtime_s >= 2.5
+    assert r.energy_j == pytest.approx(r.parts[PACKAGE])  # no node meter: the sum of parts
+    assert r.avg_w == pytest.approx(r.energy_j / r.runtime_s)
+
+
+def test_result_has_run_json_keys_text_and_html(node: FakeNode) -> None:
+    with jouleprof.measure("forms") as m:
+        time.sleep(0.3)
+    r = m.result
+    assert r is not None
+    d = r.to_dict()
+    for key in ("runtime_s", "node", "parts", "rest", "not_summed", "phases", "phase_totals",
+                "points", "power", "label", "trace", "status", "node_basis", "monitor_cpu_s"):
+        assert key in d
+    assert d["node"]["energy_j"] == r.energy_j and d["status"] == "complete"
+    assert "forms" in str(r) and PACKAGE in str(r)
+    html = r._repr_html_()
+    assert "<svg" in html and "<table" in html and PACKAGE in html
+    d["label"] = "changed"  # a copy
+    assert r.label == "forms"
+
+
+def test_phases_and_marks(node: FakeNode) -> None:
+    with jouleprof.measure("phased") as m:
+        for epoch in (1, 2):
+            with jouleprof.phase(f"epoch {epoch}"):
+                time.sleep(0.4)
+        assert jouleprof.mark("checkpoint")
+    r = m.result
+    assert r is not None
+    phases = {p["name"]: p for p in r.phases}
+    assert set(phases) == {"epoch 1", "epoch 2"}
+    for name, p in phases.items():
+        begin, end = marker_times(r.trace, name)
+        truth = node.joules_between(begin, end)
+        assert p["node"]["energy_j"] == pytest.approx(truth, abs=truth * 0.01 + 0.5)
+        assert 0.4 <= p["runtime_s"] < 5  # a loaded machine may oversleep
+    assert [p["name"] for p in r.to_dict()["points"]] == ["checkpoint"]
+    assert not jouleprof.mark("outside")  # no run open: nothing done
+
+
+def test_decorator_measures_every_call(node: FakeNode) -> None:
+    @jouleprof.measure()
+    def step(seconds: float) -> str:
+        time.sleep(seconds)
+        return "done"
+
+    assert step(0.2) == "done" and step(0.3) == "done"
+    results = step.results  # type: ignore[attr-defined]
+    assert [r.label for r in results] == [step.__qualname__] * 2
+    assert results[1].runtime_s > results[0].runtime_s
+    runs = jouleprof.Trace(results[0].trace).runs
+    assert list(runs["label"]) == [step.__qualname__] * 2
+
+
+def test_nested_measurements(node: FakeNode) -> None:
+    with jouleprof.measure("outer") as outer:
+        time.sleep(0.2)
+        with jouleprof.measure("inner") as inner:
+            with jouleprof.phase("inside"):
+                time.sleep(0.5)
+        time.sleep(0.2)
+    o, i = outer.result, inner.result
+    assert o is not None and i is not None
+    assert i.label == "inner" and 0.5 <= i.runtime_s < o.runtime_s
+    begin, end = marker_times(o.trace, "inner")
+    truth = node.joules_between(begin, end)
+    assert i.parts[PACKAGE] == pytest.approx(truth, abs=truth * 0.01 + 0.5)
+    assert [p["name"] for p in i.phases] == ["inside"]
+    assert {p["name"] for p in o.phases} == {"inner", "inside"}
+    assert len(jouleprof.Trace(o.trace).runs) == 1  # one run; the inner block is a phase of it
+
+
+def test_an_exception_is_not_swallowed(node: FakeNode) -> None:
+    m = jouleprof.measure("boom")
+    with pytest.raises(ValueError, match="boom"):
+        with m:
+            raise ValueError("boom")
+    assert m.result is not None and m.result.failed
+    assert not jouleprof.active()
+
+
+def test_monitor_start_stop(node: FakeNode, tmp_path: Path) -> None:
+    mon = jouleprof.Monitor("session", output=tmp_path / "mon.jptrace").start()
+    assert mon.running and jouleprof.active()
+    with pytest.raises(RuntimeError):
+        jouleprof.Monitor().start()  # one run at a time
+    with jouleprof.measure("work"):
+        time.sleep(0.3)
+    snap = mon.snapshot()
+    assert snap.runtime_s > 0.3
+    time.sleep(0.2)
+    r = mon.stop()
+    assert not mon.running and not jouleprof.active()
+    assert r.trace == str(tmp_path / "mon.jptrace")
+    assert [p["name"] for p in r.phases] == ["work"]
+    assert r.runtime_s > snap.runtime_s
+    with pytest.raises(RuntimeError):
+        mon.stop()

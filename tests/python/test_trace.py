@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""jouleprof.Trace: DataFrames equal to `jouleprof report --json`; half-written traces; errors."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import jouleprof
+from conftest import jouleprof_binary
+from fake_node import FakeNode
+
+
+def measured_trace(tmp_path: Path) -> str:
+    with jouleprof.Monitor("two", output=tmp_path / "t.jptrace"):
+        with jouleprof.phase("a"):
+            time.sleep(0.3)
+        time.sleep(0.2)
+    return str(tmp_path / "t.jptrace")
+
+
+def test_summary_equals_report_json(node: FakeNode, tmp_path: Path) -> None:
+    path = measured_trace(tmp_path)
+    cli = subprocess.run([jouleprof_binary(), "report", "--json", path], check=True,
+                         capture_output=True, text=True, timeout=60)
+    expected = json.loads(cli.stdout)
+    t = jouleprof.Trace(path)
+    assert t.report() == expected
+    summary = t.summary()
+    rows = []
+    for group in expected["groups"]:
+        for run in group["runs"]:
+            for item in [run["node"], *run["parts"]] + ([run["rest"]] if run["rest"] else []):
+                rows.append((group["label"], run["id"], item["name"], item["energy_j"],
+                             item["avg_w"], item["peak_w"], run["runtime_s"]))
+    got = [tuple(r) for r in summary[summary["role"] != "not_summed"][
+        ["label", "run", "item", "energy_j", "avg_w", "peak_w", "runtime_s"]].itertuples(
+            index=False)]
+    assert got == rows and len(rows) >= 2
+    phases = t.phases()
+    assert list(phases["phase"]) == ["a"]
+    assert phases["energy_j"][0] == expected["groups"][0]["runs"][0]["phases"][0]["node"][
+        "energy_j"]
+
+
+def test_samples_frame(node: FakeNode, tmp_path: Path) -> None:
+    t = jouleprof.Trace(measured_trace(tmp_path))
+    s = t.samples()
+    assert {"run", "channel", "t_s", "time", "energy_j", "power_w", "flags"} <= set(s.columns)
+    assert list(t.channels["name"]) == ["cpu0.package"] and list(t.channels["unit"]) == ["J"]
+    pkg = s[s["channel"] == "cpu0.package"]
+    assert abs(pkg["t_s"].iloc[0]) < 1e-3 and pkg["energy_j"].iloc[0] == 0  # the start edge
+    assert pkg["energy_j"].is_monotonic_increasing and pkg["t_s"].is_monotonic_increasing
+    assert str(s["time"].dt.tz) == "UTC"
+    run = t.runs.iloc[0]
+    assert pkg["t_s"].iloc[-1] == pytest.approx(run["runtime_s"], abs=1e-3)  # the end edge
+    summary = t.summary()
+    node_j = summary[summary["role"] == "node"]["energy_j"].iloc[0]
+    assert pkg["energy_j"].iloc[-1] == pytest.approx(node_j, rel=1e-3)
+    since_start = (s["time"] - run["start_time"]).dt.total_seconds()
+    assert list(since_start) == pytest.approx(list(s["t_s"]), abs=1e-6)
+
+
+KILLED_MONITOR = """
+import sys, time, jouleprof
+jouleprof.configure(config=sys.argv[2], interval=0.1)
+jouleprof.Monitor("killed", output=sys.argv[1]).start()
+print("started", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_monitors_trace(node: FakeNode, tmp_path: Path) -> None:
+    path = tmp_path / "killed.jptrace"
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_MONITOR, str(path), str(node.config)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
+        time.sleep(1.5)
+        live = jouleprof.Trace(path)  # while it is being written
+        assert list(live.runs["status"]) == ["running"]
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    t = jouleprof.Trace(path)
+    assert list(t.runs["status"]) == ["running"] and pd.isna(t.runs["end_s"].iloc[0])
+    s = t.samples()
+    assert len(s) >= 5 and s["t_s"].max() >= 1.0
+    summary = t.summary()
+    node_row = summary[summary["role"] == "node"].iloc[0]
+    assert node_row["energy_j"] > 0 and node_row["runtime_s"] >= 1.0
+    assert node_row["energy_j"] == pytest.approx(s["energy_j"].max(), rel=0.05)
+
+
+def test_missing_file() -> None:
+    with pytest.raises(FileNotFoundError, match="nope.jptrace"):
+        jouleprof.Trace("nope.jptrace")
+
+
+def test_not_a_trace(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("this is not a trace\n" * 100)
+    with pytest.raises(jouleprof.TraceError, match="notes.txt"):
+        jouleprof.Trace(bad)
+    with pytest.raises(ValueError):  # TraceError is a ValueError
+        jouleprof.Trace(tmp_path)
+    empty = tmp_path / "empty.jptrace"
+    empty.write_bytes(b"")
+    with pytest.raises(jouleprof.TraceError):
+        jouleprof.Trace(empty)
