@@ -291,8 +291,8 @@ TEST_F(EndToEnd, TheConfigReachesTheSensors) {
     ASSERT_EQ(r.exit_code, 0) << r.out;
     EXPECT_EQ(r.out.find("\"cpu0.package\""), std::string::npos)
         << "[sensors.powercap] enabled = false is honoured: " << r.out;
-    const auto on = sh(fmt::format("{} --sysfs-root {} sensors --json", JP_BINARY,
-                                   node.root().string()));
+    const auto on =
+        sh(fmt::format("{} --sysfs-root {} sensors --json", JP_BINARY, node.root().string()));
     EXPECT_NE(on.out.find("\"cpu0.package\""), std::string::npos) << on.out;
 }
 
