@@ -131,5 +131,21 @@ TEST_F(DiskFull, TheFileGetsEverythingWhenTheDiskHasRoomAgain) {
     EXPECT_TRUE(kept->runs()[0].end_ns.has_value()) << "the file holds the whole run";
 }
 
+TEST_F(DiskFull, StudySaysItsTableStopsWhereTheDiskFilledAndExits1) {
+    // The first cell fills the disk; the study goes on, and says where its file and table stop.
+    fs.add({"/full.toml",
+            fmt::format("[study]\nname = \"full\"\ncooldown = \"20ms\"\ninterval = \"10ms\"\n"
+                        "[[workload]]\nname = \"fill\"\n[workload.commands]\n"
+                        "train = [\"sh\", \"-c\", \"dd if=/dev/zero of={} bs=4k 2>/dev/null; "
+                        "sleep 0.3\"]\npredict = [\"sleep\", \"0.2\"]\n",
+                        file("/disk/filler"))});
+    const auto err = file("/err.txt");
+    const auto r = in_small_disk(
+        jp(fmt::format("study --no-live -d {} {} 2>{}", file("/disk"), file("/full.toml"), err)));
+    EXPECT_EQ(r.exit_code, 1) << r.out << slurp(err);
+    EXPECT_EQ(count(slurp(err), "the disk filled during the study"), 1U) << slurp(err);
+    EXPECT_NE(r.out.find("fill"), std::string::npos) << "the table is printed: " << r.out;
+}
+
 } // namespace
 } // namespace jp::test
