@@ -71,8 +71,8 @@ int main_entry(int argc, char** argv) {
     add_globals(app, g);
 
     Commands commands;
-    for (auto* add :
-         {register_run, register_sensors, register_report, register_mark, register_study}) {
+    for (auto* add : {register_run, register_sensors, register_report, register_mark,
+                      register_study, register_record}) {
         add(app, commands);
     }
     register_analysis(app, commands); // compare, sweep, export

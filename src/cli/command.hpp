@@ -47,5 +47,6 @@ void register_export(CLI::App& app, Commands& out);
 void register_analysis(CLI::App& app, Commands& out);
 void register_mark(CLI::App& app, Commands& out);
 void register_study(CLI::App& app, Commands& out);
+void register_record(CLI::App& app, Commands& out); // jouleprof record (Slurm's spank/)
 
 } // namespace jp::cli

@@ -63,6 +63,8 @@ AcctGatherNodeFreq=1
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
+    # More lines from the caller (e.g. PlugStackConfig=): DIR/slurm.extra.conf.
+    if [[ -f $dir/slurm.extra.conf ]]; then cat "$dir/slurm.extra.conf" >> "$dir/slurm.conf"; fi
     export SLURM_CONF="$dir/slurm.conf"
     slurmctld -f "$SLURM_CONF"
     slurmd -f "$SLURM_CONF" -N localhost

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// jouleprof's Slurm SPANK plugin: `--jouleprof[=OPTS]` for srun, sbatch and
+// salloc. On every node of a step, slurmstepd starts a monitor (`jouleprof
+// record`, as the job's user) before the first task and stops it after the
+// last: one trace per node in <dir>/<jobid>.<stepid>/<node>.jptrace. Nothing
+// here can fail a job: every callback returns 0, and what went wrong is said
+// once on the job's stderr and in slurmd's log. libslurm is not linked: the
+// spank_* and slurm_* symbols come from the process that loads the plugin.
+#include "monitor.hpp"
+#include "settings.hpp"
+#include "step_info.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern "C" {
+#include <slurm/spank.h>
+
+// What Slurm looks up (everything else is hidden: CXX_VISIBILITY_PRESET).
+#define JP_SPANK_EXPORT __attribute__((visibility("default")))
+// SPANK_PLUGIN's constants would have internal linkage in C++: declare them first.
+JP_SPANK_EXPORT extern const char plugin_name[];
+JP_SPANK_EXPORT extern const char plugin_type[];
+JP_SPANK_EXPORT extern const unsigned int plugin_version;
+JP_SPANK_EXPORT extern const unsigned int spank_plugin_version;
+SPANK_PLUGIN(jouleprof, 1)
+}
+
+namespace {
+
+jp::spank::Settings g_settings;
+std::string g_user_opts;
+std::string g_problem; // said once on the job's stderr, by local task 0
+jp::spank::Monitor g_monitor;
+jp::spank::StepInfo g_step;
+std::vector<std::string> g_pids; // "rank:pid"
+unsigned g_exited = 0;
+std::string g_status = "complete";
+
+int on_option(int /*val*/, const char* optarg, int /*remote*/) {
+    g_settings.enabled = true;
+    g_user_opts = optarg != nullptr ? optarg : "";
+    return 0; // checked where it is used: a bad value never refuses the job
+}
+
+char k_name[] = "jouleprof";
+char k_arginfo[] = "[interval=500ms,dir=PATH,label=L]";
+char k_usage[] = "Measure the energy of each node of the step with jouleprof; one trace per "
+                 "node in DIR/<jobid>.<stepid>/ (default DIR: ./jouleprof)";
+spank_option g_option{k_name, k_arginfo, k_usage, 2, 0, on_option};
+
+void say_problem(const std::string& why) {
+    g_problem =
+        "jouleprof: step " + g_step.name + " on " + g_step.node + " is not measured: " + why;
+    // slurm_error would reach srun's stderr as well: the log gets it, the job's
+    // stderr gets it once, from task_init (srun and batch steps alike).
+    slurm_info("%s", g_problem.c_str());
+}
+
+void start_step(spank_t sp) {
+    const auto bad_option = jp::spank::apply_user_options(g_settings, g_user_opts);
+    auto info = jp::spank::read_step(sp, g_settings);
+    if (!info) {
+        return; // not a step to measure (the extern step)
+    }
+    g_step = std::move(*info);
+    if (!bad_option.empty()) {
+        say_problem("--jouleprof=" + g_user_opts + ": " + bad_option);
+        return;
+    }
+    if (::access(g_settings.jouleprof.c_str(), X_OK) != 0) {
+        say_problem("cannot run " + g_settings.jouleprof + ": " + std::strerror(errno) +
+                    " (set jouleprof=PATH in plugstack.conf)");
+        return;
+    }
+    const auto launch = jp::spank::make_launch(g_settings, g_step);
+    const long long t0 = jp::spank::now_ms();
+    if (auto why = g_monitor.start(launch, g_settings.ready_timeout_ms); !why.empty()) {
+        say_problem(why);
+        return;
+    }
+    slurm_info("jouleprof: step %s on %s: measuring into %s (start edge after %lld ms)",
+               g_step.name.c_str(), g_step.node.c_str(), g_step.trace.c_str(),
+               jp::spank::now_ms() - t0);
+}
+
+void finish_step(spank_t sp) {
+    if (!g_monitor.running()) {
+        return;
+    }
+    std::string pids;
+    for (const auto& p : g_pids) {
+        pids += (pids.empty() ? "" : ",") + p;
+    }
+    g_monitor.send("meta slurm.task_pids=" + pids);
+    for (const auto& line : jp::spank::gpu_meta(sp)) {
+        g_monitor.send(line);
+    }
+    const long long t0 = jp::spank::now_ms();
+    const auto why = g_monitor.stop(g_status, g_settings.stop_timeout_ms);
+    slurm_info("jouleprof: step %s on %s: %s, trace closed after %lld ms", g_step.name.c_str(),
+               g_step.node.c_str(), g_status.c_str(), jp::spank::now_ms() - t0);
+    if (!why.empty()) {
+        slurm_error("jouleprof: step %s on %s: %s", g_step.name.c_str(), g_step.node.c_str(),
+                    why.c_str());
+    }
+    struct stat st {};
+    if (::stat(g_step.log.c_str(), &st) == 0 && st.st_size == 0) {
+        ::unlink(g_step.log.c_str()); // nothing was said: no log file
+    }
+}
+
+template <typename F> int guarded(F&& f) noexcept {
+    try {
+        f();
+    } catch (...) { // nothing may reach slurmstepd; the job goes on
+        slurm_error("jouleprof: internal error; the step goes on unmeasured");
+    }
+    return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+JP_SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char** av) {
+    return guarded([&] {
+        if (spank_option_register(sp, &g_option) != ESPANK_SUCCESS) {
+            slurm_error("jouleprof: cannot register --jouleprof");
+        }
+        g_settings.jouleprof = JP_SPANK_JOULEPROF;
+        for (int i = 0; i < ac; ++i) {
+            if (auto why = jp::spank::apply_setting(g_settings, av[i], true);
+                !why.empty() && spank_remote(sp) != 0) {
+                slurm_error("jouleprof: plugstack.conf: %s (ignored)", why.c_str());
+            }
+        }
+    });
+}
+
+JP_SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        if (spank_remote(sp) != 0 && g_settings.enabled) {
+            start_step(sp);
+        }
+    });
+}
+
+JP_SPANK_EXPORT int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        int local = -1;
+        if (!g_problem.empty() && spank_get_item(sp, S_TASK_ID, &local) == ESPANK_SUCCESS &&
+            local == 0) {
+            std::fprintf(stderr, "%s\n", g_problem.c_str());
+            std::fflush(stderr);
+        }
+    });
+}
+
+JP_SPANK_EXPORT int slurm_spank_task_post_fork(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        pid_t pid = 0;
+        std::uint32_t rank = 0;
+        if (g_monitor.running() && spank_get_item(sp, S_TASK_PID, &pid) == ESPANK_SUCCESS &&
+            spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) == ESPANK_SUCCESS) {
+            g_pids.push_back(std::to_string(rank) + ":" + std::to_string(pid));
+        }
+    });
+}
+
+JP_SPANK_EXPORT int slurm_spank_task_exit(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        int status = 0;
+        if (!g_monitor.running() ||
+            spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS) {
+            return;
+        }
+        if (WIFSIGNALED(status)) {
+            g_status = "interrupted";
+        } else if (WEXITSTATUS(status) != 0 && g_status == "complete") {
+            g_status = "failed";
+        }
+        if (++g_exited >= g_step.local_tasks) {
+            finish_step(sp);
+        }
+    });
+}
+
+JP_SPANK_EXPORT int slurm_spank_exit(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        if (spank_remote(sp) != 0) {
+            finish_step(sp); // tasks that never started, or an exit not seen
+        }
+    });
+}
+
+} // extern "C"
