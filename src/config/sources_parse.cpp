@@ -45,7 +45,7 @@ template <class T> Result<void> optional_string(const TomlScope& s, std::string_
         if ((*v)->empty()) {
             return s.error(*s.table.get(key), key, "must not be empty");
         }
-        out = T{**v};
+        out.emplace(**v);
     }
     return {};
 }

@@ -43,6 +43,94 @@ int reap(pid_t pid) {
 
 } // namespace
 
+namespace {
+
+// Starts argv with stdin from /dev/null and stdout/stderr into the pipes' write ends.
+Result<pid_t> spawn(const std::vector<std::string>& argv, int out_w, int err_w) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, out_w, 1);
+    posix_spawn_file_actions_adddup2(&actions, err_w, 2);
+    std::vector<char*> args;
+    args.reserve(argv.size() + 1);
+    for (const auto& a : argv) {
+        args.push_back(const_cast<char*>(a.c_str())); // NOLINT: posix_spawn's signature
+    }
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        auto e = errno_error(rc, argv[0]);
+        e.detail = fmt::format("cannot run it: {}", e.detail);
+        return std::unexpected(e);
+    }
+    return pid;
+}
+
+Error stopped(pid_t pid, const std::string& program, std::string_view what, Nanos timeout) {
+    ::kill(pid, SIGKILL);
+    reap(pid);
+    return Error{ErrorKind::io,
+                 program,
+                 fmt::format("{} within {} and was stopped", what, format_duration(timeout)),
+                 {}};
+}
+
+// Reads both pipes until they close or the deadline passes (the child is then killed).
+Result<void> collect(pid_t pid,
+                     const std::string& program,
+                     std::array<pollfd, 2> fds,
+                     CommandOutput& result,
+                     std::int64_t deadline,
+                     Nanos timeout) {
+    int open_fds = 2;
+    while (open_fds > 0) {
+        const auto left_ms = (deadline - mono_ns()) / 1'000'000;
+        if (left_ms <= 0) {
+            return std::unexpected(stopped(pid, program, "gave no answer", timeout));
+        }
+        const int n = ::poll(fds.data(), fds.size(), static_cast<int>(left_ms));
+        if (n < 0 && errno != EINTR) {
+            const int e = errno;
+            ::kill(pid, SIGKILL);
+            reap(pid);
+            return std::unexpected(errno_error(e, "poll"));
+        }
+        for (std::size_t i = 0; i < fds.size() && n > 0; ++i) {
+            if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+                if (!drain(fds[i].fd, i == 0 ? result.out : result.err,
+                           i == 0 ? k_max_out : k_max_err)) {
+                    fds[i].fd = -1;
+                    --open_fds;
+                }
+            }
+        }
+    }
+    return {};
+}
+
+// Both pipes closed: it is exiting (or went on without them, which the deadline ends).
+Result<int> wait_exit(pid_t pid, const std::string& program, std::int64_t deadline, Nanos timeout) {
+    for (;;) {
+        int status = 0;
+        const pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid) {
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        if (done < 0 && errno != EINTR) {
+            return std::unexpected(errno_error(errno, "waitpid"));
+        }
+        if (mono_ns() >= deadline) {
+            return std::unexpected(stopped(pid, program, "did not exit", timeout));
+        }
+        ::usleep(1000);
+    }
+}
+
+} // namespace
+
 Result<CommandOutput> run_command(const std::vector<std::string>& argv, Nanos timeout) {
     if (argv.empty()) {
         return fail(ErrorKind::internal, "run_command", "no program");
@@ -62,77 +150,24 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, Nanos ti
     const UniqueFd err_r{err[0]};
     UniqueFd out_w{out[1]};
     UniqueFd err_w{err[1]};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
-    posix_spawn_file_actions_adddup2(&actions, err_w.get(), 2);
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& a : argv) {
-        args.push_back(const_cast<char*>(a.c_str())); // NOLINT: posix_spawn's signature
-    }
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
+    auto pid = spawn(argv, out_w.get(), err_w.get());
     out_w.reset();
     err_w.reset();
-    if (rc != 0) {
-        auto e = errno_error(rc, argv[0]);
-        e.detail = fmt::format("cannot run it: {}", e.detail);
-        return std::unexpected(e);
+    if (!pid) {
+        return std::unexpected(pid.error());
     }
     CommandOutput result;
     const auto deadline = mono_ns() + timeout.count();
-    std::array<pollfd, 2> fds{pollfd{out_r.get(), POLLIN, 0}, pollfd{err_r.get(), POLLIN, 0}};
-    int open_fds = 2;
-    while (open_fds > 0) {
-        const auto left_ms = (deadline - mono_ns()) / 1'000'000;
-        if (left_ms <= 0) {
-            ::kill(pid, SIGKILL);
-            reap(pid);
-            return fail(
-                ErrorKind::io, argv[0],
-                fmt::format("gave no answer within {} and was stopped", format_duration(timeout)));
-        }
-        const int n = ::poll(fds.data(), fds.size(), static_cast<int>(left_ms));
-        if (n < 0 && errno != EINTR) {
-            const int e = errno;
-            ::kill(pid, SIGKILL);
-            reap(pid);
-            return std::unexpected(errno_error(e, "poll"));
-        }
-        for (std::size_t i = 0; i < fds.size() && n > 0; ++i) {
-            if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-                if (!drain(fds[i].fd, i == 0 ? result.out : result.err,
-                           i == 0 ? k_max_out : k_max_err)) {
-                    fds[i].fd = -1;
-                    --open_fds;
-                }
-            }
-        }
+    const std::array<pollfd, 2> fds{pollfd{out_r.get(), POLLIN, 0}, pollfd{err_r.get(), POLLIN, 0}};
+    if (auto read = collect(*pid, argv[0], fds, result, deadline, timeout); !read) {
+        return std::unexpected(read.error());
     }
-    // Both pipes closed: it is exiting (or went on without them, which the deadline ends).
-    for (;;) {
-        int status = 0;
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) {
-            result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-            return result;
-        }
-        if (done < 0 && errno != EINTR) {
-            return std::unexpected(errno_error(errno, "waitpid"));
-        }
-        if (mono_ns() >= deadline) {
-            ::kill(pid, SIGKILL);
-            reap(pid);
-            return fail(
-                ErrorKind::io, argv[0],
-                fmt::format("did not exit within {} and was stopped", format_duration(timeout)));
-        }
-        ::usleep(1000);
+    auto code = wait_exit(*pid, argv[0], deadline, timeout);
+    if (!code) {
+        return std::unexpected(code.error());
     }
+    result.exit_code = *code;
+    return result;
 }
 
 } // namespace jp::sys

@@ -45,7 +45,8 @@ EnergyConfig parse_config(std::string_view text) {
     std::size_t pos = 0;
     while (pos < text.size()) {
         const auto eol = text.find('\n', pos);
-        const auto line = text.substr(pos, eol == std::string_view::npos ? text.npos : eol - pos);
+        const auto line =
+            text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
         pos = eol == std::string_view::npos ? text.size() : eol + 1;
         const auto eq = line.find('=');
         if (eq == std::string_view::npos) {
