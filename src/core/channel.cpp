@@ -80,6 +80,12 @@ std::string_view unit_of(Quantity q) {
     return "?";
 }
 
+bool is_mean_since_previous(const Channel& c) noexcept {
+    return c.quantity == Quantity::power &&
+           ((c.backend == "estimate" && c.domain == Domain::cpu_package) ||
+            c.averaging_ns.has_value());
+}
+
 std::string not_summed_reason(std::string_view parent, std::string_view backend) {
     if (!parent.empty()) {
         return "within " + std::string{parent};

@@ -65,5 +65,8 @@ struct Channel {
 // Why a channel with counted = false is shown but not added to the node:
 // "within cpu0.package", or Slurm's own figure kept for comparison.
 [[nodiscard]] std::string not_summed_reason(std::string_view parent, std::string_view backend);
+// mean_since_previous for a channel that comes without it (a trace's, the daemon's): the CPU
+// estimate's utilisation, and every power reading averaged over a window the source names.
+[[nodiscard]] bool is_mean_since_previous(const Channel& c) noexcept;
 
 } // namespace jp

@@ -38,12 +38,7 @@ Channel channel_from_row(const Statement& s) {
     if (s.column_count() > 12 && !s.column_is_null(12)) {
         c.averaging_ns = s.column_int(12);
     }
-    // Not stored: the CPU estimate's utilisation and every power reading the
-    // source averages over a window it names (a BMC's DCMI reading) cover the
-    // time before them.
-    c.mean_since_previous =
-        c.quantity == Quantity::power &&
-        ((c.backend == "estimate" && c.domain == Domain::cpu_package) || c.averaging_ns);
+    c.mean_since_previous = is_mean_since_previous(c); // not stored
     return c;
 }
 

@@ -70,12 +70,12 @@ Offer offered(const nlohmann::json& list, const std::vector<Channel>& local) {
         }
         if (const auto a = j.find("averaging_ns"); a != j.end() && a->is_number_integer()) {
             c.averaging_ns = a->get<std::int64_t>();
-            c.mean_since_previous = c.quantity == Quantity::power; // as the trace reader has it
         }
         if (covered(c, local)) {
             continue;
         }
         c.backend = "jouleprofd";
+        c.mean_since_previous = is_mean_since_previous(c); // as the trace reader has it
         c.source = fmt::format("{} {} via jouleprofd, {} ms resolution", j.value("backend", ""),
                                j.value("source", ""), j.value("resolution_ms", 0));
         out.channels.push_back(std::move(c));
