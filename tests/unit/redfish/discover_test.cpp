@@ -7,6 +7,7 @@
 #include "sensor_checks.hpp"
 #include "sensors/redfish/json.hpp"
 #include "sensors/redfish/redfish.hpp"
+#include "served_test.hpp"
 
 #include <gtest/gtest.h>
 #include <thread>
@@ -21,23 +22,8 @@ using test::read_all;
 using test::redfish::RedfishServer;
 using test::redfish::ServerOptions;
 
-class RedfishDiscover : public ::testing::Test {
+class RedfishDiscover : public test::redfish::ServedTest {
 protected:
-    void SetUp() override {
-        if (!test::redfish::have_tools()) {
-            GTEST_SKIP() << "nginx-light or openssl not installed (scripts/setup.sh)";
-        }
-    }
-    void serve(ServerOptions o = {}) {
-        m_server = std::make_unique<RedfishServer>(std::move(o));
-        ASSERT_TRUE(m_server->start()) << m_server->error_log();
-        m_config.url = m_server->url();
-        m_config.user = "admin";
-        m_config.password_file =
-            m_server->password_file(test::redfish::k_password, fs::perms::owner_read);
-        m_config.ca_file = RedfishServer::ca_file('A');
-        m_config.timeout = 2s;
-    }
     Discovery discover_configured() {
         Config c;
         c.redfish = m_config;
@@ -52,9 +38,6 @@ protected:
         e(j);
         test::redfish::write_file(file, j.dump(2));
     }
-
-    std::unique_ptr<RedfishServer> m_server;
-    RedfishConfig m_config;
 };
 
 TEST_F(RedfishDiscover, NotConfiguredMeansNothing) {

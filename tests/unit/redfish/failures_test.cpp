@@ -7,6 +7,7 @@
 #include "redfish_server.hpp"
 #include "sensor_checks.hpp"
 #include "sensors/redfish/redfish.hpp"
+#include "served_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,22 +22,8 @@ using test::redfish::ServerOptions;
 
 constexpr const char* k_wrong = "wrong-Passw0rd!";
 
-class RedfishFailure : public ::testing::Test {
+class RedfishFailure : public test::redfish::ServedTest {
 protected:
-    void SetUp() override {
-        if (!test::redfish::have_tools()) {
-            GTEST_SKIP() << "nginx-light or openssl not installed (scripts/setup.sh)";
-        }
-    }
-    void serve(ServerOptions o = {}, const std::string& password = test::redfish::k_password) {
-        m_server = std::make_unique<RedfishServer>(std::move(o));
-        ASSERT_TRUE(m_server->start()) << m_server->error_log();
-        m_config.url = m_server->url();
-        m_config.user = "admin";
-        m_config.password_file = m_server->password_file(password, fs::perms::owner_read);
-        m_config.ca_file = RedfishServer::ca_file('A');
-        m_config.timeout = 2s;
-    }
     // Discovery that must fail with exactly one finding; its text, checked for secrets.
     Finding one_finding() {
         const auto d = discover(m_config, DiscoverOptions{});
@@ -58,9 +45,6 @@ protected:
     static bool has(const std::string& text, const std::string& part) {
         return text.find(part) != std::string::npos;
     }
-
-    std::unique_ptr<RedfishServer> m_server;
-    RedfishConfig m_config;
 };
 
 TEST_F(RedfishFailure, WrongPassword) {

@@ -6,6 +6,7 @@
 #include "redfish_server.hpp"
 #include "sensor_checks.hpp"
 #include "sensors/redfish/redfish.hpp"
+#include "served_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,25 +17,16 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::redfish::RedfishServer;
 
-class RedfishSession : public ::testing::Test {
+class RedfishSession : public test::redfish::ServedTest {
 protected:
     void SetUp() override {
-        if (!test::redfish::have_tools()) {
-            GTEST_SKIP() << "nginx-light or openssl not installed (scripts/setup.sh)";
+        ServedTest::SetUp();
+        if (IsSkipped()) {
+            return;
         }
-        m_server = std::make_unique<RedfishServer>(
-            test::redfish::ServerOptions{.basic = false, .session = true});
-        ASSERT_TRUE(m_server->start()) << m_server->error_log();
-        m_config.url = m_server->url();
-        m_config.user = "admin";
-        m_config.password_file =
-            m_server->password_file(test::redfish::k_password, fs::perms::owner_read);
-        m_config.ca_file = RedfishServer::ca_file('A');
+        serve(test::redfish::ServerOptions{.basic = false, .session = true});
         m_config.auth = "session";
-        m_config.timeout = 2s;
     }
-    std::unique_ptr<RedfishServer> m_server;
-    RedfishConfig m_config;
 };
 
 TEST_F(RedfishSession, LogsInReadsAndDeletesTheSession) {
