@@ -6,6 +6,7 @@
 // here can fail a job: every callback returns 0, and what went wrong is said
 // once on the job's stderr and in slurmd's log. libslurm is not linked: the
 // spank_* and slurm_* symbols come from the process that loads the plugin.
+#include "job_result.hpp"
 #include "monitor.hpp"
 #include "settings.hpp"
 #include "step_info.hpp"
@@ -42,9 +43,14 @@ std::vector<std::string> g_pids; // "rank:pid"
 unsigned g_exited = 0;
 std::string g_status = "complete";
 
+std::string g_local_step_dir; // srun: where its step's node traces go
+std::string g_site_problem;   // site mode: the job's directory could not be made
+
 int on_option(int /*val*/, const char* optarg, int /*remote*/) {
     g_settings.enabled = true;
-    g_user_opts = optarg != nullptr ? optarg : "";
+    g_settings.user_asked = true;
+    // An option without a value reaches the steps of a batch job as "(null)".
+    g_user_opts = optarg != nullptr && std::strcmp(optarg, "(null)") != 0 ? optarg : "";
     return 0; // checked where it is used: a bad value never refuses the job
 }
 
@@ -78,11 +84,20 @@ void start_step(spank_t sp) {
                     " (set jouleprof=PATH in plugstack.conf)");
         return;
     }
+    if (!g_site_problem.empty()) {
+        say_problem(g_site_problem);
+        return;
+    }
     const auto launch = jp::spank::make_launch(g_settings, g_step);
     const long long t0 = jp::spank::now_ms();
     if (auto why = g_monitor.start(launch, g_settings.ready_timeout_ms); !why.empty()) {
         say_problem(why);
         return;
+    }
+    for (const auto& [key, value] : g_monitor.env()) {
+        if (spank_setenv(sp, key.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
+            slurm_info("jouleprof: cannot set %s for the step's tasks", key.c_str());
+        }
     }
     slurm_info("jouleprof: step %s on %s: measuring into %s (start edge after %lld ms)",
                g_step.name.c_str(), g_step.node.c_str(), g_step.trace.c_str(),
@@ -140,6 +155,53 @@ JP_SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char** av) {
                 slurm_error("jouleprof: plugstack.conf: %s (ignored)", why.c_str());
             }
         }
+        if (g_settings.site && g_settings.site_dir.empty() && spank_remote(sp) != 0) {
+            slurm_error("jouleprof: plugstack.conf: site=yes needs site_dir=PATH (ignored)");
+        }
+        g_settings.enabled =
+            g_settings.enabled || (g_settings.site && !g_settings.site_dir.empty());
+    });
+}
+
+// slurmstepd, still root (user_init runs with the user's effective uid): in site
+// mode, the job's own directory under site_dir, for the job's owner only.
+JP_SPANK_EXPORT int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        auto s = g_settings;
+        std::uint32_t job = 0;
+        uid_t uid = 0;
+        gid_t gid = 0;
+        if (spank_remote(sp) == 0 || !s.site || s.site_dir.empty() ||
+            !jp::spank::apply_user_options(s, g_user_opts).empty() || !s.dir.empty() ||
+            spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+            spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+            spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+            return;
+        }
+        g_site_problem = jp::spank::make_job_dir(jp::spank::job_dir(s, job), uid, gid);
+    });
+}
+
+// srun, as the user: where the step's traces will be, for its merged table at the end.
+JP_SPANK_EXPORT int slurm_spank_local_user_init(spank_t sp, int /*ac*/, char** /*av*/) {
+    return guarded([&] {
+        std::uint32_t job = 0;
+        std::uint32_t step = 0;
+        if (!g_settings.user_asked ||
+            !jp::spank::apply_user_options(g_settings, g_user_opts).empty() || !g_settings.result ||
+            spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+            spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
+            return;
+        }
+        std::string dir = !g_settings.dir.empty() ? g_settings.dir
+                          : g_settings.site && !g_settings.site_dir.empty()
+                              ? jp::spank::job_dir(g_settings, job)
+                              : "jouleprof";
+        if (dir.front() != '/') {
+            char cwd[4096] = {};
+            dir = std::string{::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "."} + "/" + dir;
+        }
+        g_local_step_dir = dir + "/" + jp::spank::step_name(job, step);
     });
 }
 
@@ -195,6 +257,10 @@ JP_SPANK_EXPORT int slurm_spank_exit(spank_t sp, int /*ac*/, char** /*av*/) {
     return guarded([&] {
         if (spank_remote(sp) != 0) {
             finish_step(sp); // tasks that never started, or an exit not seen
+        } else if (spank_context() == S_CTX_LOCAL && !g_local_step_dir.empty()) {
+            if (auto why = jp::spank::print_result(g_settings, g_local_step_dir); !why.empty()) {
+                std::fprintf(stderr, "jouleprof: no merged result for the step: %s\n", why.c_str());
+            }
         }
     });
 }

@@ -170,7 +170,14 @@ std::string Monitor::start(const Launch& launch, int timeout_ms) {
     }
     int ignored = 0;
     ::waitpid(middle, &ignored, 0);
-    const auto line = read_line(now_ms() + timeout_ms);
+    const long long deadline = now_ms() + timeout_ms;
+    auto line = read_line(deadline);
+    m_env.clear();
+    for (; line.starts_with("env ") && line.find('=') != std::string::npos;
+         line = read_line(deadline)) {
+        const auto eq = line.find('=');
+        m_env.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
+    }
     if (line.starts_with("ready ")) {
         m_pid = static_cast<pid_t>(std::atoi(line.c_str() + 6));
         return {};

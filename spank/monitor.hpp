@@ -6,6 +6,7 @@
 // standard input and followed through its standard output.
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace jp::spank {
@@ -33,6 +34,10 @@ public:
     // Returns "" when it measures, else one line saying why not.
     std::string start(const Launch& launch, int timeout_ms);
     [[nodiscard]] bool running() const { return m_ctl >= 0; }
+    // What the job's tasks need to mark phases into the run (its marker socket).
+    [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& env() const {
+        return m_env;
+    }
     // Sends one control line ("meta K=V"); ignored when not running.
     void send(const std::string& line);
     // Ends the run with `status`, waits for the trace to be closed; after
@@ -49,6 +54,7 @@ private:
     pid_t m_pid = -1;
     bool m_eof = false; // its stdout ended: it exited
     std::string m_pending;
+    std::vector<std::pair<std::string, std::string>> m_env;
 };
 
 // Milliseconds of CLOCK_MONOTONIC.

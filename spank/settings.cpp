@@ -34,6 +34,20 @@ std::string apply_setting(Settings& s, std::string_view item, bool from_site) {
     if (eq == std::string_view::npos || value.empty() || !plain_text(value)) {
         return "'" + std::string{item.substr(0, 80)} + "' is not KEY=VALUE";
     }
+    if (key == "result" || (from_site && key == "site")) {
+        if (value != "yes" && value != "no") {
+            return std::string{key} + " expects yes or no";
+        }
+        (key == "result" ? s.result : s.site) = value == "yes";
+        return {};
+    }
+    if (from_site && key == "site_dir") {
+        if (value.front() != '/') {
+            return "site_dir expects an absolute path";
+        }
+        s.site_dir = value;
+        return {};
+    }
     std::string* target = key == "interval" ? &s.interval
                           : key == "dir"    ? &s.dir
                           : key == "label"  ? &s.label
@@ -51,7 +65,7 @@ std::string apply_setting(Settings& s, std::string_view item, bool from_site) {
     }
     if (target == nullptr) {
         return "unknown option '" + std::string{key.substr(0, 40)} +
-               (from_site ? "'" : "' (expected interval=, dir=, label=)");
+               (from_site ? "'" : "' (expected interval=, dir=, label=, result=)");
     }
     *target = value;
     return {};

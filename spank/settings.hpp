@@ -8,9 +8,13 @@
 namespace jp::spank {
 
 struct Settings {
-    bool enabled = false;  // --jouleprof given (or the site measures every job: not yet)
-    std::string jouleprof; // the jouleprof binary the monitor runs
-    std::string dir;       // output directory; empty: <job's working dir>/jouleprof
+    bool enabled = false;    // --jouleprof given, or the site measures every step
+    bool user_asked = false; // --jouleprof given
+    bool site = false;       // site=yes: every step is measured, without --jouleprof
+    std::string site_dir;    // site: traces in <site_dir>/<jobid>/ (the job owner's, 0700)
+    bool result = true;      // result=no: no merged table at the step's end (srun)
+    std::string jouleprof;   // the jouleprof binary the monitor runs
+    std::string dir;         // output directory; empty: <job's working dir>/jouleprof
     std::string interval = "500ms";
     std::string label;            // empty: "slurm"
     std::string sysfs_root;       // site/test: --sysfs-root of the monitor

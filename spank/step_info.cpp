@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "step_info.hpp"
 
+#include "hostlist.hpp"
+
 #include <climits>
 #include <cstdlib>
 #include <unistd.h>
@@ -25,20 +27,20 @@ std::string job_env(spank_t sp, const char* name) {
     return {};
 }
 
-// No SPANK item names the node: the job's env, slurmstepd's env, a one-node
-// step's node list, the host name, in that order.
-std::string node_name(spank_t sp, std::uint32_t nnodes) {
-    for (const char* var : {"SLURMD_NODENAME"}) {
-        if (auto v = job_env(sp, var); !v.empty()) {
-            return v;
-        }
-        if (const char* v = std::getenv(var); v != nullptr && *v != '\0') {
-            return v;
-        }
+// No SPANK item names the node: slurmstepd's own environment, the step's node
+// list at the node's id, the job's environment on a one-node step (a step
+// launched from a batch script carries the batch node's SLURMD_NODENAME to
+// every node), the host name, in that order.
+std::string node_name(spank_t sp, std::uint32_t nnodes, std::uint32_t node_id) {
+    if (const char* v = std::getenv("SLURMD_NODENAME"); v != nullptr && *v != '\0') {
+        return v;
     }
-    if (nnodes == 1) {
-        if (auto v = job_env(sp, "SLURM_STEP_NODELIST");
-            !v.empty() && v.find_first_of("[,") == std::string::npos) {
+    if (const auto nodes = expand_hostlist(job_env(sp, "SLURM_STEP_NODELIST"));
+        nodes && nodes->size() == nnodes && node_id < nodes->size()) {
+        return (*nodes)[node_id];
+    }
+    if (nnodes <= 1) {
+        if (auto v = job_env(sp, "SLURMD_NODENAME"); !v.empty()) {
             return v;
         }
     }
@@ -56,11 +58,15 @@ std::string safe_name(std::string s) {
     return s.empty() || s.front() == '.' ? "node" + s : s;
 }
 
+} // namespace
+
+std::string job_dir(const Settings& settings, std::uint32_t job_id) {
+    return settings.site_dir + "/" + std::to_string(job_id);
+}
+
 std::string step_name(std::uint32_t job, std::uint32_t step) {
     return std::to_string(job) + "." + (step == k_batch_step ? "batch" : std::to_string(step));
 }
-
-} // namespace
 
 std::optional<StepInfo> read_step(spank_t sp, const Settings& settings) {
     StepInfo s;
@@ -84,11 +90,14 @@ std::optional<StepInfo> read_step(spank_t sp, const Settings& settings) {
         s.groups = {s.gid};
     }
     s.name = step_name(s.job_id, step);
-    s.node = node_name(sp, s.nnodes);
+    s.node = node_name(sp, s.nnodes, s.node_id);
     s.home = job_env(sp, "HOME");
     char cwd[PATH_MAX] = {}; // slurmstepd has entered the job's working directory
     s.work_dir = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : job_env(sp, "PWD");
-    const std::string dir = settings.dir.empty() ? "jouleprof" : settings.dir;
+    const std::string dir = !settings.dir.empty() ? settings.dir
+                            : settings.site && !settings.site_dir.empty()
+                                ? job_dir(settings, s.job_id)
+                                : "jouleprof";
     s.base_dir = dir.front() == '/' ? dir : s.work_dir + "/" + dir;
     while (s.base_dir.size() > 1 && s.base_dir.back() == '/') {
         s.base_dir.pop_back();

@@ -32,6 +32,12 @@ struct StepInfo {
 // interactive) or when SPANK does not give the job's ids.
 [[nodiscard]] std::optional<StepInfo> read_step(spank_t sp, const Settings& settings);
 
+// "<jobid>.<stepid>", or "<jobid>.batch".
+[[nodiscard]] std::string step_name(std::uint32_t job, std::uint32_t step);
+
+// Site mode: the job's own directory under site_dir.
+[[nodiscard]] std::string job_dir(const Settings& settings, std::uint32_t job_id);
+
 [[nodiscard]] Launch make_launch(const Settings& settings, const StepInfo& step);
 
 // "meta KEY=VALUE" lines for the GPUs the step was given, as its env says now.

@@ -72,7 +72,7 @@ int main_entry(int argc, char** argv) {
 
     Commands commands;
     for (auto* add : {register_run, register_sensors, register_report, register_mark,
-                      register_study, register_record}) {
+                      register_study, register_record, register_merge}) {
         add(app, commands);
     }
     register_analysis(app, commands); // compare, sweep, export

@@ -8,12 +8,17 @@
 // standard input, all optional:
 //   meta KEY=VALUE     stored in the trace's meta (at the end: e.g. task pids)
 //   end STATUS         the run's status: complete (default), failed or interrupted
-// Standard output says "ready PID" once the start edge is taken, and
-// "done STATUS" once the trace is closed, or "error: WHY" when nothing is measured.
+// Standard output says "env KEY=VALUE" for each variable that lets the job mark
+// phases into the run (`jouleprof mark`), then "ready PID" once the start edge
+// is taken, and "done STATUS" once the trace is closed, or "error: WHY" when
+// nothing is measured. The trace's meta holds this node's clock offset to the
+// file system the trace is written to (sys/clock_probe.hpp), so that traces of
+// several nodes are laid on one time axis.
 #include "cli/command.hpp"
 #include "cli/measurement.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
+#include "sys/clock_probe.hpp"
 #include "trace/sqlite.hpp"
 
 #include <cerrno>
@@ -134,9 +139,27 @@ bool store_meta(const std::filesystem::path& path, const std::map<std::string, s
     return ok;
 }
 
+// This node's clock against the file system's and the kernel's own account of it.
+void add_clock_meta(const std::filesystem::path& output, std::map<std::string, std::string>& meta) {
+    const auto dir = output.has_parent_path() ? output.parent_path() : std::filesystem::path{"."};
+    if (auto o = sys::probe_file_system_clock(dir)) {
+        meta["clock.offset_ns"] = std::to_string(o->offset_ns);
+        meta["clock.offset_error_ns"] = std::to_string(o->error_ns);
+        meta["clock.reference"] = "file system of " + dir.string();
+    } else {
+        JP_LOG_WARN("clock: {}; this node's trace is aligned with others by its own clock",
+                    o.error().message());
+    }
+    if (const auto sync = sys::kernel_clock_sync()) {
+        meta["clock.synchronized"] = sync->synchronized ? "yes" : "no";
+        meta["clock.esterror_ns"] = std::to_string(sync->esterror_ns);
+    }
+}
+
 int record(const RecordOptions& o, const sensors::Host& host, const Config& config) {
     SessionOptions so{
         o.output, o.interval, false, {}, {{"command", o.command}, {"label", o.label}}};
+    add_clock_meta(o.output, so.meta);
     for (const auto& kv : o.meta) {
         const auto eq = kv.find('=');
         so.meta[kv.substr(0, eq)] = kv.substr(eq + 1);
@@ -156,6 +179,9 @@ int record(const RecordOptions& o, const sensors::Host& host, const Config& conf
         return 3;
     }
     (*session)->begin_block(o.label, o.command);
+    for (const auto& [key, value] : (*session)->block_env()) {
+        say("env " + key + "=" + value);
+    }
     say(fmt::format("ready {}", ::getpid()));
     Control control;
     const auto sig = wait_for_end(control);

@@ -8,6 +8,7 @@
 #include "report/format.hpp"
 #include "report/html/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -24,6 +25,8 @@ struct ReportOptions {
     CarbonConfig carbon; // command-line overrides
     std::filesystem::path html;
     bool force = false;
+    Nanos wait{0};     // directories: for every node to close its trace
+    bool sacct = true; // directories: Slurm's energy beside ours
 };
 
 report::SummaryOptions summary_options(const ReportOptions& o, const Config& config) {
@@ -73,7 +76,18 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
     return 0;
 }
 
+// Directories hold jobs of several nodes (the Slurm plugin's <jobid>.<stepid>/<node>.jptrace).
+bool any_directory(const ReportOptions& o) {
+    return std::ranges::any_of(o.traces, [](const std::filesystem::path& p) {
+        std::error_code ec;
+        return std::filesystem::is_directory(p, ec);
+    });
+}
+
 int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {
+    if (any_directory(o)) {
+        return print_job_reports({o.traces, o.json, o.html, o.force, o.wait, o.sacct}, text_out);
+    }
     return print_groups(report::summarize_traces(o.traces, summary_options(o, config), o.by_trace),
                         o, config, text_out);
 }
@@ -132,7 +146,10 @@ int print_trace_summary(const std::filesystem::path& trace,
 void register_report(CLI::App& app, Commands& out) {
     auto o = std::make_shared<ReportOptions>();
     auto* cmd = app.add_subcommand("report", "Summarise trace files as the study's table");
-    cmd->add_option("traces", o->traces, "Trace files")->required()->check(CLI::ExistingFile);
+    cmd->add_option("traces", o->traces,
+                    "Trace files, or directories of a job's node traces (one result per step)")
+        ->required()
+        ->check(CLI::ExistingPath);
     cmd->add_flag("--json", o->json, "JSON output");
     cmd->add_flag("--by-trace", o->by_trace,
                   "Keep runs of the same label from different traces apart");
@@ -148,6 +165,10 @@ void register_report(CLI::App& app, Commands& out) {
         "Currency of --price, e.g. EUR");
     cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
     cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
+    add_duration(cmd, "--wait", o->wait,
+                 "Directories: wait up to this long for every node to close its trace");
+    cmd->add_flag("!--no-sacct", o->sacct,
+                  "Directories: do not ask sacct for Slurm's energy of each step");
     out.push_back(
         Command{cmd, [o] { check_options(*o); },
                 [o](const Context& ctx) { return print_report(*o, ctx.config, stdout); }});

@@ -48,5 +48,6 @@ void register_analysis(CLI::App& app, Commands& out);
 void register_mark(CLI::App& app, Commands& out);
 void register_study(CLI::App& app, Commands& out);
 void register_record(CLI::App& app, Commands& out); // jouleprof record (Slurm's spank/)
+void register_merge(CLI::App& app, Commands& out);  // several nodes' traces as one job
 
 } // namespace jp::cli

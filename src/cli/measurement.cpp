@@ -158,6 +158,7 @@ struct MeasurementSession::State {
     Result<std::vector<report::RunSummary>> summaries =
         std::unexpected(Error{ErrorKind::internal, "", "not finished", {}});
     std::optional<trace::RunInfo> block; // the open in-process run (begin_block)
+    std::vector<std::pair<std::string, std::string>> block_env; // its marker socket
 };
 
 namespace {
@@ -364,6 +365,8 @@ std::int64_t MeasurementSession::begin_block(const std::string& label, const std
     m->recorder.begin_run(run);
     run.start_ns = m->sampler.begin(run.id);
     m->recorder.end_run(run); // the exact start, committed for readers now
+    m->block_env = m->markers.prepare(run.id).env;
+    m->markers.started(m->epoch + run.start_ns);
     m->block = run;
     return run.id;
 }
@@ -383,12 +386,18 @@ trace::RunInfo MeasurementSession::end_block(std::string_view status) {
     auto run = std::move(*m->block);
     m->block.reset();
     run.end_ns = m->sampler.end();
+    m->markers.ended(m->epoch + *run.end_ns);
+    m->block_env.clear();
     run.monitor_cpu_s = monitor_cpu_since_last_run(*m);
     run.status = std::string{status};
     run.exit_code = status == "complete" ? std::optional<int>{0} : std::optional<int>{1};
     m->recorder.end_run(run);
     m->recorder.flush();
     return run;
+}
+
+const std::vector<std::pair<std::string, std::string>>& MeasurementSession::block_env() const {
+    return m->block_env;
 }
 
 Result<trace::Reader> MeasurementSession::reader() {

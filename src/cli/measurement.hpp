@@ -111,6 +111,9 @@ public:
     // Ends the open block at an exact edge ("complete", "failed" or
     // "interrupted") and commits it; returns its run as stored.
     trace::RunInfo end_block(std::string_view status);
+    // While a block is open: the environment that lets other processes mark
+    // phases into it (`jouleprof mark`, libjouleprof: the marker socket).
+    [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& block_env() const;
     // The summary of one run of the trace as written so far (a run still open
     // is summarised up to its last sample).
     Result<report::RunSummary> summarize(std::int64_t run_id);

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A fake powercap package whose counter follows a known power profile.
 
-  power_profile.py write ROOT        makes ROOT/sys/class/powercap/intel-rapl:0 and
+  power_profile.py write ROOT [K]    makes ROOT/sys/class/powercap/intel-rapl:0 and
                                      rewrites energy_uj every millisecond until SIGTERM
+                                     (K: the profile scaled by K, default 1; kept in ROOT/scale)
   power_profile.py joules ROOT A B   the exact energy between CLOCK_MONOTONIC A and B (ns)
 
 P(t) = BASE + AMP*sin(2*pi*t/PERIOD), t since the writer's start (ROOT/t0_ns).
@@ -18,26 +19,27 @@ BASE_W, AMP_W, PERIOD_S, TICK_S = 120.0, 50.0, 1.3, 0.001
 RANGE_J = 4294.967296
 
 
-def energy_at(t0_ns: int, t_ns: int) -> float:
+def energy_at(t0_ns: int, t_ns: int, scale: float = 1.0) -> float:
     t = (t_ns - t0_ns) * 1e-9
     w = 2 * math.pi / PERIOD_S
-    return BASE_W * t + AMP_W * (1 - math.cos(w * t)) / w
+    return scale * (BASE_W * t + AMP_W * (1 - math.cos(w * t)) / w)
 
 
-def write(root: Path) -> None:
+def write(root: Path, scale: float) -> None:
     zone = root / "sys/class/powercap/intel-rapl:0"
     zone.mkdir(parents=True)
     for name, value in (("name", "package-0"), ("energy_uj", "0" * 13), ("enabled", "1"),
                         ("max_energy_range_uj", str(int(RANGE_J * 1e6)))):
         (zone / name).write_text(value + "\n")
     (root / "config.toml").write_text("[sensors.estimate]\nenabled = false\n")
+    (root / "scale").write_text(str(scale))
     t0 = time.monotonic_ns()
     (root / "t0_ns").write_text(str(t0))
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     fd = os.open(zone / "energy_uj", os.O_WRONLY)
     while not stop:
-        e = math.fmod(energy_at(t0, time.monotonic_ns()), RANGE_J)
+        e = math.fmod(energy_at(t0, time.monotonic_ns(), scale), RANGE_J)
         os.pwrite(fd, f"{int(e * 1e6):013d}\n".encode(), 0)
         time.sleep(TICK_S)
 
@@ -45,7 +47,8 @@ def write(root: Path) -> None:
 if __name__ == "__main__":
     root = Path(sys.argv[2])
     if sys.argv[1] == "write":
-        write(root)
+        write(root, float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)
     else:
         t0 = int((root / "t0_ns").read_text())
-        print(energy_at(t0, int(sys.argv[4])) - energy_at(t0, int(sys.argv[3])))
+        k = float((root / "scale").read_text()) if (root / "scale").exists() else 1.0
+        print(energy_at(t0, int(sys.argv[4]), k) - energy_at(t0, int(sys.argv[3]), k))

@@ -43,7 +43,9 @@ check() { # check WHAT COMMAND...
 # The exported symbols Slurm looks up (extern "C", default visibility).
 syms=$(nm -D --defined-only "$SO")
 for s in plugin_name plugin_type plugin_version spank_plugin_version slurm_spank_init \
-    slurm_spank_user_init slurm_spank_task_post_fork slurm_spank_task_exit slurm_spank_exit; do
+    slurm_spank_init_post_opt slurm_spank_local_user_init slurm_spank_user_init \
+    slurm_spank_task_post_fork slurm_spank_task_exit \
+    slurm_spank_exit; do
     check "nm -D shows $s" grep -qw "$s" <<<"$syms"
 done
 check "libslurm is not linked" bash -c "! ldd '$SO' | grep -q libslurm"

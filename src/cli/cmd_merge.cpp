@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Jobs that ran on several nodes: `jouleprof report DIR` (each step directory
+// under DIR: <jobid>.<stepid>/<node>.jptrace, as the Slurm plugin writes them)
+// and `jouleprof merge TRACE...` (the given traces as the nodes of one step).
+#include "cli/command.hpp"
+#include "cli/commands.hpp"
+#include "core/log.hpp"
+#include "core/text.hpp"
+#include "report/job/format.hpp"
+
+#include <memory>
+
+namespace jp::cli {
+namespace {
+
+using report::job::JobResult;
+
+// The merged result of one step, with Slurm's figure beside it.
+Result<JobResult> merge_step(const std::vector<std::filesystem::path>& traces,
+                             const JobReportOptions& o,
+                             const std::string& note) {
+    auto job = report::job::merge_nodes(traces);
+    if (!job) {
+        return job;
+    }
+    if (!note.empty()) {
+        job->notes.push_back(note);
+    }
+    if (o.sacct) {
+        job->slurm = report::job::slurm_energy(*job, o.wait.count() > 0 ? 3 : 1);
+    }
+    return job;
+}
+
+// The steps to report: each directory's step directories, or the files as one step.
+Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReportOptions& o,
+                                                                 std::vector<std::string>& notes) {
+    std::vector<std::vector<std::filesystem::path>> steps;
+    std::vector<std::filesystem::path> files;
+    for (const auto& in : o.inputs) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(in, ec)) {
+            files.push_back(in);
+            continue;
+        }
+        auto dirs = report::job::step_dirs_in(in);
+        if (!dirs) {
+            return std::unexpected(dirs.error());
+        }
+        for (const auto& d : *dirs) {
+            std::string note;
+            if (o.wait.count() > 0 && !report::job::wait_for_nodes(d, o.wait)) {
+                note = fmt::format("waited {:.0f} s for every node to close its trace; reported "
+                                   "as they are",
+                                   static_cast<double>(o.wait.count()) * 1e-9);
+            }
+            auto traces = report::job::node_traces_in(d);
+            if (!traces) {
+                return std::unexpected(traces.error());
+            }
+            steps.push_back(std::move(*traces));
+            notes.push_back(note);
+        }
+    }
+    if (!files.empty()) {
+        if (!steps.empty()) {
+            return fail(ErrorKind::config, files.front().string(),
+                        "is a file among directories: give step directories or the traces of one "
+                        "step");
+        }
+        steps.push_back(std::move(files));
+        notes.emplace_back();
+    }
+    return steps;
+}
+
+} // namespace
+
+int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
+    std::vector<std::string> notes;
+    auto steps = steps_of(o, notes);
+    if (!steps) {
+        JP_LOG_ERROR("{}", steps.error().message());
+        return 1;
+    }
+    if (!o.html.empty() && steps->size() != 1) {
+        JP_LOG_ERROR("--html writes one step, and {} hold {}: name one step's directory",
+                     o.inputs.front().string(), steps->size());
+        return 2;
+    }
+    nlohmann::json all = nlohmann::json::array();
+    std::string text;
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+        auto job = merge_step((*steps)[i], o, notes[i]);
+        if (!job) {
+            JP_LOG_ERROR("{}", job.error().message());
+            return 1;
+        }
+        if (!o.html.empty()) {
+            if (auto r = report::job::write_html(*job, o.html, {.force = o.force}); !r) {
+                JP_LOG_ERROR("{}", r.error().message());
+                return 1;
+            }
+        }
+        if (o.json) {
+            all.push_back(report::job::to_json(*job));
+        } else {
+            text += (i > 0 ? "\n" : "") + report::job::format_text(*job);
+        }
+    }
+    if (o.json) {
+        nlohmann::json out{{"steps", std::move(all)}};
+        std::puts(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::fflush(stdout);
+    } else {
+        std::fputs(terminal_safe(text).c_str(), text_out);
+        std::fflush(text_out);
+    }
+    return 0;
+}
+
+void register_merge(CLI::App& app, Commands& out) {
+    auto o = std::make_shared<JobReportOptions>();
+    auto* cmd = app.add_subcommand(
+        "merge", "One result for a job on several nodes: the given node traces as one step");
+    cmd->add_option("traces", o->inputs, "Node traces of one step, or its directory")
+        ->required()
+        ->check(CLI::ExistingPath);
+    cmd->add_flag("--json", o->json, "JSON output");
+    cmd->add_option("--html", o->html, "Also write a self-contained HTML page to this file");
+    cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
+    cmd->add_flag("!--no-sacct", o->sacct, "Do not ask sacct for Slurm's energy of the step");
+    out.push_back(Command{cmd, {}, [o](const Context&) { return print_job_reports(*o, stdout); }});
+}
+
+} // namespace jp::cli

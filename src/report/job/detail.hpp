@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The steps of a merge, shared by its files (merge.cpp reads the nodes,
+// across.cpp computes what spans them).
+#include "report/job/job.hpp"
+
+#include <span>
+
+namespace jp::report::job {
+
+// The highest mean of the job's power over windows of the coarsest node's
+// resolution (watts per bin of `step` over [0, span]).
+void set_peak(JobResult& job,
+              const std::vector<double>& watts,
+              std::int64_t step,
+              std::int64_t coarsest,
+              std::int64_t span);
+
+// Everything computed from the nodes' figures: totals, spreads, stragglers,
+// parts and phases across nodes, status, partial, missing nodes, clocks.
+void finish_job(JobResult& job);
+
+[[nodiscard]] Spread spread_of(std::span<const double> values, std::span<const std::string> names);
+
+} // namespace jp::report::job

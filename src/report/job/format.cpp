@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job's result as text (the table printed at a step's end and by
+// `jouleprof report DIR`) and as JSON.
+#include "report/format.hpp"
+
+#include "report/job/format.hpp"
+#include "report/units.hpp"
+
+#include <fmt/format.h>
+
+namespace jp::report::job {
+namespace {
+
+std::string seconds(std::int64_t ns) {
+    return fmt::format("{:.3f}", static_cast<double>(ns) * 1e-9);
+}
+
+std::string ms_text(std::int64_t ns) {
+    return fmt::format("{:.1f} ms", static_cast<double>(ns) * 1e-6);
+}
+
+std::string offset_text(const NodeClock& c) {
+    if (!c.error_ns) {
+        return "not measured";
+    }
+    return fmt::format("{:+.1f} ±{:.1f} ms", static_cast<double>(c.offset_ns) * 1e-6,
+                       static_cast<double>(*c.error_ns) * 1e-6);
+}
+
+std::string title(const JobResult& j) {
+    std::string what = j.job_id.empty()    ? std::string{"Job"}
+                       : j.step == "batch" ? fmt::format("Job {}, batch step", j.job_id)
+                                           : fmt::format("Job {}, step {}", j.job_id, j.step);
+    const auto of = j.expected_nodes > j.nodes.size()
+                        ? fmt::format("{} of {} nodes", j.nodes.size(), j.expected_nodes)
+                        : fmt::format("{} node{}", j.nodes.size(), j.nodes.size() == 1 ? "" : "s");
+    return fmt::format("{} ({}): {}, {}{}", what, j.label, of, j.status,
+                       j.partial ? ", PARTIAL" : "");
+}
+
+void spread_line(std::string& out, const JobResult& j) {
+    if (j.nodes.size() < 2) {
+        return;
+    }
+    const auto u = energy_unit(j.energy.max);
+    out += fmt::format(
+        "  Spread across nodes: energy {:.{}f}–{:.{}f} {} (cv {:.1f} %, lowest {}, highest {}); "
+        "runtime {}–{}; average power {}–{}\n",
+        j.energy.min * u.per_joule, u.digits, j.energy.max * u.per_joule, u.digits, u.name,
+        j.energy.cv * 100, j.energy.min_node, j.energy.max_node, runtime_text(j.runtime.min),
+        runtime_text(j.runtime.max), power_text(j.avg_power.min), power_text(j.avg_power.max));
+    if (j.stragglers.empty()) {
+        out += "  Stragglers: none (every node started and ended within a second, or 5 % of its "
+               "runtime, of the median node)\n";
+    }
+    for (const auto& s : j.stragglers) {
+        out += fmt::format("  Straggler: {} {} {:.2f} s after the median node\n", s.node,
+                           s.edge == "end" ? "ended" : "started", s.late_s);
+    }
+}
+
+void nodes_table(std::string& out, const JobResult& j) {
+    const auto u = energy_unit(j.energy.max);
+    out += fmt::format("\n  {:<16} {:>13} {:>11} {:>11} {:>10} {:>9} {:>9} {:>18}  {:<11} {}\n",
+                       "Node", fmt::format("Energy [{}]", u.name), "Avg power", "Peak power",
+                       "Runtime", "Start [s]", "End [s]", "Clock offset", "Status", "Node figure");
+    for (const auto& n : j.nodes) {
+        const auto& it = n.run.node;
+        out += fmt::format(
+            "  {:<16} {:>13} {:>11} {:>11} {:>10} {:>9} {:>9} {:>18}  {:<11} {}\n", n.node,
+            basis_of(it).mark(fmt::format("{:.{}f}", it.energy_j * u.per_joule, u.digits)),
+            power_text(it.avg_w), it.peak_w ? power_text(*it.peak_w) : "–",
+            runtime_text(n.run.runtime_s), seconds(n.start_ns), seconds(n.end_ns),
+            offset_text(n.clock), n.ended ? n.run.run.status : "no end", provenance_text(it));
+    }
+}
+
+void parts_table(std::string& out, const JobResult& j) {
+    if (j.parts.empty()) {
+        return;
+    }
+    const auto u = energy_unit(j.energy_j);
+    out += fmt::format("\n  {:<16} {:>13} {:>7} {:>6} {:>22}  {}\n", "Part (all nodes)",
+                       fmt::format("Energy [{}]", u.name), "Share", "Nodes",
+                       fmt::format("Per node [{}]", u.name), "Provenance");
+    for (const auto& p : j.parts) {
+        out += fmt::format("  {:<16} {:>13.{}f} {:>6.1f}% {:>6} {:>22}  {}\n", p.name,
+                           p.energy_j * u.per_joule, u.digits, p.share * 100, p.nodes,
+                           fmt::format("{:.{}f}–{:.{}f}", p.per_node.min * u.per_joule, u.digits,
+                                       p.per_node.max * u.per_joule, u.digits),
+                           to_string(p.provenance));
+    }
+}
+
+void phases_table(std::string& out, const JobResult& j) {
+    if (j.phases.empty()) {
+        return;
+    }
+    const auto u = energy_unit(j.energy_j);
+    out += fmt::format("\n  {:<16} {:>6} {:>13} {:>9} {:>9}  {}\n", "Phase (all nodes)", "Nodes",
+                       fmt::format("Energy [{}]", u.name), "From [s]", "To [s]",
+                       "Duration per node (slowest)");
+    for (const auto& p : j.phases) {
+        out += fmt::format("  {:<16} {:>6} {:>13} {:>9} {:>9}  {}–{} ({}){}\n", p.name,
+                           fmt::format("{}/{}", p.nodes, j.nodes.size()),
+                           p.basis.mark(fmt::format("{:.{}f}", p.energy_j * u.per_joule, u.digits)),
+                           seconds(p.begin_ns), seconds(p.end_ns), runtime_text(p.duration_s.min),
+                           runtime_text(p.duration_s.max), p.duration_s.max_node,
+                           p.open_at_end ? ", open at the end" : "");
+    }
+}
+
+} // namespace
+
+std::string format_text(const JobResult& j) {
+    std::string out = title(j) + "\n";
+    out += fmt::format("  Energy {}   Average power {}   Runtime {}\n",
+                       j.basis.mark(energy_text(j.energy_j)), power_text(j.avg_w),
+                       runtime_text(j.runtime_s));
+    if (j.peak_w) {
+        out += fmt::format("  Peak power {} (the nodes' sum over {}, at {} s)\n",
+                           power_text(*j.peak_w), ms_text(j.step_ns), seconds(j.peak_at_ns));
+    }
+    out += j.clocks_measured
+               ? fmt::format("  Nodes aligned on the file system's clock within ±{}\n",
+                             ms_text(j.clock_error_ns))
+               : std::string{"  Nodes aligned on their own clocks (offsets not measured)\n"};
+    spread_line(out, j);
+    nodes_table(out, j);
+    parts_table(out, j);
+    phases_table(out, j);
+    if (j.slurm) {
+        const double diff = j.slurm->consumed_j > 0
+                                ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j * 100
+                                : 0;
+        out += fmt::format("\n  Slurm's energy (sacct ConsumedEnergyRaw, step {}): {}; jouleprof's "
+                           "node energy {}: {:+.1f} %\n",
+                           j.slurm->step, energy_text(j.slurm->consumed_j), energy_text(j.energy_j),
+                           diff);
+    }
+    if (j.partial) {
+        out += "\n  PARTIAL: the figures cover the nodes listed only\n";
+    }
+    for (const auto& m : j.missing) {
+        out += fmt::format("  missing: {} (no trace)\n", m);
+    }
+    for (const auto& u : j.unreadable) {
+        out += fmt::format("  unreadable: {}\n", u);
+    }
+    for (const auto& line : j.basis.legend()) {
+        out += "  " + line + "\n";
+    }
+    for (const auto& n : j.notes) {
+        out += "  note: " + n + "\n";
+    }
+    return out;
+}
+
+nlohmann::json spread_json(const Spread& s) {
+    return {{"min", s.min}, {"max", s.max},           {"mean", s.mean},
+            {"cv", s.cv},   {"min_node", s.min_node}, {"max_node", s.max_node}};
+}
+
+nlohmann::json to_json(const JobResult& j) {
+    nlohmann::json out{{"job_id", j.job_id},
+                       {"step", j.step},
+                       {"label", j.label},
+                       {"status", j.status},
+                       {"partial", j.partial},
+                       {"nodes_expected", j.expected_nodes},
+                       {"nodes_found", j.nodes.size()},
+                       {"missing", j.missing},
+                       {"unreadable", j.unreadable},
+                       {"start_utc_ns", j.wall_start_ns},
+                       {"runtime_s", j.runtime_s},
+                       {"energy_j", j.energy_j},
+                       {"estimated", j.basis.estimated},
+                       {"lower_bound", j.basis.lower_bound},
+                       {"avg_w", j.avg_w},
+                       {"peak_w", j.peak_w ? nlohmann::json(*j.peak_w) : nlohmann::json()},
+                       {"peak_at_s", static_cast<double>(j.peak_at_ns) * 1e-9},
+                       {"peak_resolution_s", static_cast<double>(j.step_ns) * 1e-9},
+                       {"clock_error_s", static_cast<double>(j.clock_error_ns) * 1e-9},
+                       {"clocks_measured", j.clocks_measured},
+                       {"spread",
+                        {{"energy_j", spread_json(j.energy)},
+                         {"runtime_s", spread_json(j.runtime)},
+                         {"avg_w", spread_json(j.avg_power)}}},
+                       {"notes", j.notes}};
+    auto& nodes = out["nodes"] = nlohmann::json::array();
+    for (const auto& n : j.nodes) {
+        auto r = run_to_json(n.run);
+        r["node"] = n.node;
+        r["node_id"] = n.node_id ? nlohmann::json(*n.node_id) : nlohmann::json();
+        r["trace"] = n.trace.string();
+        r["start_s"] = static_cast<double>(n.start_ns) * 1e-9;
+        r["end_s"] = static_cast<double>(n.end_ns) * 1e-9;
+        r["ended"] = n.ended;
+        r["clock"] = {
+            {"offset_s", static_cast<double>(n.clock.offset_ns) * 1e-9},
+            {"error_s", n.clock.error_ns
+                            ? nlohmann::json(static_cast<double>(*n.clock.error_ns) * 1e-9)
+                            : nlohmann::json()},
+            {"reference", n.clock.reference},
+            {"synchronized",
+             n.clock.synchronized ? nlohmann::json(*n.clock.synchronized) : nlohmann::json()}};
+        nodes.push_back(std::move(r));
+    }
+    auto& stragglers = out["stragglers"] = nlohmann::json::array();
+    for (const auto& s : j.stragglers) {
+        stragglers.push_back({{"node", s.node}, {"edge", s.edge}, {"late_s", s.late_s}});
+    }
+    auto& parts = out["parts"] = nlohmann::json::array();
+    for (const auto& p : j.parts) {
+        parts.push_back({{"name", p.name},
+                         {"energy_j", p.energy_j},
+                         {"share", p.share},
+                         {"nodes", p.nodes},
+                         {"channels", p.parts},
+                         {"per_node_j", spread_json(p.per_node)},
+                         {"provenance", to_string(p.provenance)}});
+    }
+    auto& phases = out["phases"] = nlohmann::json::array();
+    for (const auto& p : j.phases) {
+        phases.push_back({{"name", p.name},
+                          {"nodes", p.nodes},
+                          {"begin_s", static_cast<double>(p.begin_ns) * 1e-9},
+                          {"end_s", static_cast<double>(p.end_ns) * 1e-9},
+                          {"energy_j", p.energy_j},
+                          {"estimated", p.basis.estimated},
+                          {"lower_bound", p.basis.lower_bound},
+                          {"duration_s", spread_json(p.duration_s)},
+                          {"open_at_end", p.open_at_end}});
+    }
+    if (j.slurm) {
+        out["slurm"] = {
+            {"step", j.slurm->step},
+            {"consumed_energy_j", j.slurm->consumed_j},
+            {"difference", j.slurm->consumed_j > 0
+                               ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j
+                               : 0.0}};
+    }
+    return out;
+}
+
+} // namespace jp::report::job

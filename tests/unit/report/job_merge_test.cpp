@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The merged result of a job's node traces (report/job): nodes laid on one
+// axis by their measured clock offsets, the job's energy and summed peak,
+// stragglers, parts and phases across nodes, and partial results.
+#include "report/job/format.hpp"
+#include "report/job/job.hpp"
+#include "trace_builder.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+
+namespace jp::report::job {
+namespace {
+
+using test::k_s;
+
+constexpr std::int64_t k_wall = 1'790'000'000LL * k_s; // the reference clock at node 0's epoch
+
+struct NodeSpec {
+    std::string name{};
+    long id = 0;
+    std::int64_t true_start_ns = 0;   // on the reference clock, after k_wall
+    std::int64_t clock_offset_ns = 0; // the node's clock minus the reference
+    double seconds = 10;
+    double watts = 100;
+    int packages = 1;
+    bool dram = false;
+    std::vector<std::tuple<double, std::string, std::string>> markers{};
+    std::string step = "0";
+    int nnodes = 2;
+};
+
+class JobMerge : public ::testing::Test {
+protected:
+    std::filesystem::path dir = std::filesystem::path{::testing::TempDir()} /
+                                ("jp-job-" + std::to_string(::getpid()) + "-" +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    void SetUp() override {
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir); }
+
+    // A node trace as `jouleprof record` writes it: one measured run starting
+    // at trace time 0, its epoch read on the node's (offset) clock.
+    std::filesystem::path node(const NodeSpec& n) {
+        std::vector<Channel> chans;
+        for (int p = 0; p < n.packages; ++p) {
+            chans.push_back(test::channel(fmt::format("cpu{}.package", p), Domain::cpu_package,
+                                          Quantity::energy));
+        }
+        if (n.dram) {
+            chans.push_back(test::channel("cpu0.dram", Domain::dram, Quantity::energy));
+        }
+        const auto path = dir / (n.name + ".jptrace");
+        test::TraceBuilder b(
+            path, chans,
+            {{"epoch_wall_ns", std::to_string(k_wall + n.true_start_ns + n.clock_offset_ns)},
+             {"clock.offset_ns", std::to_string(n.clock_offset_ns)},
+             {"clock.offset_error_ns", "2000000"},
+             {"clock.reference", "file system of test"},
+             {"interval_ns", std::to_string(k_s)},
+             {"slurm.job_id", "42"},
+             {"slurm.step", "42." + n.step},
+             {"slurm.node", n.name},
+             {"slurm.node_id", std::to_string(n.id)},
+             {"slurm.nnodes", std::to_string(n.nnodes)}});
+        const auto per_channel = n.watts / static_cast<double>(chans.size());
+        auto run = test::make_run("slurm", n.seconds, test::flat(per_channel));
+        run.markers = n.markers;
+        b.run(run);
+        return path;
+    }
+
+    Result<JobResult> merge() {
+        auto traces = node_traces_in(dir);
+        EXPECT_TRUE(traces) << traces.error().message();
+        return merge_nodes(*traces);
+    }
+};
+
+TEST_F(JobMerge, NodesAreLaidOnOneAxisByTheirMeasuredClockOffsets) {
+    node({.name = "a", .id = 0, .watts = 100});
+    // b started 2 s after a, its clock 300 ms fast: by its own clock it started 2.3 s after.
+    node({.name = "b",
+          .id = 1,
+          .true_start_ns = 2 * k_s,
+          .clock_offset_ns = 300'000'000,
+          .watts = 200});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_EQ(job->nodes.size(), 2U);
+    EXPECT_EQ(job->nodes[1].start_ns, 2 * k_s); // not 2.3 s
+    EXPECT_EQ(job->nodes[1].end_ns, 12 * k_s);
+    EXPECT_NEAR(job->runtime_s, 12.0, 1e-9);
+    EXPECT_NEAR(job->energy_j, 1000.0 + 2000.0, 1e-6);
+    EXPECT_NEAR(job->avg_w, 3000.0 / 12.0, 1e-6);
+    ASSERT_TRUE(job->peak_w);
+    EXPECT_NEAR(*job->peak_w, 300.0, 1e-6); // only while both ran
+    EXPECT_GE(job->peak_at_ns, 2 * k_s);
+    EXPECT_LT(job->peak_at_ns, 10 * k_s);
+    EXPECT_EQ(job->step_ns, k_s);
+    EXPECT_EQ(job->clock_error_ns, 2'000'000);
+    EXPECT_TRUE(job->clocks_measured);
+    EXPECT_EQ(job->job_id, "42");
+    EXPECT_EQ(job->step, "0");
+    EXPECT_FALSE(job->partial);
+    EXPECT_EQ(job->status, "complete");
+    // The job's profile holds both nodes' power: 100 W, then 300 W, then 200 W.
+    ASSERT_FALSE(job->power.empty());
+    EXPECT_NEAR(job->power.front(), 100.0, 1e-6);
+    EXPECT_NEAR(job->power.back(), 200.0, 1e-6);
+}
+
+TEST_F(JobMerge, ANodeThatEndsLateIsNamedAStraggler) {
+    node({.name = "n0", .id = 0, .seconds = 10, .nnodes = 3});
+    node({.name = "n1", .id = 1, .seconds = 10.2, .nnodes = 3});
+    node({.name = "n2", .id = 2, .seconds = 15, .nnodes = 3});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_EQ(job->stragglers.size(), 1U);
+    EXPECT_EQ(job->stragglers[0].node, "n2");
+    EXPECT_EQ(job->stragglers[0].edge, "end");
+    EXPECT_NEAR(job->stragglers[0].late_s, 4.8, 1e-6);
+    EXPECT_NEAR(job->runtime.max, 15.0, 1e-9);
+    EXPECT_EQ(job->runtime.max_node, "n2");
+    EXPECT_EQ(job->energy.min_node, "n0");
+}
+
+TEST_F(JobMerge, PartsAndPhasesAreSummedAcrossNodes) {
+    node({.name = "a",
+          .id = 0,
+          .watts = 300,
+          .packages = 2,
+          .dram = true,
+          .markers = {{1, "begin", "train"}, {4, "end", "train"}}});
+    node({.name = "b",
+          .id = 1,
+          .true_start_ns = k_s,
+          .watts = 100,
+          .packages = 2,
+          .markers = {{2, "begin", "train"}, {7, "end", "train"}}});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_EQ(job->parts.size(), 2U);
+    EXPECT_EQ(job->parts[0].name, "cpu_package");
+    EXPECT_NEAR(job->parts[0].energy_j, 2000.0 + 1000.0, 1e-6); // a: 2 of its 3 channels
+    EXPECT_EQ(job->parts[0].nodes, 2U);
+    EXPECT_EQ(job->parts[0].parts, 4U);
+    EXPECT_EQ(job->parts[1].name, "dram");
+    EXPECT_EQ(job->parts[1].nodes, 1U);
+    EXPECT_NEAR(job->parts[1].share, 1000.0 / 4000.0, 1e-9);
+    ASSERT_EQ(job->phases.size(), 1U);
+    const auto& p = job->phases[0];
+    EXPECT_EQ(p.nodes, 2U);
+    EXPECT_EQ(p.begin_ns, 1 * k_s); // a's begin
+    EXPECT_EQ(p.end_ns, 8 * k_s);   // b's end: 1 s + 7 s
+    EXPECT_NEAR(p.energy_j, 300.0 * 3 + 100.0 * 5, 1e-6);
+    EXPECT_NEAR(p.duration_s.max, 5.0, 1e-9);
+    EXPECT_EQ(p.duration_s.max_node, "b");
+}
+
+TEST_F(JobMerge, AMissingNodeMakesThePartialResultSaySo) {
+    node({.name = "n0", .id = 0, .nnodes = 3});
+    node({.name = "n2", .id = 2, .nnodes = 3});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    EXPECT_TRUE(job->partial);
+    ASSERT_EQ(job->missing.size(), 1U);
+    EXPECT_EQ(job->missing[0], "node id 1");
+    EXPECT_NEAR(job->energy_j, 2000.0, 1e-6); // what was measured, not dropped
+    const auto text = format_text(*job);
+    EXPECT_NE(text.find("2 of 3 nodes"), std::string::npos) << text;
+    EXPECT_NE(text.find("PARTIAL"), std::string::npos) << text;
+    EXPECT_NE(text.find("missing: node id 1"), std::string::npos) << text;
+    const auto j = to_json(*job);
+    EXPECT_TRUE(j["partial"].get<bool>());
+    EXPECT_EQ(j["nodes_expected"].get<int>(), 3);
+}
+
+TEST_F(JobMerge, ANodeWhoseMonitorDiedIsPartialAndNotAStraggler) {
+    node({.name = "n0", .id = 0, .seconds = 10});
+    {
+        auto w =
+            trace::Writer::create(dir / "n1.jptrace", {{"epoch_wall_ns", std::to_string(k_wall)},
+                                                       {"slurm.job_id", "42"},
+                                                       {"slurm.step", "42.0"},
+                                                       {"slurm.node", "n1"},
+                                                       {"slurm.node_id", "1"},
+                                                       {"slurm.nnodes", "2"}});
+        ASSERT_TRUE(w);
+        const std::vector<Channel> chans{
+            test::channel("cpu0.package", Domain::cpu_package, Quantity::energy)};
+        ASSERT_TRUE(w->add_channels(chans));
+        trace::RunInfo r;
+        r.label = "slurm";
+        r.id = *w->begin_run(r);
+        std::vector<trace::SampleRecord> s;
+        for (int i = 0; i <= 3; ++i) {
+            s.push_back({0, 0, i * k_s, 50.0 * i});
+        }
+        ASSERT_TRUE(w->append(s, r.id));
+        ASSERT_TRUE(w->commit()); // no end: the monitor was killed
+    }
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_EQ(job->nodes.size(), 2U);
+    EXPECT_FALSE(job->nodes[1].ended);
+    EXPECT_EQ(job->nodes[1].end_ns, 3 * k_s);
+    EXPECT_TRUE(job->partial);
+    EXPECT_TRUE(job->stragglers.empty());
+    EXPECT_FALSE(job->clocks_measured); // n1 has no offset
+    EXPECT_NEAR(job->energy_j, 1000.0 + 150.0, 1e-6);
+    EXPECT_NE(format_text(*job).find("no end"), std::string::npos);
+}
+
+TEST_F(JobMerge, AnUnreadableTraceIsListedAndTheOthersMerged) {
+    node({.name = "n0", .id = 0});
+    node({.name = "n1", .id = 1});
+    std::ofstream(dir / "n2.jptrace") << "not a trace";
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    EXPECT_EQ(job->nodes.size(), 2U);
+    ASSERT_EQ(job->unreadable.size(), 1U);
+    EXPECT_NE(job->unreadable[0].find("n2.jptrace"), std::string::npos);
+    EXPECT_TRUE(job->partial);
+}
+
+TEST_F(JobMerge, TheSameTraceTwiceCountsOnceAndStepsAreNotMixed) {
+    const auto a = node({.name = "a", .id = 0, .nnodes = 1});
+    const std::vector<std::filesystem::path> twice{a, dir / "." / "a.jptrace"};
+    auto job = merge_nodes(twice);
+    ASSERT_TRUE(job) << job.error().message();
+    EXPECT_EQ(job->nodes.size(), 1U);
+    EXPECT_NEAR(job->energy_j, 1000.0, 1e-6);
+    const auto other = node({.name = "b", .id = 1, .step = "1"});
+    const std::vector<std::filesystem::path> mixed{a, other};
+    auto bad = merge_nodes(mixed);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message().find("not 42.0"), std::string::npos) << bad.error().message();
+}
+
+TEST_F(JobMerge, StepDirectoriesAreFoundUnderAJobDirectory) {
+    const auto top = dir;
+    dir = top / "42.0";
+    std::filesystem::create_directories(dir);
+    node({.name = "a", .id = 0, .nnodes = 1});
+    std::filesystem::create_directories(top / "42.1");
+    std::filesystem::create_directories(top / "empty");
+    dir = top / "42.1";
+    node({.name = "a", .id = 0, .step = "1", .nnodes = 1});
+    dir = top;
+    auto steps = step_dirs_in(top);
+    ASSERT_TRUE(steps) << steps.error().message();
+    ASSERT_EQ(steps->size(), 2U);
+    EXPECT_EQ((*steps)[0].filename(), "42.0");
+    EXPECT_FALSE(step_dirs_in(top / "empty"));
+    EXPECT_TRUE(wait_for_nodes(top / "42.0", std::chrono::milliseconds{100}));
+}
+
+} // namespace
+} // namespace jp::report::job
