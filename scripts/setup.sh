@@ -14,6 +14,7 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           nginx-light openssl                      # tests: a Redfish service over TLS
           slurmctld slurmd slurm-client munge iproute2 # tests: a real Slurm with an energy plugin
           libslurm-dev # spank/: the SPANK plugin (header only; nothing links libslurm)
+          mariadb-server slurmdbd slurm-wlm-mysql-plugin # tests: Slurm accounting, sacct's energy
           clang-19 libclang-rt-19-dev clang-tidy-19 # the fuzz preset (libFuzzer) and clang-tidy
           pybind11-dev python3-pybind11 python3-dev python3-pandas python3-pytest # python/
           python3-setuptools python3-wheel python3-pip                # pip install ./python

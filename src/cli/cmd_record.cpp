@@ -180,7 +180,7 @@ int record(const RecordOptions& o, const sensors::Host& host, const Config& conf
     }
     (*session)->begin_block(o.label, o.command);
     for (const auto& [key, value] : (*session)->block_env()) {
-        say("env " + key + "=" + value);
+        say(fmt::format("env {}={}", key, value));
     }
     say(fmt::format("ready {}", ::getpid()));
     Control control;

@@ -4,19 +4,67 @@
 # reads a stand-in MSR file at a known power. Run inside the private network
 # and mount namespace slurm_energy_test.sh makes: nothing listens outside it,
 # and /dev/cpu is a tmpfs only this namespace sees.
+# With DIR/accounting present, also MariaDB (its socket on a tmpfs over
+# /run/mysqld, private to the namespace) and slurmdbd, so that sacct reports
+# the steps' ConsumedEnergyRaw; DIR/accounting names the user to register.
 # Usage: slurm_node.sh start DIR WATTS | stop DIR
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 action=$1 dir=$2
 
 stop() {
-    for pidfile in "$dir"/slurmd.pid "$dir"/slurmctld.pid "$dir"/msr.pid "$dir"/munged.pid; do
+    for pidfile in "$dir"/slurmd.pid "$dir"/slurmctld.pid "$dir"/slurmdbd.pid "$dir"/mysql/mysqld.pid \
+        "$dir"/msr.pid "$dir"/munged.pid; do
         [[ -s $pidfile ]] || continue
         pid=$(cat "$pidfile")
         kill "$pid" 2>/dev/null || continue
         for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         kill -9 "$pid" 2>/dev/null || true
     done
+}
+
+# MariaDB in DIR/mysql and slurmdbd, both stopped by their PIDs.
+start_accounting() {
+    # sacctmgr and slurmdbd find munged at its default socket whatever AuthInfo says.
+    mkdir -p /run/munge
+    mount -t tmpfs -o mode=0755 jp-munge /run/munge
+    ln -s "$dir/munge.sock" /run/munge/munge.socket.2
+    mount -t tmpfs -o mode=0755 jp-mysqld /run/mysqld 2>/dev/null ||
+        { mkdir -p /run/mysqld && mount -t tmpfs -o mode=0755 jp-mysqld /run/mysqld; }
+    chown mysql:mysql /run/mysqld
+    mkdir -p "$dir/mysql"
+    chown mysql:mysql "$dir/mysql"
+    mariadb-install-db --user=mysql --datadir="$dir/mysql" --skip-test-db >"$dir/mysql-install.log" 2>&1
+    mariadbd --user=mysql --datadir="$dir/mysql" --socket=/run/mysqld/mysqld.sock \
+        --pid-file="$dir/mysql/mysqld.pid" --skip-networking --log-error="$dir/mysql/mysqld.log" &
+    for _ in $(seq 150); do mariadb -e 'select 1' >/dev/null 2>&1 && break; sleep 0.1; done
+    mariadb -e "CREATE DATABASE slurm_acct_db; CREATE USER 'slurm'@'localhost' IDENTIFIED BY 'jp';
+                GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';"
+    cat > "$dir/slurmdbd.conf" <<CONF
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge.sock
+DbdHost=localhost
+SlurmUser=root
+PidFile=$dir/slurmdbd.pid
+LogFile=$dir/slurmdbd.log
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageLoc=slurm_acct_db
+StorageUser=slurm
+StoragePass=jp
+CONF
+    chmod 0600 "$dir/slurmdbd.conf"
+    SLURM_CONF="$dir/slurm.conf" slurmdbd
+}
+
+# The cluster and the test's user in slurmdbd, before slurmctld starts.
+register_accounts() {
+    local user=$1
+    export SLURM_CONF="$dir/slurm.conf"
+    for _ in $(seq 100); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.2; done
+    sacctmgr -i add cluster jptest >/dev/null
+    sacctmgr -i add account jp Description=jp Organization=jp >/dev/null
+    sacctmgr -i add user "$user" Account=jp >/dev/null
 }
 
 start() {
@@ -34,6 +82,7 @@ start() {
     munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" \
         --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munged.seed"
 
+    if [[ -f $dir/accounting ]]; then start_accounting "$(cat "$dir/accounting")"; fi
     cat > "$dir/slurm.conf" <<CONF
 ClusterName=jptest
 SlurmctldHost=localhost
@@ -63,6 +112,12 @@ AcctGatherNodeFreq=1
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
+    if [[ -f $dir/accounting ]]; then
+        printf '%s\n' "AccountingStorageType=accounting_storage/slurmdbd" \
+            "AccountingStorageHost=localhost" "AccountingStorageTRES=energy,cpu,mem,node" \
+            >> "$dir/slurm.conf"
+        register_accounts "$(cat "$dir/accounting")"
+    fi
     # More lines from the caller (e.g. PlugStackConfig=): DIR/slurm.extra.conf.
     if [[ -f $dir/slurm.extra.conf ]]; then cat "$dir/slurm.extra.conf" >> "$dir/slurm.conf"; fi
     export SLURM_CONF="$dir/slurm.conf"

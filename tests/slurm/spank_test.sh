@@ -64,6 +64,11 @@ plug() { # plug ARGS...: the plugstack.conf each step reads
 }
 plug
 echo "PlugStackConfig=$dir/plugstack.conf" > "$dir/slurm.extra.conf"
+accounting=no # sacct's ConsumedEnergyRaw beside jouleprof's needs MariaDB and slurmdbd
+if command -v mariadbd >/dev/null && command -v slurmdbd >/dev/null && [[ -d /run/mysqld || -d /run ]]; then
+    echo "$user" > "$dir/accounting"
+    accounting=yes
+fi
 bash "$HERE/slurm_node.sh" start "$dir" 80
 export SLURM_CONF=$dir/slurm.conf
 as_user() { (cd "$work" && runuser -u "$user" -- "$@"); }
@@ -85,6 +90,19 @@ out=$(python3 "$HERE/check_trace.py" "$JP" "$trace" "$node" complete 2 2>&1 || t
 echo "   $out"
 check "... a complete run of 2 tasks with the profile's energy (0.5 %)" test "$(wc -l <<<"$out")" = 1
 check "... nothing said on the job's stderr" test ! -s "$dir/a.err"
+sed 's/^/   | /' "$dir/a.out"
+check "... srun printed the step's merged table" grep -q "^Job ${step%.*}, step ${step#*.} (t1): 1 node, complete$" "$dir/a.out"
+if [[ $accounting == yes ]]; then
+    # Slurm's rapl plugin reads the stand-in MSR at 80 W: its figure, as sacct has it, beside ours.
+    slurm_j=$(sacct -n -P --noconvert -j "$step" -o ConsumedEnergyRaw | head -n 1)
+    echo "   sacct ConsumedEnergyRaw $step: $slurm_j J"
+    check "... with Slurm's energy for the step, as sacct gives it ($slurm_j J)" \
+        grep -q "Slurm's energy (sacct ConsumedEnergyRaw, step $step): $slurm_j" "$dir/a.out"
+    check "... about 80 W over the step" python3 -c "
+import sys; j = float('$slurm_j' or 0); sys.exit(0 if 80 * 2 <= j <= 80 * 6 else 1)"
+else
+    echo "   (no MariaDB/slurmdbd: sacct's figure not checked)"
+fi
 
 # 2. sbatch into a directory that does not exist yet (created).
 jobid=$(as_user sbatch --parsable --jouleprof=dir=$work/new/deeper -o "$work/b.out" --wrap "sleep 2")
@@ -131,12 +149,13 @@ bad "a bad --jouleprof option" "unknown option 'colour'" "" --jouleprof=colour=r
 
 # 6. What the plugin adds to a step (start edge + trace closed), from slurmd's log.
 plug
-for mode in plain jouleprof; do
+# (--jouleprof=result=no: measured, no merged table at the end)
+for mode in plain --jouleprof=result=no --jouleprof; do
     opts=()
-    [[ $mode == jouleprof ]] && opts=(--jouleprof)
+    [[ $mode != plain ]] && opts=("$mode")
     t0=$(date +%s%N)
     for _ in 1 2 3; do
-        as_user srun "${opts[@]}" -n 2 true 2>/dev/null || true
+        as_user srun "${opts[@]}" -n 2 true >/dev/null 2>&1 || true
     done
     echo "   srun -n 2 true, $mode: $(( ($(date +%s%N) - t0) / 3000000 )) ms per step"
 done

@@ -26,6 +26,7 @@ double median(std::vector<double> v) {
 // 5 % of the median node's runtime when that is longer.
 double lag_threshold_s(const JobResult& job) {
     std::vector<double> runtimes;
+    runtimes.reserve(job.nodes.size());
     for (const auto& n : job.nodes) {
         runtimes.push_back(n.run.runtime_s);
     }
@@ -46,6 +47,7 @@ void find_stragglers(JobResult& job) {
     const double threshold = lag_threshold_s(job);
     for (const std::string edge : {"start", "end"}) {
         std::vector<double> at;
+        at.reserve(ended.size());
         for (const auto* n : ended) {
             at.push_back(static_cast<double>(edge == "start" ? n->start_ns : n->end_ns) * 1e-9);
         }
@@ -153,7 +155,7 @@ void find_missing(JobResult& job) {
     if (job.expected_nodes == 0) {
         return;
     }
-    std::set<long> ids;
+    std::set<std::int64_t> ids;
     bool all_have_ids = true;
     for (const auto& n : job.nodes) {
         if (n.node_id) {
@@ -163,7 +165,7 @@ void find_missing(JobResult& job) {
         }
     }
     if (all_have_ids) {
-        for (long id = 0; id < static_cast<long>(job.expected_nodes); ++id) {
+        for (std::int64_t id = 0; id < static_cast<std::int64_t>(job.expected_nodes); ++id) {
             if (!ids.contains(id)) {
                 job.missing.push_back(fmt::format("node id {}", id));
             }
@@ -210,6 +212,9 @@ void finish_job(JobResult& job) {
         job.energy_j += n.run.node.energy_j;
         job.basis |= basis_of(n.run.node);
         energy.push_back(n.run.node.energy_j);
+        for (const auto& d : n.run.idle) {
+            job.idle_gpu_j += d.energy_j;
+        }
         runtime.push_back(n.run.runtime_s);
         power.push_back(n.run.node.avg_w);
         names.push_back(n.node);

@@ -110,6 +110,24 @@ void phases_table(std::string& out, const JobResult& j) {
     }
 }
 
+// GPUs the job left idle, on every node: what they drew for nothing.
+void idle_lines(std::string& out, const JobResult& j) {
+    if (j.idle_gpu_j <= 0) {
+        return;
+    }
+    out += fmt::format("\n  Idle GPUs (mean utilisation at or below the threshold): {} in all, "
+                       "{:.1f} % of the job's energy\n",
+                       energy_text(j.idle_gpu_j),
+                       j.energy_j > 0 ? 100 * j.idle_gpu_j / j.energy_j : 0.0);
+    for (const auto& n : j.nodes) {
+        for (const auto& d : n.run.idle) {
+            out += fmt::format("    {} {}: {} ({:.1f} % of the node, {:.1f} % utilised){}\n",
+                               n.node, d.name, energy_text(d.energy_j), 100 * d.share, d.mean_util,
+                               n.gpus.empty() ? "" : "; the step's GPUs: " + n.gpus);
+        }
+    }
+}
+
 } // namespace
 
 std::string format_text(const JobResult& j) {
@@ -128,15 +146,15 @@ std::string format_text(const JobResult& j) {
     spread_line(out, j);
     nodes_table(out, j);
     parts_table(out, j);
+    idle_lines(out, j);
     phases_table(out, j);
     if (j.slurm) {
         const double diff = j.slurm->consumed_j > 0
                                 ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j * 100
                                 : 0;
-        out += fmt::format("\n  Slurm's energy (sacct ConsumedEnergyRaw, step {}): {}; jouleprof's "
-                           "node energy {}: {:+.1f} %\n",
-                           j.slurm->step, energy_text(j.slurm->consumed_j), energy_text(j.energy_j),
-                           diff);
+        out += fmt::format("\n  Slurm's energy (sacct ConsumedEnergyRaw, step {}): {:.0f} J; "
+                           "jouleprof's node energy {}: {:+.1f} %\n",
+                           j.slurm->step, j.slurm->consumed_j, energy_text(j.energy_j), diff);
     }
     if (j.partial) {
         out += "\n  PARTIAL: the figures cover the nodes listed only\n";
@@ -182,6 +200,7 @@ nlohmann::json to_json(const JobResult& j) {
                        {"peak_resolution_s", static_cast<double>(j.step_ns) * 1e-9},
                        {"clock_error_s", static_cast<double>(j.clock_error_ns) * 1e-9},
                        {"clocks_measured", j.clocks_measured},
+                       {"idle_gpu_energy_j", j.idle_gpu_j},
                        {"spread",
                         {{"energy_j", spread_json(j.energy)},
                          {"runtime_s", spread_json(j.runtime)},
@@ -196,6 +215,7 @@ nlohmann::json to_json(const JobResult& j) {
         r["start_s"] = static_cast<double>(n.start_ns) * 1e-9;
         r["end_s"] = static_cast<double>(n.end_ns) * 1e-9;
         r["ended"] = n.ended;
+        r["step_gpus"] = n.gpus;
         r["clock"] = {
             {"offset_s", static_cast<double>(n.clock.offset_ns) * 1e-9},
             {"error_s", n.clock.error_ns

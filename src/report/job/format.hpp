@@ -28,8 +28,8 @@ write_html(const JobResult& job, const std::filesystem::path& out, const HtmlJob
 // Slurm's ConsumedEnergyRaw for the job's step from `sacct` (the step's energy
 // as Slurm's acct_gather_energy plugin measured it). nullopt when the traces
 // are not from Slurm, sacct is missing or disabled, or Slurm has no energy
-// for the step (no plugin: 0). `tries` reads, a second apart: at a step's end
-// the accounting record may come a moment later.
+// for the step (no plugin: 0). `tries` reads, a second apart, while the step
+// has no record yet: at a step's end the accounting record may come a moment later.
 [[nodiscard]] std::optional<SlurmEnergy> slurm_energy(const JobResult& job, int tries = 1);
 
 } // namespace jp::report::job

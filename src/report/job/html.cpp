@@ -195,6 +195,7 @@ write_html(const JobResult& j, const std::filesystem::path& out, const HtmlJobOp
     page += html::page_script();
     page += "</script></body></html>\n";
     std::vector<std::filesystem::path> inputs;
+    inputs.reserve(j.nodes.size());
     for (const auto& n : j.nodes) {
         inputs.push_back(n.trace);
     }

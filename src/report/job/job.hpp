@@ -33,8 +33,8 @@ struct NodeClock {
 };
 
 struct NodeResult {
-    std::string node;            // slurm.node, else the trace's host, else the file's stem
-    std::optional<long> node_id; // slurm.node_id
+    std::string node;                    // slurm.node, else the trace's host, else the file's stem
+    std::optional<std::int64_t> node_id; // slurm.node_id
     std::filesystem::path trace;
     RunSummary run; // the node's figures (its one measured run)
     NodeClock clock;
@@ -42,6 +42,7 @@ struct NodeResult {
     std::int64_t end_ns = 0;
     bool ended = true;           // false: its monitor died (no end edge)
     std::vector<double> profile; // mean node power per column of the job's profile grid
+    std::string gpus;            // the step's GPUs as Slurm gave them (its environment)
 };
 
 // One figure over the nodes: lowest, highest, mean, coefficient of variation.
@@ -109,6 +110,7 @@ struct JobResult {
     std::vector<Straggler> stragglers;
     std::vector<PartAcross> parts;
     std::vector<PhaseAcross> phases;
+    double idle_gpu_j = 0;     // GPUs the job left idle (report/idle.hpp), all nodes
     std::vector<double> power; // the job's power per profile column
     std::int64_t profile_step_ns = 0;
     std::optional<SlurmEnergy> slurm;

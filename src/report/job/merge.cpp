@@ -14,9 +14,10 @@
 namespace jp::report::job {
 namespace {
 
-std::string meta_or(const trace::Reader& r, const std::string& key, std::string fallback = {}) {
+std::string
+meta_or(const trace::Reader& r, const std::string& key, const std::string& fallback = {}) {
     const auto it = r.meta().find(key);
-    return it == r.meta().end() ? std::move(fallback) : it->second;
+    return it == r.meta().end() ? fallback : it->second;
 }
 
 std::optional<std::int64_t> meta_int(const trace::Reader& r, const std::string& key) {
@@ -50,7 +51,7 @@ NodeClock clock_of(const trace::Reader& r) {
     const auto error = meta_int(r, "clock.offset_error_ns");
     if (offset && error && *error >= 0) {
         c.offset_ns = *offset;
-        c.error_ns = *error;
+        c.error_ns = error;
         c.reference = meta_or(r, "clock.reference");
     }
     if (const auto s = meta_or(r, "clock.synchronized"); !s.empty()) {
@@ -63,13 +64,14 @@ NodeClock clock_of(const trace::Reader& r) {
 struct Header {
     std::filesystem::path path;
     std::string node;
-    std::optional<long> node_id;
+    std::optional<std::int64_t> node_id;
     NodeClock clock;
     std::int64_t shift_ns = 0; // trace time + shift = reference wall time (ns)
     std::int64_t start_wall = 0;
     std::int64_t end_wall = 0;
     bool ended = true;
     std::int64_t interval_ns = 0;
+    std::string gpus;
 };
 
 Result<Header> read_header(const std::filesystem::path& path, JobResult& job, bool first) {
@@ -103,8 +105,12 @@ Result<Header> read_header(const std::filesystem::path& path, JobResult& job, bo
     Header h;
     h.path = path;
     h.node = meta_or(*r, "slurm.node", meta_or(*r, "host", path.stem().string()));
-    if (const auto id = meta_int(*r, "slurm.node_id")) {
-        h.node_id = static_cast<long>(*id);
+    h.node_id = meta_int(*r, "slurm.node_id");
+    for (const char* var :
+         {"SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "SLURM_JOB_GPUS"}) {
+        if (h.gpus.empty()) {
+            h.gpus = meta_or(*r, std::string{"slurm.env."} + var);
+        }
     }
     h.clock = clock_of(*r);
     h.shift_ns = meta_int(*r, "epoch_wall_ns").value_or(0) - h.clock.offset_ns;
@@ -165,11 +171,47 @@ std::size_t bins_for(std::int64_t span, std::int64_t step) {
 
 constexpr std::size_t k_max_grid_bins = 200'000;
 
-} // namespace
+// The job's axis on the reference clock: from the first node's start over
+// `span`, a grid of `step` for the peak, `col_step` for the profiles.
+struct Axis {
+    std::int64_t origin = 0;
+    std::int64_t span = 1;
+    std::int64_t step = 0;
+    std::int64_t col_step = 0;
+};
 
-Result<JobResult> merge_nodes(std::span<const std::filesystem::path> traces,
-                              const MergeOptions& options) {
-    JobResult job;
+Axis layout(const std::vector<Header>& headers, int profile_columns) {
+    Axis a;
+    a.origin = INT64_MAX;
+    std::int64_t last_end = INT64_MIN;
+    a.step = 1'000'000; // a finer grid than the nodes were read at says nothing
+    for (const auto& h : headers) {
+        a.origin = std::min(a.origin, h.start_wall);
+        last_end = std::max(last_end, h.end_wall);
+        a.step = std::max(a.step, h.interval_ns);
+    }
+    a.span = std::max<std::int64_t>(last_end - a.origin, 1);
+    const auto max_bins = static_cast<std::int64_t>(k_max_grid_bins);
+    a.step = std::max(a.step, (a.span + max_bins - 1) / max_bins);
+    const int columns = std::max(profile_columns, 1);
+    a.col_step = std::max<std::int64_t>(1, (a.span + columns - 1) / columns);
+    return a;
+}
+
+// What the nodes add up to: joules per window of the peak grid and the profile.
+struct Grids {
+    explicit Grids(const Axis& a)
+        : axis(a), grid(bins_for(a.span, a.step), 0.0), profile(bins_for(a.span, a.col_step), 0.0),
+          coarsest(a.step) {}
+    Axis axis;
+    std::vector<double> grid;
+    std::vector<double> profile;
+    std::int64_t coarsest; // the coarsest node resolution seen
+};
+
+// The first pass: every trace's header, each trace once, sorted by node id.
+Result<std::vector<Header>> read_headers(std::span<const std::filesystem::path> traces,
+                                         JobResult& job) {
     std::vector<Header> headers;
     std::set<std::filesystem::path> seen;
     for (const auto& path : traces) {
@@ -195,70 +237,73 @@ Result<JobResult> merge_nodes(std::span<const std::filesystem::path> traces,
     std::ranges::sort(headers, [](const Header& a, const Header& b) {
         return std::tie(a.node_id, a.node) < std::tie(b.node_id, b.node);
     });
+    return headers;
+}
 
-    // The job's axis: first start to last end on the reference clock.
-    std::int64_t origin = INT64_MAX;
-    std::int64_t last_end = INT64_MIN;
-    std::int64_t step = 1'000'000; // a finer grid than the nodes were read at says nothing
-    for (const auto& h : headers) {
-        origin = std::min(origin, h.start_wall);
-        last_end = std::max(last_end, h.end_wall);
-        step = std::max(step, h.interval_ns);
+// The second pass, one node: its figures, and its power added into the grids.
+Result<NodeResult> read_node(const Header& h, Grids& g, const SummaryOptions& options) {
+    auto r = trace::Reader::open(h.path);
+    if (!r) {
+        return std::unexpected(r.error());
     }
-    const std::int64_t span = std::max<std::int64_t>(last_end - origin, 1);
-    step = std::max(step, (span + static_cast<std::int64_t>(k_max_grid_bins) - 1) /
-                              static_cast<std::int64_t>(k_max_grid_bins));
-    const int columns = std::max(options.profile_columns, 1);
-    const std::int64_t col_step = std::max<std::int64_t>(1, (span + columns - 1) / columns);
-    std::vector<double> grid(bins_for(span, step), 0.0);
-    std::vector<double> profile(bins_for(span, col_step), 0.0);
-    std::int64_t coarsest = step;
+    const trace::RunInfo* run = node_run(*r);
+    if (run == nullptr) {
+        return fail(ErrorKind::parse, h.path.string(), "holds no measured run");
+    }
+    auto summary = summarize_run(*r, *run, options);
+    if (!summary) {
+        return std::unexpected(summary.error());
+    }
+    const auto& a = g.axis;
+    NodeResult n;
+    n.node = h.node;
+    n.node_id = h.node_id;
+    n.trace = h.path;
+    n.clock = h.clock;
+    n.ended = h.ended;
+    n.gpus = h.gpus;
+    n.start_ns = h.start_wall - a.origin;
+    n.end_ns = h.end_wall - a.origin;
+    n.run = std::move(*summary);
+    if (auto series = node_power_series(*r, *run); series && !series->watts.empty()) {
+        g.coarsest = std::max(g.coarsest, series->step_ns);
+        add_energy(*series, h.shift_ns, a.origin, a.step, g.grid);
+        std::vector<double> mine(g.profile.size(), 0.0);
+        add_energy(*series, h.shift_ns, a.origin, a.col_step, mine);
+        n.profile = to_watts(std::move(mine), a.col_step, a.span);
+        for (std::size_t k = 0; k < g.profile.size(); ++k) {
+            g.profile[k] += n.profile[k];
+        }
+    }
+    return n;
+}
 
-    for (auto& h : headers) {
-        auto r = trace::Reader::open(h.path);
-        if (!r) {
-            job.unreadable.push_back(r.error().message());
-            continue;
+} // namespace
+
+Result<JobResult> merge_nodes(std::span<const std::filesystem::path> traces,
+                              const MergeOptions& options) {
+    JobResult job;
+    auto headers = read_headers(traces, job);
+    if (!headers) {
+        return std::unexpected(headers.error());
+    }
+    Grids g(layout(*headers, options.profile_columns));
+    for (const auto& h : *headers) {
+        if (auto n = read_node(h, g, options.summary)) {
+            job.nodes.push_back(std::move(*n));
+        } else {
+            job.unreadable.push_back(n.error().message());
         }
-        const trace::RunInfo* run = node_run(*r);
-        if (run == nullptr) {
-            job.unreadable.push_back(h.path.string() + ": holds no measured run");
-            continue;
-        }
-        auto summary = summarize_run(*r, *run, options.summary);
-        if (!summary) {
-            job.unreadable.push_back(summary.error().message());
-            continue;
-        }
-        NodeResult n;
-        n.node = h.node;
-        n.node_id = h.node_id;
-        n.trace = h.path;
-        n.clock = h.clock;
-        n.ended = h.ended;
-        n.start_ns = h.start_wall - origin;
-        n.end_ns = h.end_wall - origin;
-        n.run = std::move(*summary);
-        if (auto series = node_power_series(*r, *run); series && !series->watts.empty()) {
-            coarsest = std::max(coarsest, series->step_ns);
-            add_energy(*series, h.shift_ns, origin, step, grid);
-            std::vector<double> mine(profile.size(), 0.0);
-            add_energy(*series, h.shift_ns, origin, col_step, mine);
-            n.profile = to_watts(std::move(mine), col_step, span);
-            for (std::size_t k = 0; k < profile.size(); ++k) {
-                profile[k] += n.profile[k];
-            }
-        }
-        job.nodes.push_back(std::move(n));
     }
     if (job.nodes.empty()) {
         return fail(ErrorKind::parse, traces.front().string(), job.unreadable.front());
     }
-    job.wall_start_ns = origin;
-    job.runtime_s = static_cast<double>(span) * 1e-9;
-    job.power = std::move(profile);
-    job.profile_step_ns = col_step;
-    set_peak(job, to_watts(std::move(grid), step, span), step, coarsest, span);
+    const auto& a = g.axis;
+    job.wall_start_ns = a.origin;
+    job.runtime_s = static_cast<double>(a.span) * 1e-9;
+    job.power = std::move(g.profile);
+    job.profile_step_ns = a.col_step;
+    set_peak(job, to_watts(std::move(g.grid), a.step, a.span), a.step, g.coarsest, a.span);
     finish_job(job);
     return job;
 }

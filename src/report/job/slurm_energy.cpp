@@ -9,13 +9,17 @@
 namespace jp::report::job {
 namespace {
 
-// The first line of sacct's output as a positive count of joules.
+// The first line of sacct's output: nullopt when the step has no record yet,
+// 0 when its record has no energy (no plugin), else its joules; -1 when it is not a count.
 std::optional<double> joules_of(const std::string& out) {
     const auto line = out.substr(0, out.find('\n'));
+    if (line.empty()) {
+        return std::nullopt;
+    }
     std::uint64_t j = 0;
     const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), j);
-    if (ec != std::errc{} || end != line.data() + line.size() || j == 0) {
-        return std::nullopt;
+    if (ec != std::errc{} || end != line.data() + line.size()) {
+        return -1.0;
     }
     return static_cast<double>(j);
 }
@@ -40,8 +44,12 @@ std::optional<SlurmEnergy> slurm_energy(const JobResult& job, int tries) {
         if (out->exit_code != 0) {
             return std::nullopt; // accounting disabled, or no such job
         }
-        if (const auto j = joules_of(out->out)) {
+        const auto j = joules_of(out->out);
+        if (j && *j > 0) {
             return SlurmEnergy{*j, step};
+        }
+        if (j) {
+            return std::nullopt; // a record without energy: Slurm has no energy plugin
         }
     }
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include "report/job/job.hpp"
 #include "trace_builder.hpp"
 
+#include <array>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -159,6 +160,34 @@ TEST_F(JobMerge, PartsAndPhasesAreSummedAcrossNodes) {
     EXPECT_NEAR(p.energy_j, 300.0 * 3 + 100.0 * 5, 1e-6);
     EXPECT_NEAR(p.duration_s.max, 5.0, 1e-9);
     EXPECT_EQ(p.duration_s.max_node, "b");
+}
+
+TEST_F(JobMerge, IdleGpusAreNamedPerNodeWithTheStepsGpus) {
+    const std::vector<Channel> chans{
+        test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
+        test::channel("gpu0", Domain::gpu, Quantity::energy),
+        test::channel("gpu0.util", Domain::gpu, Quantity::utilization),
+        test::channel("gpu1", Domain::gpu, Quantity::energy),
+        test::channel("gpu1.util", Domain::gpu, Quantity::utilization)};
+    test::TraceBuilder b(dir / "g.jptrace", chans,
+                         {{"epoch_wall_ns", std::to_string(k_wall)},
+                          {"slurm.job_id", "42"},
+                          {"slurm.step", "42.0"},
+                          {"slurm.node", "g"},
+                          {"slurm.node_id", "0"},
+                          {"slurm.nnodes", "1"},
+                          {"slurm.env.SLURM_STEP_GPUS", "0"}});
+    // gpu0 busy at 300 W, gpu1 idle at 60 W (0 % utilised), the package 100 W.
+    b.run(test::make_run("slurm", 10, [](std::size_t ch, double) {
+        return std::array<double, 5>{100, 300, 95, 60, 0}[ch];
+    }));
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    EXPECT_NEAR(job->idle_gpu_j, 600.0, 1e-6);
+    const auto text = format_text(*job);
+    EXPECT_NE(text.find("g gpu1: 600.0 J"), std::string::npos) << text;
+    EXPECT_NE(text.find("the step's GPUs: 0"), std::string::npos) << text;
+    EXPECT_EQ(to_json(*job)["nodes"][0]["step_gpus"], "0");
 }
 
 TEST_F(JobMerge, AMissingNodeMakesThePartialResultSaySo) {
