@@ -11,6 +11,11 @@
 
 namespace jp::sys {
 
+namespace {
+// Reading stops past this much: a password file is one short line.
+constexpr std::size_t k_max_secret_bytes = std::size_t{64} * 1024;
+} // namespace
+
 Result<std::string> read_secret_file(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
     if (fd < 0) {
@@ -52,7 +57,7 @@ Result<std::string> read_secret_file(const std::filesystem::path& path) {
         if (n < 0) {
             return std::unexpected(errno_error(errno, path.string()));
         }
-        if (n == 0 || content.size() > 64 * 1024) {
+        if (n == 0 || content.size() > k_max_secret_bytes) {
             break;
         }
         content.append(buf, static_cast<std::size_t>(n));

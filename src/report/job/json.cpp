@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job's merged result as JSON: the job, each node (its run as `report
+// --json` gives it, plus its place on the job's axis and its clock), and what
+// spans the nodes.
+#include "report/format.hpp"
+#include "report/job/format.hpp"
+
+namespace jp::report::job {
+
+namespace {
+
+nlohmann::json spread_json(const Spread& s) {
+    return {{"min", s.min}, {"max", s.max},           {"mean", s.mean},
+            {"cv", s.cv},   {"min_node", s.min_node}, {"max_node", s.max_node}};
+}
+
+nlohmann::json node_json(const NodeResult& n) {
+    auto r = run_to_json(n.run);
+    r["node"] = n.node;
+    r["node_id"] = n.node_id ? nlohmann::json(*n.node_id) : nlohmann::json();
+    r["trace"] = n.trace.string();
+    r["start_s"] = static_cast<double>(n.start_ns) * 1e-9;
+    r["end_s"] = static_cast<double>(n.end_ns) * 1e-9;
+    r["ended"] = n.ended;
+    r["step_gpus"] = n.gpus;
+    r["clock"] = {{"offset_s", static_cast<double>(n.clock.offset_ns) * 1e-9},
+                  {"error_s", n.clock.error_ns
+                                  ? nlohmann::json(static_cast<double>(*n.clock.error_ns) * 1e-9)
+                                  : nlohmann::json()},
+                  {"reference", n.clock.reference},
+                  {"synchronized", n.clock.synchronized ? nlohmann::json(*n.clock.synchronized)
+                                                        : nlohmann::json()}};
+    return r;
+}
+
+nlohmann::json across_json(const JobResult& j) {
+    nlohmann::json out;
+    auto& stragglers = out["stragglers"] = nlohmann::json::array();
+    for (const auto& s : j.stragglers) {
+        stragglers.push_back({{"node", s.node}, {"edge", s.edge}, {"late_s", s.late_s}});
+    }
+    auto& parts = out["parts"] = nlohmann::json::array();
+    for (const auto& p : j.parts) {
+        parts.push_back({{"name", p.name},
+                         {"energy_j", p.energy_j},
+                         {"share", p.share},
+                         {"nodes", p.nodes},
+                         {"channels", p.parts},
+                         {"per_node_j", spread_json(p.per_node)},
+                         {"provenance", to_string(p.provenance)}});
+    }
+    auto& phases = out["phases"] = nlohmann::json::array();
+    for (const auto& p : j.phases) {
+        phases.push_back({{"name", p.name},
+                          {"nodes", p.nodes},
+                          {"begin_s", static_cast<double>(p.begin_ns) * 1e-9},
+                          {"end_s", static_cast<double>(p.end_ns) * 1e-9},
+                          {"energy_j", p.energy_j},
+                          {"estimated", p.basis.estimated},
+                          {"lower_bound", p.basis.lower_bound},
+                          {"duration_s", spread_json(p.duration_s)},
+                          {"open_at_end", p.open_at_end}});
+    }
+    return out;
+}
+
+} // namespace
+
+nlohmann::json to_json(const JobResult& j) {
+    nlohmann::json out{{"job_id", j.job_id},
+                       {"step", j.step},
+                       {"label", j.label},
+                       {"status", j.status},
+                       {"partial", j.partial},
+                       {"nodes_expected", j.expected_nodes},
+                       {"nodes_found", j.nodes.size()},
+                       {"missing", j.missing},
+                       {"unreadable", j.unreadable},
+                       {"start_utc_ns", j.wall_start_ns},
+                       {"runtime_s", j.runtime_s},
+                       {"energy_j", j.energy_j},
+                       {"estimated", j.basis.estimated},
+                       {"lower_bound", j.basis.lower_bound},
+                       {"avg_w", j.avg_w},
+                       {"peak_w", j.peak_w ? nlohmann::json(*j.peak_w) : nlohmann::json()},
+                       {"peak_at_s", static_cast<double>(j.peak_at_ns) * 1e-9},
+                       {"peak_resolution_s", static_cast<double>(j.step_ns) * 1e-9},
+                       {"clock_error_s", static_cast<double>(j.clock_error_ns) * 1e-9},
+                       {"clocks_measured", j.clocks_measured},
+                       {"idle_gpu_energy_j", j.idle_gpu_j},
+                       {"spread",
+                        {{"energy_j", spread_json(j.energy)},
+                         {"runtime_s", spread_json(j.runtime)},
+                         {"avg_w", spread_json(j.avg_power)}}},
+                       {"notes", j.notes}};
+    auto& nodes = out["nodes"] = nlohmann::json::array();
+    for (const auto& n : j.nodes) {
+        nodes.push_back(node_json(n));
+    }
+    out.update(across_json(j));
+    if (j.slurm) {
+        out["slurm"] = {
+            {"step", j.slurm->step},
+            {"consumed_energy_j", j.slurm->consumed_j},
+            {"difference", j.slurm->consumed_j > 0
+                               ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j
+                               : 0.0}};
+    }
+    return out;
+}
+
+} // namespace jp::report::job
