@@ -27,12 +27,13 @@ float sample(const Image& in, double x, double y, bool clamp, float outside) {
     const double ay = y - fy;
     auto px = [&](int xi, int yi) -> double {
         if (clamp) {
-            return in.at(std::clamp(xi, 0, in.width - 1), std::clamp(yi, 0, in.height - 1));
+            return static_cast<double>(
+                in.at(std::clamp(xi, 0, in.width - 1), std::clamp(yi, 0, in.height - 1)));
         }
         if (xi < 0 || yi < 0 || xi >= in.width || yi >= in.height) {
-            return outside;
+            return static_cast<double>(outside);
         }
-        return in.at(xi, yi);
+        return static_cast<double>(in.at(xi, yi));
     };
     const double top = px(x0, y0) * (1 - ax) + px(x0 + 1, y0) * ax;
     const double bottom = px(x0, y0 + 1) * (1 - ax) + px(x0 + 1, y0 + 1) * ax;

@@ -127,18 +127,23 @@ Result<Header> read_header(const std::filesystem::path& path, JobResult& job, bo
 }
 
 // Adds a node's grid (trace time) into bins of `step` from `origin` (reference
-// wall time): joules per bin, by overlap.
+// wall time): joules per bin, by overlap. The grid drops a last window under
+// half a step: its last window stands for the time up to `end` (the node's
+// end on the job's axis), so the profile does not fall to zero before it.
 void add_energy(const GridSeries& g,
                 std::int64_t shift,
                 std::int64_t origin,
                 std::int64_t step,
+                std::int64_t end,
                 std::vector<double>& joules) {
     if (joules.empty()) {
         return;
     }
     for (std::size_t i = 0; i < g.watts.size(); ++i) {
         const std::int64_t a = g.t0 + static_cast<std::int64_t>(i) * g.step_ns + shift - origin;
-        const std::int64_t b = std::min(a + g.step_ns, g.t1 + shift - origin);
+        const std::int64_t b = i + 1 == g.watts.size()
+                                   ? std::max(end, a + g.step_ns)
+                                   : std::min(a + g.step_ns, g.t1 + shift - origin);
         if (b <= a || !std::isfinite(g.watts[i])) {
             continue;
         }
@@ -267,9 +272,10 @@ Result<NodeResult> read_node(const Header& h, Grids& g, const SummaryOptions& op
     n.run = std::move(*summary);
     if (auto series = node_power_series(*r, *run); series && !series->watts.empty()) {
         g.coarsest = std::max(g.coarsest, series->step_ns);
-        add_energy(*series, h.shift_ns, a.origin, a.step, g.grid);
+        const std::int64_t end = h.end_wall - a.origin;
+        add_energy(*series, h.shift_ns, a.origin, a.step, end, g.grid);
         std::vector<double> mine(g.profile.size(), 0.0);
-        add_energy(*series, h.shift_ns, a.origin, a.col_step, mine);
+        add_energy(*series, h.shift_ns, a.origin, a.col_step, end, mine);
         n.profile = to_watts(std::move(mine), a.col_step, a.span);
         for (std::size_t k = 0; k < g.profile.size(); ++k) {
             g.profile[k] += n.profile[k];
