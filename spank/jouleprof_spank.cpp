@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,6 +46,7 @@ std::string g_status = "complete";
 
 std::string g_local_step_dir; // srun: where its step's node traces go
 std::string g_site_problem;   // site mode: the job's directory could not be made
+int g_batch_out = -1;         // the batch script's stdout (its output file), for its table
 
 int on_option(int /*val*/, const char* optarg, int /*remote*/) {
     g_settings.enabled = true;
@@ -104,6 +106,26 @@ void start_step(spank_t sp) {
                jp::spank::now_ms() - t0);
 }
 
+// A batch step has no srun to print its table: it goes to the end of the batch
+// script's output, written by `jouleprof report` run as the job's user.
+void print_batch_result() {
+    if (g_batch_out < 0) {
+        return;
+    }
+    if (g_settings.user_asked && g_settings.result) {
+        auto launch = jp::spank::make_launch(g_settings, g_step);
+        if (auto why =
+                jp::spank::run_as_user(launch, {g_settings.jouleprof, "report", g_step.step_dir},
+                                       g_batch_out, g_settings.stop_timeout_ms);
+            !why.empty()) {
+            slurm_info("jouleprof: step %s: no merged table in the batch output: %s",
+                       g_step.name.c_str(), why.c_str());
+        }
+    }
+    ::close(g_batch_out);
+    g_batch_out = -1;
+}
+
 void finish_step(spank_t sp) {
     if (!g_monitor.running()) {
         return;
@@ -128,6 +150,7 @@ void finish_step(spank_t sp) {
     if (::stat(g_step.log.c_str(), &st) == 0 && st.st_size == 0) {
         ::unlink(g_step.log.c_str()); // nothing was said: no log file
     }
+    print_batch_result();
 }
 
 template <typename F> int guarded(F&& f) noexcept {
@@ -231,6 +254,10 @@ JP_SPANK_EXPORT int slurm_spank_task_post_fork(spank_t sp, int /*ac*/, char** /*
         if (g_monitor.running() && spank_get_item(sp, S_TASK_PID, &pid) == ESPANK_SUCCESS &&
             spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) == ESPANK_SUCCESS) {
             g_pids.push_back(std::to_string(rank) + ":" + std::to_string(pid));
+            if (g_step.name.ends_with(".batch") && g_batch_out < 0) {
+                const auto out = "/proc/" + std::to_string(pid) + "/fd/1";
+                g_batch_out = ::open(out.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+            }
         }
     });
 }

@@ -198,6 +198,44 @@ void Monitor::send(const std::string& line) {
     }
 }
 
+std::string
+run_as_user(const Launch& launch, std::vector<std::string> args, int out_fd, int timeout_ms) {
+    auto env_s = launch.env;
+    auto argv = pointers(args);
+    auto envp = pointers(env_s);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        become_user(launch, out_fd);
+        if (::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(out_fd, STDERR_FILENO) < 0 ||
+            ::chdir("/") != 0) {
+            ::_exit(127);
+        }
+        ::execve(argv[0], argv.data(), envp.data());
+        child_fail(out_fd, "cannot run ", argv[0], errno);
+    }
+    if (pid < 0) {
+        return std::string{"cannot fork: "} + std::strerror(errno);
+    }
+    const long long deadline = now_ms() + timeout_ms;
+    int status = 0;
+    for (;;) {
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            break;
+        }
+        if (r < 0 && errno != EINTR) {
+            return std::string{"cannot wait: "} + std::strerror(errno);
+        }
+        if (now_ms() >= deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            return "jouleprof report did not finish in time: killed";
+        }
+        ::usleep(10'000);
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "" : "jouleprof report failed";
+}
+
 std::string Monitor::stop(const std::string& status, int timeout_ms) {
     if (!running()) {
         return {};

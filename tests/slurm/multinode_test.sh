@@ -115,6 +115,8 @@ for _ in $(seq 150); do squeue -h -j "$jobid" 2>/dev/null | grep -q . || break; 
 sed 's/^/   | /' "$work/c.out"
 check "sbatch -N 2: the step's merged table in the batch output" \
     grep -q "^Job $jobid, step 0 (slurm): 2 nodes, complete$" "$work/c.out"
+check "... and the batch step's own, after it" \
+    grep -q "^Job $jobid, batch step (slurm): 1 node, complete$" "$work/c.out"
 out=$(python3 "$HERE/check_job.py" "$JP" "$work/jouleprof/$jobid.0" $roots --nodes 2 2>&1 || true)
 echo "$out" | sed 's/^/   /'
 check "... its energy is the profiles' (0.5 %)" test "$(wc -l <<<"$out")" = 1

@@ -112,6 +112,8 @@ check "sbatch: the batch step's trace in a created directory" test -f "$trace"
 out=$(python3 "$HERE/check_trace.py" "$JP" "$trace" "$node" complete 1 2>&1 || true)
 echo "   $out"
 check "... a complete run with the profile's energy" test "$(wc -l <<<"$out")" = 1
+check "... its merged table at the end of the batch output" \
+    grep -q "^Job $jobid, batch step (slurm): 1 node, complete$" "$work/b.out"
 
 # 3. A failing job keeps its trace, status failed.
 rc=0
