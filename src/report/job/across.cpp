@@ -213,7 +213,10 @@ void finish_job(JobResult& job) {
         job.basis |= basis_of(n.run.node);
         energy.push_back(n.run.node.energy_j);
         for (const auto& d : n.run.idle) {
-            job.idle_gpu_j += d.energy_j;
+            job.idle_gpu_j += is_step_gpu(n, d.name) ? d.energy_j : 0;
+        }
+        for (const auto& p : n.run.parts) {
+            job.other_gpu_j += p.domain == Domain::gpu && !is_step_gpu(n, p.name) ? p.energy_j : 0;
         }
         runtime.push_back(n.run.runtime_s);
         power.push_back(n.run.node.avg_w);

@@ -20,6 +20,12 @@ void set_peak(JobResult& job,
 // parts and phases across nodes, status, partial, missing nodes, clocks.
 void finish_job(JobResult& job);
 
+// Maps the node's GPU list (SLURM_STEP_GPUS, CUDA_VISIBLE_DEVICES: indices) to
+// its GPU parts; leaves gpus_known false when it cannot.
+void attribute_gpus(NodeResult& n);
+// Whether a GPU part was the step's (every GPU is, when the list is not known).
+[[nodiscard]] bool is_step_gpu(const NodeResult& n, const std::string& part);
+
 [[nodiscard]] Spread spread_of(std::span<const double> values, std::span<const std::string> names);
 
 } // namespace jp::report::job

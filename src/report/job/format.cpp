@@ -3,6 +3,7 @@
 // `jouleprof report DIR`) and as JSON.
 #include "report/format.hpp"
 
+#include "report/job/detail.hpp"
 #include "report/job/format.hpp"
 #include "report/units.hpp"
 
@@ -110,20 +111,35 @@ void phases_table(std::string& out, const JobResult& j) {
     }
 }
 
-// GPUs the job left idle, on every node: what they drew for nothing.
-void idle_lines(std::string& out, const JobResult& j) {
-    if (j.idle_gpu_j <= 0) {
-        return;
+// The step's GPUs it left idle, on every node: what they drew for nothing;
+// then, on shared nodes, the GPUs that were not the step's.
+void gpu_lines(std::string& out, const JobResult& j) {
+    if (j.idle_gpu_j > 0) {
+        out += fmt::format("\n  Idle GPUs of the step (mean utilisation at or below the "
+                           "threshold): {} in all, {:.1f} % of the job's energy\n",
+                           energy_text(j.idle_gpu_j),
+                           j.energy_j > 0 ? 100 * j.idle_gpu_j / j.energy_j : 0.0);
+        for (const auto& n : j.nodes) {
+            for (const auto& d : n.run.idle) {
+                if (is_step_gpu(n, d.name)) {
+                    out += fmt::format("    {} {}: {} ({:.1f} % of the node, {:.1f} % utilised)\n",
+                                       n.node, d.name, energy_text(d.energy_j), 100 * d.share,
+                                       d.mean_util);
+                }
+            }
+        }
     }
-    out += fmt::format("\n  Idle GPUs (mean utilisation at or below the threshold): {} in all, "
-                       "{:.1f} % of the job's energy\n",
-                       energy_text(j.idle_gpu_j),
-                       j.energy_j > 0 ? 100 * j.idle_gpu_j / j.energy_j : 0.0);
-    for (const auto& n : j.nodes) {
-        for (const auto& d : n.run.idle) {
-            out += fmt::format("    {} {}: {} ({:.1f} % of the node, {:.1f} % utilised){}\n",
-                               n.node, d.name, energy_text(d.energy_j), 100 * d.share, d.mean_util,
-                               n.gpus.empty() ? "" : "; the step's GPUs: " + n.gpus);
+    if (j.other_gpu_j > 0) {
+        out += fmt::format("\n  GPUs on the nodes that were not the step's (another job's, or "
+                           "unallocated): {} in the nodes' energy\n",
+                           energy_text(j.other_gpu_j));
+        for (const auto& n : j.nodes) {
+            for (const auto& p : n.run.parts) {
+                if (p.domain == Domain::gpu && !is_step_gpu(n, p.name)) {
+                    out += fmt::format("    {} {}: {} (the step's GPUs: {})\n", n.node, p.name,
+                                       energy_text(p.energy_j), n.gpus);
+                }
+            }
         }
     }
 }
@@ -146,7 +162,7 @@ std::string format_text(const JobResult& j) {
     spread_line(out, j);
     nodes_table(out, j);
     parts_table(out, j);
-    idle_lines(out, j);
+    gpu_lines(out, j);
     phases_table(out, j);
     if (j.slurm) {
         const double diff = j.slurm->consumed_j > 0

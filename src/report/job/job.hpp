@@ -43,6 +43,10 @@ struct NodeResult {
     bool ended = true;           // false: its monitor died (no end edge)
     std::vector<double> profile; // mean node power per column of the job's profile grid
     std::string gpus;            // the step's GPUs as Slurm gave them (its environment)
+    // GPU parts named by that list ("gpu<index>"); gpus_known when every index
+    // named one, so the node's other GPUs were not the step's (a shared node).
+    std::vector<std::string> step_gpus;
+    bool gpus_known = false;
 };
 
 // One figure over the nodes: lowest, highest, mean, coefficient of variation.
@@ -110,7 +114,8 @@ struct JobResult {
     std::vector<Straggler> stragglers;
     std::vector<PartAcross> parts;
     std::vector<PhaseAcross> phases;
-    double idle_gpu_j = 0;     // GPUs the job left idle (report/idle.hpp), all nodes
+    double idle_gpu_j = 0;     // the step's GPUs it left idle (report/idle.hpp), all nodes
+    double other_gpu_j = 0;    // GPUs on the nodes that were not the step's (shared nodes)
     std::vector<double> power; // the job's power per profile column
     std::int64_t profile_step_ns = 0;
     std::optional<SlurmEnergy> slurm;

@@ -23,6 +23,7 @@ nlohmann::json node_json(const NodeResult& n) {
     r["end_s"] = static_cast<double>(n.end_ns) * 1e-9;
     r["ended"] = n.ended;
     r["step_gpus"] = n.gpus;
+    r["step_gpu_parts"] = n.step_gpus;
     r["clock"] = {{"offset_s", static_cast<double>(n.clock.offset_ns) * 1e-9},
                   {"error_s", n.clock.error_ns
                                   ? nlohmann::json(static_cast<double>(*n.clock.error_ns) * 1e-9)
@@ -88,6 +89,7 @@ nlohmann::json to_json(const JobResult& j) {
                        {"clock_error_s", static_cast<double>(j.clock_error_ns) * 1e-9},
                        {"clocks_measured", j.clocks_measured},
                        {"idle_gpu_energy_j", j.idle_gpu_j},
+                       {"other_gpu_energy_j", j.other_gpu_j},
                        {"spread",
                         {{"energy_j", spread_json(j.energy)},
                          {"runtime_s", spread_json(j.runtime)},

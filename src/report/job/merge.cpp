@@ -270,6 +270,7 @@ Result<NodeResult> read_node(const Header& h, Grids& g, const SummaryOptions& op
     n.start_ns = h.start_wall - a.origin;
     n.end_ns = h.end_wall - a.origin;
     n.run = std::move(*summary);
+    attribute_gpus(n);
     if (auto series = node_power_series(*r, *run); series && !series->watts.empty()) {
         g.coarsest = std::max(g.coarsest, series->step_ns);
         const std::int64_t end = h.end_wall - a.origin;

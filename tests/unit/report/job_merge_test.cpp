@@ -162,13 +162,16 @@ TEST_F(JobMerge, PartsAndPhasesAreSummedAcrossNodes) {
     EXPECT_EQ(p.duration_s.max_node, "b");
 }
 
-TEST_F(JobMerge, IdleGpusAreNamedPerNodeWithTheStepsGpus) {
-    const std::vector<Channel> chans{
-        test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
-        test::channel("gpu0", Domain::gpu, Quantity::energy),
-        test::channel("gpu0.util", Domain::gpu, Quantity::utilization),
-        test::channel("gpu1", Domain::gpu, Quantity::energy),
-        test::channel("gpu1.util", Domain::gpu, Quantity::utilization)};
+// On a shared GPU node the trace holds every GPU: an idle GPU given to the step
+// is the job's waste; the GPUs not given to it (idle or busy) are not.
+TEST_F(JobMerge, IdleGpusAreTheStepsOnlyWhenSlurmGaveThemToTheStep) {
+    std::vector<Channel> chans{
+        test::channel("cpu0.package", Domain::cpu_package, Quantity::energy)};
+    for (int g = 0; g < 3; ++g) {
+        chans.push_back(test::channel(fmt::format("gpu{}", g), Domain::gpu, Quantity::energy));
+        chans.push_back(
+            test::channel(fmt::format("gpu{}.util", g), Domain::gpu, Quantity::utilization));
+    }
     test::TraceBuilder b(dir / "g.jptrace", chans,
                          {{"epoch_wall_ns", std::to_string(k_wall)},
                           {"slurm.job_id", "42"},
@@ -176,18 +179,39 @@ TEST_F(JobMerge, IdleGpusAreNamedPerNodeWithTheStepsGpus) {
                           {"slurm.node", "g"},
                           {"slurm.node_id", "0"},
                           {"slurm.nnodes", "1"},
-                          {"slurm.env.SLURM_STEP_GPUS", "0"}});
-    // gpu0 busy at 300 W, gpu1 idle at 60 W (0 % utilised), the package 100 W.
+                          {"slurm.env.SLURM_STEP_GPUS", "0,1"}});
+    // gpu0 busy at 300 W (the step's), gpu1 idle at 60 W (the step's), gpu2 idle at 50 W (not).
     b.run(test::make_run("slurm", 10, [](std::size_t ch, double) {
-        return std::array<double, 5>{100, 300, 95, 60, 0}[ch];
+        return std::array<double, 7>{100, 300, 95, 60, 0, 50, 0}[ch];
     }));
     auto job = merge();
     ASSERT_TRUE(job) << job.error().message();
+    ASSERT_TRUE(job->nodes[0].gpus_known);
     EXPECT_NEAR(job->idle_gpu_j, 600.0, 1e-6);
+    EXPECT_NEAR(job->other_gpu_j, 500.0, 1e-6);
     const auto text = format_text(*job);
-    EXPECT_NE(text.find("g gpu1: 600.0 J"), std::string::npos) << text;
-    EXPECT_NE(text.find("the step's GPUs: 0"), std::string::npos) << text;
-    EXPECT_EQ(to_json(*job)["nodes"][0]["step_gpus"], "0");
+    EXPECT_NE(text.find("    g gpu1: 600.0 J"), std::string::npos) << text;
+    EXPECT_EQ(text.find("    g gpu2: 500.0 J ("), text.rfind("    g gpu2: 500.0 J (")) << text;
+    EXPECT_NE(text.find("    g gpu2: 500.0 J (the step's GPUs: 0,1)"), std::string::npos) << text;
+    EXPECT_EQ(to_json(*job)["nodes"][0]["step_gpus"], "0,1");
+
+    // GPUs named by UUID are not mapped: every idle GPU counts, as before.
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    test::TraceBuilder u(dir / "u.jptrace", chans,
+                         {{"epoch_wall_ns", std::to_string(k_wall)},
+                          {"slurm.job_id", "42"},
+                          {"slurm.step", "42.0"},
+                          {"slurm.node", "u"},
+                          {"slurm.env.CUDA_VISIBLE_DEVICES", "GPU-8a1f"}});
+    u.run(test::make_run("slurm", 10, [](std::size_t ch, double) {
+        return std::array<double, 7>{100, 300, 95, 60, 0, 50, 0}[ch];
+    }));
+    auto unmapped = merge();
+    ASSERT_TRUE(unmapped) << unmapped.error().message();
+    EXPECT_FALSE(unmapped->nodes[0].gpus_known);
+    EXPECT_NEAR(unmapped->idle_gpu_j, 1100.0, 1e-6);
+    EXPECT_EQ(unmapped->other_gpu_j, 0.0);
 }
 
 TEST_F(JobMerge, AMissingNodeMakesThePartialResultSaySo) {
