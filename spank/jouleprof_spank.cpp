@@ -255,8 +255,15 @@ JP_SPANK_EXPORT int slurm_spank_task_post_fork(spank_t sp, int /*ac*/, char** /*
             spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) == ESPANK_SUCCESS) {
             g_pids.push_back(std::to_string(rank) + ":" + std::to_string(pid));
             if (g_step.name.ends_with(".batch") && g_batch_out < 0) {
+                // Appended to only when it is the batch output file the user owns.
                 const auto out = "/proc/" + std::to_string(pid) + "/fd/1";
                 g_batch_out = ::open(out.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+                struct stat st {};
+                if (g_batch_out >= 0 && (::fstat(g_batch_out, &st) != 0 || !S_ISREG(st.st_mode) ||
+                                         st.st_uid != g_step.uid)) {
+                    ::close(g_batch_out);
+                    g_batch_out = -1;
+                }
             }
         }
     });

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <thread>
 
 namespace jp::report::job {
@@ -86,11 +87,14 @@ Result<std::vector<std::filesystem::path>> step_dirs_in(const std::filesystem::p
 
 bool wait_for_nodes(const std::filesystem::path& dir, Nanos timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::size_t expected = 1;
+    std::set<std::filesystem::path> closed; // read once more never: a closed trace stays closed
     for (;;) {
-        std::size_t expected = 1;
-        std::size_t closed = 0;
         auto traces = node_traces_in(dir);
         for (const auto& path : traces ? *traces : std::vector<std::filesystem::path>{}) {
+            if (closed.contains(path)) {
+                continue;
+            }
             auto r = trace::Reader::open(path);
             if (!r) {
                 continue;
@@ -105,10 +109,10 @@ bool wait_for_nodes(const std::filesystem::path& dir, Nanos timeout) {
             const bool ended = !r->runs().empty() && r->runs().back().end_ns &&
                                r->runs().back().status != "running";
             if (ended || stalled(path, *r)) {
-                ++closed;
+                closed.insert(path);
             }
         }
-        if (traces && closed >= expected && closed == traces->size()) {
+        if (traces && closed.size() >= expected && closed.size() == traces->size()) {
             return true;
         }
         if (std::chrono::steady_clock::now() >= deadline) {
