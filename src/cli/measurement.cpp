@@ -2,8 +2,7 @@
 #include "cli/measurement.hpp"
 
 #include "cli/commands.hpp"
-#include "cli/job_markers.hpp"
-#include "cli/recorder.hpp"
+#include "cli/measurement_state.hpp"
 #include "cli/status_line.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
@@ -21,6 +20,8 @@
 
 namespace jp::cli {
 namespace {
+
+using detail::Discovered;
 
 std::filesystem::path default_trace_path() {
     char buf[32];
@@ -61,12 +62,6 @@ std::map<std::string, std::string> trace_meta(const SessionOptions& o,
     }
     return meta;
 }
-
-struct Discovered {
-    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
-    std::vector<Channel> table;
-    bool estimated = false;
-};
 
 Discovered discover(const sensors::Host& host) {
     auto found = sensors::discover_all(host);
@@ -131,41 +126,10 @@ void warn_oversampling(const std::vector<Channel>& table, Nanos interval, const 
 
 } // namespace
 
-struct MeasurementSession::State {
-    State(SessionOptions&& o,
-          Discovered&& d,
-          trace::Writer&& writer,
-          std::filesystem::path trace,
-          std::int64_t epoch_mono,
-          const Config& config)
-        : live(o.live), path(std::move(trace)), epoch(epoch_mono),
-          estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
-                                          SamplerConfig{o.interval, config.intervals}, epoch_mono},
-          recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
-                                                        epoch_mono, path} {}
+namespace detail {
 
-    bool live;
-    std::filesystem::path path;
-    std::int64_t epoch;
-    bool estimated;
-    Sampler sampler;
-    Recorder recorder;
-    JobMarkers markers;
-    int runs = 0; // jobs started in this session
-    // Process CPU time already reported with earlier runs: each run reports
-    // everything the monitor spent since (the first one its start-up too).
-    double cpu_reported = 0;
-    Result<std::vector<report::RunSummary>> summaries =
-        std::unexpected(Error{ErrorKind::internal, "", "not finished", {}});
-    std::optional<trace::RunInfo> block; // the open in-process run (begin_block)
-    std::vector<std::pair<std::string, std::string>> block_env; // its marker socket
-};
-
-namespace {
-
-using State = MeasurementSession::State;
-
-trace::RunInfo new_run(const State& s, const Series& series, std::string kind, int repeat) {
+trace::RunInfo
+new_run(const MeasurementSession::State& s, const Series& series, std::string kind, int repeat) {
     trace::RunInfo run;
     run.label = series.label;
     run.kind = std::move(kind);
@@ -177,12 +141,20 @@ trace::RunInfo new_run(const State& s, const Series& series, std::string kind, i
     return run;
 }
 
-double monitor_cpu_since_last_run(State& s) {
+double monitor_cpu_since_last_run(MeasurementSession::State& s) {
     const double now = process_cpu_seconds();
     const double spent = now - s.cpu_reported;
     s.cpu_reported = now;
     return spent;
 }
+
+} // namespace detail
+
+namespace {
+
+using State = MeasurementSession::State;
+using detail::monitor_cpu_since_last_run;
+using detail::new_run;
 
 // Runs the command once under measurement; returns its shell exit code.
 int measured_run(
@@ -352,70 +324,6 @@ bool MeasurementSession::finish() {
     }
     JP_LOG_WARN("trace: the disk had room again: {} holds the whole measurement", m->path.string());
     return true;
-}
-
-std::int64_t MeasurementSession::begin_block(const std::string& label, const std::string& command) {
-    if (m->block) {
-        return 0;
-    }
-    Series series;
-    series.label = label;
-    auto run = new_run(*m, series, "measure", ++m->runs);
-    run.command = command;
-    m->recorder.begin_run(run);
-    run.start_ns = m->sampler.begin(run.id);
-    m->recorder.end_run(run); // the exact start, committed for readers now
-    m->block_env = m->markers.prepare(run.id).env;
-    m->markers.started(m->epoch + run.start_ns);
-    m->block = run;
-    return run.id;
-}
-
-std::int64_t MeasurementSession::mark_block(std::string_view kind, std::string_view name) {
-    std::vector<trace::SampleRecord> edge;
-    const std::int64_t after = m->sampler.sample_now(edge);
-    const std::int64_t t = edge.empty() ? after : edge.front().t_ns;
-    m->recorder.add_marker(t, kind, name);
-    return t;
-}
-
-trace::RunInfo MeasurementSession::end_block(std::string_view status) {
-    if (!m->block) {
-        return {};
-    }
-    auto run = std::move(*m->block);
-    m->block.reset();
-    run.end_ns = m->sampler.end();
-    m->markers.ended(m->epoch + *run.end_ns);
-    m->block_env.clear();
-    run.monitor_cpu_s = monitor_cpu_since_last_run(*m);
-    run.status = std::string{status};
-    run.exit_code = status == "complete" ? std::optional<int>{0} : std::optional<int>{1};
-    m->recorder.end_run(run);
-    m->recorder.flush();
-    return run;
-}
-
-const std::vector<std::pair<std::string, std::string>>& MeasurementSession::block_env() const {
-    return m->block_env;
-}
-
-Result<trace::Reader> MeasurementSession::reader() {
-    return m->recorder.reader(m->path);
-}
-
-Result<report::RunSummary> MeasurementSession::summarize(std::int64_t run_id) {
-    auto reader = m->recorder.reader(m->path);
-    if (!reader) {
-        return std::unexpected(reader.error());
-    }
-    for (const auto& run : reader->runs()) {
-        if (run.id == run_id) {
-            return report::summarize_run(*reader, run);
-        }
-    }
-    return std::unexpected(
-        Error{ErrorKind::not_found, m->path.string(), fmt::format("no run {}", run_id), {}});
 }
 
 const Result<std::vector<report::RunSummary>>& MeasurementSession::summaries() const {

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// In-process runs of a MeasurementSession, where the caller itself is the job
+// (the Python layer, `jouleprof record`): begin, markers, end, and reading the
+// trace written so far.
+#include "cli/measurement_state.hpp"
+
+#include <fmt/format.h>
+
+namespace jp::cli {
+
+using detail::monitor_cpu_since_last_run;
+using detail::new_run;
+
+std::int64_t MeasurementSession::begin_block(const std::string& label, const std::string& command) {
+    if (m->block) {
+        return 0;
+    }
+    Series series;
+    series.label = label;
+    auto run = new_run(*m, series, "measure", ++m->runs);
+    run.command = command;
+    m->recorder.begin_run(run);
+    run.start_ns = m->sampler.begin(run.id);
+    m->recorder.end_run(run); // the exact start, committed for readers now
+    m->block_env = m->markers.prepare(run.id).env;
+    m->markers.started(m->epoch + run.start_ns);
+    m->block = run;
+    return run.id;
+}
+
+std::int64_t MeasurementSession::mark_block(std::string_view kind, std::string_view name) {
+    std::vector<trace::SampleRecord> edge;
+    const std::int64_t after = m->sampler.sample_now(edge);
+    const std::int64_t t = edge.empty() ? after : edge.front().t_ns;
+    m->recorder.add_marker(t, kind, name);
+    return t;
+}
+
+trace::RunInfo MeasurementSession::end_block(std::string_view status) {
+    if (!m->block) {
+        return {};
+    }
+    auto run = std::move(*m->block);
+    m->block.reset();
+    run.end_ns = m->sampler.end();
+    m->markers.ended(m->epoch + *run.end_ns);
+    m->block_env.clear();
+    run.monitor_cpu_s = monitor_cpu_since_last_run(*m);
+    run.status = std::string{status};
+    run.exit_code = status == "complete" ? std::optional<int>{0} : std::optional<int>{1};
+    m->recorder.end_run(run);
+    m->recorder.flush();
+    return run;
+}
+
+const std::vector<std::pair<std::string, std::string>>& MeasurementSession::block_env() const {
+    return m->block_env;
+}
+
+Result<trace::Reader> MeasurementSession::reader() {
+    return m->recorder.reader(m->path);
+}
+
+Result<report::RunSummary> MeasurementSession::summarize(std::int64_t run_id) {
+    auto reader = m->recorder.reader(m->path);
+    if (!reader) {
+        return std::unexpected(reader.error());
+    }
+    for (const auto& run : reader->runs()) {
+        if (run.id == run_id) {
+            return report::summarize_run(*reader, run);
+        }
+    }
+    return std::unexpected(
+        Error{ErrorKind::not_found, m->path.string(), fmt::format("no run {}", run_id), {}});
+}
+
+} // namespace jp::cli

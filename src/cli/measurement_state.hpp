@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// MeasurementSession's state, shared by measurement.cpp (series of commands,
+// the session's start and end) and measurement_block.cpp (in-process runs):
+// private to those two files.
+#include "cli/job_markers.hpp"
+#include "cli/measurement.hpp"
+#include "cli/recorder.hpp"
+#include "sampler/sampler.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace jp::cli {
+namespace detail {
+
+// The sensors found at the session's start and their channels.
+struct Discovered {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    std::vector<Channel> table;
+    bool estimated = false;
+};
+
+} // namespace detail
+
+struct MeasurementSession::State {
+    State(SessionOptions&& o,
+          detail::Discovered&& d,
+          trace::Writer&& writer,
+          std::filesystem::path trace,
+          std::int64_t epoch_mono,
+          const Config& config)
+        : live(o.live), path(std::move(trace)), epoch(epoch_mono),
+          estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
+                                          SamplerConfig{o.interval, config.intervals}, epoch_mono},
+          recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
+                                                        epoch_mono, path} {}
+
+    bool live;
+    std::filesystem::path path;
+    std::int64_t epoch;
+    bool estimated;
+    Sampler sampler;
+    Recorder recorder;
+    JobMarkers markers;
+    int runs = 0; // jobs started in this session
+    // Process CPU time already reported with earlier runs: each run reports
+    // everything the monitor spent since (the first one its start-up too).
+    double cpu_reported = 0;
+    Result<std::vector<report::RunSummary>> summaries =
+        std::unexpected(Error{ErrorKind::internal, "", "not finished", {}});
+    std::optional<trace::RunInfo> block; // the open in-process run (begin_block)
+    std::vector<std::pair<std::string, std::string>> block_env; // its marker socket
+};
+
+namespace detail {
+
+// A new run of the series (its start stamped now).
+[[nodiscard]] trace::RunInfo
+new_run(const MeasurementSession::State& s, const Series& series, std::string kind, int repeat);
+// Process CPU time since the previous run ended (the first run: since start-up).
+double monitor_cpu_since_last_run(MeasurementSession::State& s);
+
+} // namespace detail
+} // namespace jp::cli
