@@ -94,9 +94,9 @@ Result<Header> read_header(const std::filesystem::path& path, JobResult& job, bo
         job.label = run->label;
     } else if (job_id != job.job_id || step != job.step) {
         return fail(ErrorKind::config, path.string(),
-                    fmt::format("is step {}.{}, not {}.{} as the traces before it", job_id, step,
-                                job.job_id, job.step),
-                    "merge the traces of one step at a time");
+                    fmt::format("is step {}.{}, not {}.{} as the traces before it: merge the "
+                                "traces of one step at a time",
+                                job_id, step, job.job_id, job.step));
     }
     const auto nnodes = meta_int(*r, "slurm.nnodes");
     if (nnodes && *nnodes > 0) {
