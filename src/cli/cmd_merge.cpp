@@ -19,7 +19,9 @@ using report::job::JobResult;
 Result<JobResult> merge_step(const std::vector<std::filesystem::path>& traces,
                              const JobReportOptions& o,
                              const std::string& note) {
-    auto job = report::job::merge_nodes(traces);
+    report::job::MergeOptions mo;
+    mo.summary = o.summary;
+    auto job = report::job::merge_nodes(traces, mo);
     if (!job) {
         return job;
     }

@@ -84,9 +84,31 @@ bool any_directory(const ReportOptions& o) {
     });
 }
 
+// The options a job's merged result cannot honour, or "" (they are refused, not ignored).
+std::string unfit_for_jobs(const ReportOptions& o) {
+    if (o.by_trace) {
+        return "--by-trace";
+    }
+    const auto& c = o.carbon;
+    if (c.intensity_g_per_kwh || c.pue || c.price_per_kwh || c.currency) {
+        return "--carbon-intensity, --pue, --price and --currency";
+    }
+    return "";
+}
+
 int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {
     if (any_directory(o)) {
-        return print_job_reports({o.traces, o.json, o.html, o.force, o.wait, o.sacct}, text_out);
+        if (const auto unfit = unfit_for_jobs(o); !unfit.empty()) {
+            JP_LOG_ERROR("{} apply to trace files, not to a job's directory", unfit);
+            return 2;
+        }
+        return print_job_reports(
+            {o.traces, o.json, o.html, o.force, o.wait, o.sacct, summary_options(o, config)},
+            text_out);
+    }
+    if (o.wait.count() > 0 || !o.sacct) {
+        JP_LOG_ERROR("--wait and --no-sacct apply to a job's directory, not to trace files");
+        return 2;
     }
     return print_groups(report::summarize_traces(o.traces, summary_options(o, config), o.by_trace),
                         o, config, text_out);

@@ -31,8 +31,9 @@ struct JobReportOptions {
     bool json = false;
     std::filesystem::path html; // one step only
     bool force = false;
-    Nanos wait{0};     // how long to wait for every node to close its trace
-    bool sacct = true; // Slurm's ConsumedEnergyRaw beside ours, when sacct has it
+    Nanos wait{0};                  // how long to wait for every node to close its trace
+    bool sacct = true;              // Slurm's ConsumedEnergyRaw beside ours, when sacct has it
+    report::SummaryOptions summary; // --threshold, --idle-util
 };
 // Returns 0, 1 when nothing could be merged, 2 for options that do not fit.
 int print_job_reports(const JobReportOptions& options, std::FILE* text_out);

@@ -108,6 +108,15 @@ TEST_F(JobReport, BadInputIsOneLineAndANonZeroExit) {
     r = sh(jp("report --no-sacct " + (dir / "empty").string()));
     EXPECT_EQ(r.exit_code, 1) << r.out;
     EXPECT_NE(r.out.find("holds no node traces"), std::string::npos) << r.out;
+    // Options a job's result cannot honour are refused, not ignored.
+    r = sh(jp("report --no-sacct --by-trace " + jobs));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("--by-trace apply to trace files"), std::string::npos) << r.out;
+    r = sh(jp("report --pue 1.2 " + jobs));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    r = sh(jp("report --wait 1s " + (dir / "jouleprof" / "42.1" / "n0.jptrace").string()));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("apply to a job's directory"), std::string::npos) << r.out;
     // Traces of two steps given as one.
     r = sh(jp(fmt::format("merge --no-sacct {} {}",
                           (dir / "jouleprof" / "42.0" / "n0.jptrace").string(),
