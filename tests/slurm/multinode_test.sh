@@ -44,6 +44,11 @@ check() { # check WHAT COMMAND...
     shift
     if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fails=$((fails + 1)); fi
 }
+poll() { # poll SECONDS COMMAND...: until it succeeds
+    local until=$((SECONDS + $1))
+    shift
+    until "$@"; do ((SECONDS < until)) || return 1; sleep 0.2; done
+}
 
 useradd -M -N -s /bin/bash "$user"
 # Node 1 at the profile, node 2 at 1.5 times it.
@@ -111,12 +116,16 @@ check "... the table says PARTIAL and which node" \
 
 # 3. sbatch: the srun step inside prints its merged table into the batch output.
 jobid=$(as_user sbatch --parsable --jouleprof -N 2 -o "$work/c.out" --wrap "srun -N 2 -n 2 sleep 1")
-for _ in $(seq 150); do squeue -h -j "$jobid" 2>/dev/null | grep -q . || break; sleep 0.2; done
+# The batch step's table, the last thing the job writes, says it is over (squeue can miss
+# a running job for a moment).
+batch_table="^Job $jobid, batch step (slurm): 1 node, complete$"
+poll 60 grep -q "$batch_table" "$work/c.out" || true
 sed 's/^/   | /' "$work/c.out"
 check "sbatch -N 2: the step's merged table in the batch output" \
     grep -q "^Job $jobid, step 0 (slurm): 2 nodes, complete$" "$work/c.out"
 check "... and the batch step's own, after it" \
-    grep -q "^Job $jobid, batch step (slurm): 1 node, complete$" "$work/c.out"
+    grep -q "$batch_table" "$work/c.out"
+grep -h "jouleprof: step $jobid.batch" "$dir"/slurmd.jpn*.log | sed 's/^/   slurmd: /'
 out=$(python3 "$HERE/check_job.py" "$JP" "$work/jouleprof/$jobid.0" $roots --nodes 2 2>&1 || true)
 echo "$out" | sed 's/^/   /'
 check "... its energy is the profiles' (0.5 %)" test "$(wc -l <<<"$out")" = 1

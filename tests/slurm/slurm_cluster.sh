@@ -11,15 +11,19 @@ set -euo pipefail
 [[ -n ${JP_TRACE_SH:-} ]] && set -x
 action=$1 dir=$2 n=$3
 
+# Each daemon by the PID it wrote: SIGTERM, up to 5 s to go, then SIGKILL.
+alive() { [[ -d /proc/$1 ]] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 stop() {
+    local pids=()
     for k in $(seq "$n"); do
-        local pidfile=$dir/slurmd.jpn$k.pid
-        [[ -s $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null || true
+        [[ -s $dir/slurmd.jpn$k.pid ]] && pids+=("$(cat "$dir/slurmd.jpn$k.pid")")
     done
-    for pidfile in "$dir"/slurmd.jpn*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
-        [[ -s $pidfile ]] || continue
-        pid=$(cat "$pidfile")
-        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    for pidfile in "$dir"/slurmctld.pid "$dir"/munged.pid; do
+        [[ -s $pidfile ]] && pids+=("$(cat "$pidfile")")
+    done
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 100); do alive "$pid" || break; sleep 0.05; done
         kill -9 "$pid" 2>/dev/null || true
     done
     for k in $(seq "$n"); do ip netns delete "jpn$k" 2>/dev/null || true; done

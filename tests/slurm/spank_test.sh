@@ -39,6 +39,11 @@ check() { # check WHAT COMMAND...
     shift
     if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fails=$((fails + 1)); fi
 }
+poll() { # poll SECONDS COMMAND...: until it succeeds
+    local until=$((SECONDS + $1))
+    shift
+    until "$@"; do ((SECONDS < until)) || return 1; sleep 0.2; done
+}
 
 # The exported symbols Slurm looks up (extern "C", default visibility).
 syms=$(nm -D --defined-only "$SO")
@@ -106,14 +111,17 @@ fi
 
 # 2. sbatch into a directory that does not exist yet (created).
 jobid=$(as_user sbatch --parsable --jouleprof=dir=$work/new/deeper -o "$work/b.out" --wrap "sleep 2")
-for _ in $(seq 150); do squeue -h -j "$jobid" 2>/dev/null | grep -q . || break; sleep 0.2; done
+# The batch step's table, the last thing the job writes, says it is over (squeue can miss
+# a running job for a moment).
+batch_table="^Job $jobid, batch step (slurm): 1 node, complete$"
+poll 60 grep -q "$batch_table" "$work/b.out" || true
 trace=$work/new/deeper/$jobid.batch/localhost.jptrace
 check "sbatch: the batch step's trace in a created directory" test -f "$trace"
 out=$(python3 "$HERE/check_trace.py" "$JP" "$trace" "$node" complete 1 2>&1 || true)
 echo "   $out"
 check "... a complete run with the profile's energy" test "$(wc -l <<<"$out")" = 1
 check "... its merged table at the end of the batch output" \
-    grep -q "^Job $jobid, batch step (slurm): 1 node, complete$" "$work/b.out"
+    grep -q "$batch_table" "$work/b.out"
 
 # 3. A failing job keeps its trace, status failed.
 rc=0
