@@ -38,17 +38,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-fails=0
-check() { # check WHAT COMMAND...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fails=$((fails + 1)); fi
-}
-poll() { # poll SECONDS COMMAND...: until it succeeds
-    local until=$((SECONDS + $1))
-    shift
-    until "$@"; do ((SECONDS < until)) || return 1; sleep 0.2; done
-}
+source "$HERE/checks.sh"
 
 useradd -M -N -s /bin/bash "$user"
 # Node 1 at the profile, node 2 at 1.5 times it.
@@ -73,7 +63,6 @@ echo "PlugStackConfig=$dir/plugstack.conf" > "$dir/slurm.extra.conf"
 bash "$HERE/slurm_cluster.sh" start "$dir" 2
 export SLURM_CONF=$dir/slurm.conf
 as_user() { (cd "$work" && runuser -u "$user" -- env PATH="$(dirname "$JP"):$PATH" "$@"); }
-ids() { awk -F'[ =]' '/^STEP /{print $2; exit}' "$1"; } # the step a job printed
 roots="jpn1=$dir/node1 jpn2=$dir/node2"
 
 # 1. srun -N 2: every rank marks "compute"; rank 1 (node 2) ends 2.5 s after rank 0.
@@ -145,8 +134,4 @@ out=$(python3 "$HERE/check_job.py" "$JP" "$jd/$step" $roots --nodes 2 2>&1 || tr
 echo "$out" | sed 's/^/   /'
 check "... its merged energy is the profiles' (0.5 %)" test "$(wc -l <<<"$out")" = 1
 
-if ((fails)); then
-    echo "$fails check(s) failed"
-    exit 1
-fi
-echo "all checks passed"
+finish_checks

@@ -31,12 +31,7 @@ cleanup() {
 trap cleanup EXIT
 bash "$HERE/slurm_node.sh" start "$dir" "$WATTS"
 export SLURM_CONF=$dir/slurm.conf
-fails=0
-check() { # check WHAT CONDITION...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fails=$((fails + 1)); fi
-}
+source "$HERE/checks.sh"
 
 cat > "$dir/jp.toml" <<TOML
 [sensors.slurm]
@@ -89,8 +84,4 @@ PY
 echo "$verdict"
 check "the step's energy and the node's power are Slurm's" test "$(tail -n 1 <<<"$verdict")" = ok
 
-if ((fails)); then
-    echo "$fails check(s) failed"
-    exit 1
-fi
-echo "all checks passed"
+finish_checks

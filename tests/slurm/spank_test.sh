@@ -33,17 +33,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-fails=0
-check() { # check WHAT COMMAND...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fails=$((fails + 1)); fi
-}
-poll() { # poll SECONDS COMMAND...: until it succeeds
-    local until=$((SECONDS + $1))
-    shift
-    until "$@"; do ((SECONDS < until)) || return 1; sleep 0.2; done
-}
+source "$HERE/checks.sh"
 
 # The exported symbols Slurm looks up (extern "C", default visibility).
 syms=$(nm -D --defined-only "$SO")
@@ -77,7 +67,6 @@ fi
 bash "$HERE/slurm_node.sh" start "$dir" 80
 export SLURM_CONF=$dir/slurm.conf
 as_user() { (cd "$work" && runuser -u "$user" -- "$@"); }
-ids() { awk -F'[ =]' '/^STEP /{print $2; exit}' "$1"; } # the step a job printed
 step_cmd='[ "$SLURM_PROCID" = 0 ] && echo "STEP $SLURM_JOB_ID.$SLURM_STEP_ID"; sleep'
 
 check "srun --help lists --jouleprof" bash -c "runuser -u '$user' -- srun --help | grep -q -- --jouleprof"
@@ -171,8 +160,4 @@ for mode in plain --jouleprof=result=no --jouleprof; do
 done
 grep -o "jouleprof: step .*after [0-9]* ms" "$dir/slurmd.log" | tail -n 4 | sed 's/^/   /'
 
-if ((fails)); then
-    echo "$fails check(s) failed"
-    exit 1
-fi
-echo "all checks passed"
+finish_checks
