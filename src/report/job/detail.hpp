@@ -4,9 +4,18 @@
 // across.cpp computes what spans them).
 #include "report/job/job.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 
 namespace jp::report::job {
+
+// A trace's meta value, or fallback when it has none.
+[[nodiscard]] std::string
+meta_or(const trace::Reader& r, const std::string& key, const std::string& fallback = {});
+// A trace's meta value as a whole integer; nullopt when absent or not one.
+[[nodiscard]] std::optional<std::int64_t> meta_int(const trace::Reader& r, const std::string& key);
 
 // The highest mean of the job's power over windows of the coarsest node's
 // resolution (watts per bin of `step` over [0, span]).

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Where a job's node traces are, and waiting for the last nodes to close theirs.
-#include "report/job/job.hpp"
+#include "report/job/detail.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 #include <thread>
 
@@ -36,11 +35,7 @@ Result<std::vector<std::filesystem::path>> list(const std::filesystem::path& dir
 // has changed for 5 s or three sampling intervals (a live monitor commits
 // every 500 ms).
 bool stalled(const std::filesystem::path& path, const trace::Reader& r) {
-    std::int64_t interval_ns = 0;
-    if (const auto it = r.meta().find("interval_ns"); it != r.meta().end()) {
-        const auto& s = it->second;
-        (void)std::from_chars(s.data(), s.data() + s.size(), interval_ns);
-    }
+    const std::int64_t interval_ns = meta_int(r, "interval_ns").value_or(0);
     const auto quiet = std::max<std::chrono::nanoseconds>(
         std::chrono::seconds{5}, std::chrono::nanoseconds{3 * interval_ns});
     auto newest = std::filesystem::file_time_type::min();
@@ -99,12 +94,8 @@ bool wait_for_nodes(const std::filesystem::path& dir, Nanos timeout) {
             if (!r) {
                 continue;
             }
-            if (const auto it = r->meta().find("slurm.nnodes"); it != r->meta().end()) {
-                std::size_t n = 0;
-                const auto& s = it->second;
-                if (std::from_chars(s.data(), s.data() + s.size(), n).ec == std::errc{}) {
-                    expected = std::max(expected, n);
-                }
+            if (const auto n = meta_int(*r, "slurm.nnodes"); n && *n > 0) {
+                expected = std::max(expected, static_cast<std::size_t>(*n));
             }
             const bool ended = !r->runs().empty() && r->runs().back().end_ns &&
                                r->runs().back().status != "running";

@@ -12,10 +12,8 @@
 #include <set>
 
 namespace jp::report::job {
-namespace {
 
-std::string
-meta_or(const trace::Reader& r, const std::string& key, const std::string& fallback = {}) {
+std::string meta_or(const trace::Reader& r, const std::string& key, const std::string& fallback) {
     const auto it = r.meta().find(key);
     return it == r.meta().end() ? fallback : it->second;
 }
@@ -33,6 +31,8 @@ std::optional<std::int64_t> meta_int(const trace::Reader& r, const std::string& 
     }
     return v;
 }
+
+namespace {
 
 // The run a node trace stands for: its last measured run.
 const trace::RunInfo* node_run(const trace::Reader& r) {
