@@ -46,7 +46,11 @@ std::string g_status = "complete";
 
 std::string g_local_step_dir; // srun: where its step's node traces go
 std::string g_site_problem;   // site mode: the job's directory could not be made
-int g_batch_out = -1;         // the batch script's stdout (its output file), for its table
+// A batch step's script says where its output goes (task_init, in the task,
+// as the user): <step dir>/.batch-output holds the path, for its table at the end.
+std::string batch_output_note() {
+    return g_step.step_dir + "/.batch-output";
+}
 
 int on_option(int /*val*/, const char* optarg, int /*remote*/) {
     g_settings.enabled = true;
@@ -109,21 +113,28 @@ void start_step(spank_t sp) {
 // A batch step has no srun to print its table: it goes to the end of the batch
 // script's output, written by `jouleprof report` run as the job's user.
 void print_batch_result() {
-    if (g_batch_out < 0) {
+    if (!g_step.name.ends_with(".batch")) {
         return;
     }
-    if (g_settings.user_asked && g_settings.result) {
-        auto launch = jp::spank::make_launch(g_settings, g_step);
-        if (auto why =
-                jp::spank::run_as_user(launch, {g_settings.jouleprof, "report", g_step.step_dir},
-                                       g_batch_out, g_settings.stop_timeout_ms);
-            !why.empty()) {
-            slurm_info("jouleprof: step %s: no merged table in the batch output: %s",
-                       g_step.name.c_str(), why.c_str());
-        }
+    const auto note = batch_output_note();
+    std::string path;
+    if (const int fd = ::open(note.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC); fd >= 0) {
+        char buf[4096];
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        path.assign(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+        ::close(fd);
     }
-    ::close(g_batch_out);
-    g_batch_out = -1;
+    ::unlink(note.c_str());
+    if (path.empty() || path.front() != '/' || !g_settings.user_asked || !g_settings.result) {
+        return;
+    }
+    auto launch = jp::spank::make_launch(g_settings, g_step);
+    if (auto why = jp::spank::run_as_user(launch, {g_settings.jouleprof, "report", g_step.step_dir},
+                                          path, g_settings.stop_timeout_ms);
+        !why.empty()) {
+        slurm_info("jouleprof: step %s: no merged table in the batch output: %s",
+                   g_step.name.c_str(), why.c_str());
+    }
 }
 
 void finish_step(spank_t sp) {
@@ -244,6 +255,19 @@ JP_SPANK_EXPORT int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/)
             std::fprintf(stderr, "%s\n", g_problem.c_str());
             std::fflush(stderr);
         }
+        if (g_monitor.running() && g_step.name.ends_with(".batch")) {
+            // Here, just before exec, the task's output is in place: note where it goes.
+            char out[4096] = {};
+            const ssize_t n = ::readlink("/proc/self/fd/1", out, sizeof out - 1);
+            const int fd = ::open(batch_output_note().c_str(),
+                                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (n > 0 && out[0] == '/' && fd >= 0) {
+                (void)!::write(fd, out, static_cast<std::size_t>(n));
+            }
+            if (fd >= 0) {
+                ::close(fd);
+            }
+        }
     });
 }
 
@@ -254,17 +278,6 @@ JP_SPANK_EXPORT int slurm_spank_task_post_fork(spank_t sp, int /*ac*/, char** /*
         if (g_monitor.running() && spank_get_item(sp, S_TASK_PID, &pid) == ESPANK_SUCCESS &&
             spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) == ESPANK_SUCCESS) {
             g_pids.push_back(std::to_string(rank) + ":" + std::to_string(pid));
-            if (g_step.name.ends_with(".batch") && g_batch_out < 0) {
-                // Appended to only when it is the batch output file the user owns.
-                const auto out = "/proc/" + std::to_string(pid) + "/fd/1";
-                g_batch_out = ::open(out.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-                struct stat st {};
-                if (g_batch_out >= 0 && (::fstat(g_batch_out, &st) != 0 || !S_ISREG(st.st_mode) ||
-                                         st.st_uid != g_step.uid)) {
-                    ::close(g_batch_out);
-                    g_batch_out = -1;
-                }
-            }
         }
     });
 }

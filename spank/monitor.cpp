@@ -198,20 +198,27 @@ void Monitor::send(const std::string& line) {
     }
 }
 
-std::string
-run_as_user(const Launch& launch, std::vector<std::string> args, int out_fd, int timeout_ms) {
+std::string run_as_user(const Launch& launch,
+                        std::vector<std::string> args,
+                        const std::string& out_path,
+                        int timeout_ms) {
     auto env_s = launch.env;
     auto argv = pointers(args);
     auto envp = pointers(env_s);
+    const char* out = out_path.c_str();
     const pid_t pid = ::fork();
     if (pid == 0) {
-        become_user(launch, out_fd);
-        if (::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(out_fd, STDERR_FILENO) < 0 ||
-            ::chdir("/") != 0) {
-            ::_exit(127);
+        become_user(launch, STDERR_FILENO);
+        // Opened as the user: only a regular file the user may write, no link followed.
+        const int fd =
+            ::open(out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        struct stat st {};
+        if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+            ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0 || ::chdir("/") != 0) {
+            ::_exit(126);
         }
         ::execve(argv[0], argv.data(), envp.data());
-        child_fail(out_fd, "cannot run ", argv[0], errno);
+        child_fail(STDERR_FILENO, "cannot run ", argv[0], errno);
     }
     if (pid < 0) {
         return std::string{"cannot fork: "} + std::strerror(errno);

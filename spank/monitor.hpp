@@ -58,10 +58,13 @@ private:
 };
 
 // Runs args (args[0]: the binary) as the launch's user (groups, gid, uid for
-// good) with its environment, stdout and stderr on out_fd, in "/"; waits at
-// most timeout_ms (then SIGKILL). Returns "" or why it failed.
-std::string
-run_as_user(const Launch& launch, std::vector<std::string> args, int out_fd, int timeout_ms);
+// good) with its environment, stdout and stderr appended to out_path (opened
+// as that user: a regular file, no symbolic link), in "/"; waits at most
+// timeout_ms (then SIGKILL). Returns "" or why it failed.
+std::string run_as_user(const Launch& launch,
+                        std::vector<std::string> args,
+                        const std::string& out_path,
+                        int timeout_ms);
 
 // Milliseconds of CLOCK_MONOTONIC.
 [[nodiscard]] long long now_ms();
