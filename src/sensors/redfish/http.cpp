@@ -2,27 +2,21 @@
 #include "sensors/redfish/http.hpp"
 
 #include "core/text.hpp"
+#include "sensors/redfish/libcurl.hpp"
 
 #include <array>
 #include <cstring>
-#include <curl/curl.h>
 #include <fmt/format.h>
 #include <memory>
-#include <mutex>
 
 namespace jp::sensors::redfish {
 namespace {
 
 struct SlistFree {
-    void operator()(curl_slist* l) const noexcept { curl_slist_free_all(l); }
+    const LibCurl* api;
+    void operator()(curl_slist* l) const noexcept { api->slist_free_all(l); }
 };
 using Headers = std::unique_ptr<curl_slist, SlistFree>;
-
-// libcurl's global state, once per process (never torn down: other threads may use it).
-void global_init() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) noexcept {
     auto& body = *static_cast<std::string*>(user);
@@ -38,29 +32,30 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) noe
     return bytes;
 }
 
-std::string header(CURL* curl, const char* name) {
+std::string header(const LibCurl& api, CURL* curl, const char* name) {
     curl_header* h = nullptr;
-    if (curl_easy_header(curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || h == nullptr) {
+    if (api.easy_header(curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || h == nullptr) {
         return {};
     }
     return h->value;
 }
 
-Headers request_headers(const Request& r) {
-    curl_slist* l = curl_slist_append(nullptr, "Accept: application/json");
-    l = curl_slist_append(l, "OData-Version: 4.0");
+Headers request_headers(const LibCurl& api, const Request& r) {
+    curl_slist* l = api.slist_append(nullptr, "Accept: application/json");
+    l = api.slist_append(l, "OData-Version: 4.0");
     if (r.method == Method::post) {
-        l = curl_slist_append(l, "Content-Type: application/json");
+        l = api.slist_append(l, "Content-Type: application/json");
     }
     if (!r.token.empty()) {
-        l = curl_slist_append(l, ("X-Auth-Token: " + r.token).c_str());
+        l = api.slist_append(l, ("X-Auth-Token: " + r.token).c_str());
     }
-    return Headers{l};
+    return Headers{l, SlistFree{&api}};
 }
 
 // The transport failure as one line, and what fixes it.
-Error transport_error(CURLcode rc, std::string_view errbuf, int os_errno, Nanos timeout) {
-    const std::string said = one_line(errbuf.empty() ? curl_easy_strerror(rc) : errbuf, 200);
+Error transport_error(
+    const LibCurl& api, CURLcode rc, std::string_view errbuf, int os_errno, Nanos timeout) {
+    const std::string said = one_line(errbuf.empty() ? api.easy_strerror(rc) : errbuf, 200);
     switch (rc) {
     case CURLE_COULDNT_CONNECT:
         return {ErrorKind::io,
@@ -97,31 +92,31 @@ Error transport_error(CURLcode rc, std::string_view errbuf, int os_errno, Nanos 
     }
 }
 
-void set_tls(CURL* c, const TlsOptions& tls) {
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0L : 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0L : 2L);
+void set_tls(const LibCurl& api, CURL* c, const TlsOptions& tls) {
+    api.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0L : 1L);
+    api.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0L : 2L);
     if (tls.ca_file) {
-        curl_easy_setopt(c, CURLOPT_CAINFO, tls.ca_file->c_str());
+        api.easy_setopt(c, CURLOPT_CAINFO, tls.ca_file->c_str());
     }
 }
 
-void set_method(CURL* c, const Request& r) {
+void set_method(const LibCurl& api, CURL* c, const Request& r) {
     switch (r.method) {
     case Method::get:
-        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+        api.easy_setopt(c, CURLOPT_HTTPGET, 1L);
         break;
     case Method::post:
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, r.body.c_str());
+        api.easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
+        api.easy_setopt(c, CURLOPT_POSTFIELDS, r.body.c_str());
         break;
     case Method::del:
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
+        api.easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
         break;
     }
     if (r.basic != nullptr) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
-        curl_easy_setopt(c, CURLOPT_USERNAME, r.basic->user.c_str());
-        curl_easy_setopt(c, CURLOPT_PASSWORD, r.basic->password.c_str());
+        api.easy_setopt(c, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+        api.easy_setopt(c, CURLOPT_USERNAME, r.basic->user.c_str());
+        api.easy_setopt(c, CURLOPT_PASSWORD, r.basic->password.c_str());
     }
 }
 
@@ -140,54 +135,63 @@ std::string_view to_string(Method m) {
 }
 
 Http::Http(TlsOptions tls, Nanos timeout) : m_tls(std::move(tls)), m_timeout(timeout) {
-    global_init();
-    m_curl = curl_easy_init();
+    auto api = libcurl();
+    if (!api) {
+        m_unavailable = api.error();
+        return;
+    }
+    m_api = *api;
+    m_curl = m_api->easy_init();
 }
 
 Http::~Http() {
     if (m_curl != nullptr) {
-        curl_easy_cleanup(static_cast<CURL*>(m_curl));
+        m_api->easy_cleanup(static_cast<CURL*>(m_curl));
     }
 }
 
 Result<Response> Http::perform(const Request& r) {
     const auto where = fmt::format("{} {}", to_string(r.method), r.url);
+    if (m_api == nullptr) {
+        return std::unexpected(m_unavailable);
+    }
+    const LibCurl& api = *m_api;
     auto* c = static_cast<CURL*>(m_curl);
     if (c == nullptr) {
         return fail(ErrorKind::library, where, "libcurl could not make a handle");
     }
     // Options from the last request are cleared; the connection and TLS session are kept.
-    curl_easy_reset(c);
+    api.easy_reset(c);
     const auto timeout_ms = static_cast<long>(
         std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::milliseconds>(m_timeout).count()));
     std::array<char, CURL_ERROR_SIZE> errbuf{};
     Response out;
-    const Headers headers = request_headers(r);
-    curl_easy_setopt(c, CURLOPT_URL, r.url.c_str());
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
-    curl_easy_setopt(c, CURLOPT_PROXY, ""); // a BMC is reached directly, never through $https_proxy
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "jouleprof");
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf.data());
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &out.body);
-    set_tls(c, m_tls);
-    set_method(c, r);
-    const CURLcode rc = curl_easy_perform(c);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr); // errbuf dies here
+    const Headers headers = request_headers(api, r);
+    api.easy_setopt(c, CURLOPT_URL, r.url.c_str());
+    api.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+    api.easy_setopt(c, CURLOPT_PROXY, ""); // a BMC is reached directly, never through $https_proxy
+    api.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+    api.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    api.easy_setopt(c, CURLOPT_USERAGENT, "jouleprof");
+    api.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf.data());
+    api.easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+    api.easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_body);
+    api.easy_setopt(c, CURLOPT_WRITEDATA, &out.body);
+    set_tls(api, c, m_tls);
+    set_method(api, c, r);
+    const CURLcode rc = api.easy_perform(c);
+    api.easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr); // errbuf dies here
     if (rc != CURLE_OK) {
         long os_errno = 0; // libcurl's type
-        curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
-        auto e = transport_error(rc, errbuf.data(), static_cast<int>(os_errno), m_timeout);
+        api.easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
+        auto e = transport_error(api, rc, errbuf.data(), static_cast<int>(os_errno), m_timeout);
         e.where = where;
         return std::unexpected(std::move(e));
     }
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out.status);
-    out.token = header(c, "X-Auth-Token");
-    out.location = header(c, "Location");
+    api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out.status);
+    out.token = header(api, c, "X-Auth-Token");
+    out.location = header(api, c, "Location");
     return out;
 }
 

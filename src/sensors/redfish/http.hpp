@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // HTTPS requests through one libcurl easy handle (kept for the sensor's life,
-// so its connection and TLS session are reused between polls). Transport
+// so its connection and TLS session are reused between polls); libcurl itself
+// is loaded when the first Http is made (sensors/redfish/libcurl.hpp). Transport
 // failures (refused, timeout, an untrusted certificate) become one-line Errors
 // with a hint; HTTP statuses are returned for the caller to judge.
 #include "core/duration.hpp"
@@ -13,6 +14,8 @@
 #include <string>
 
 namespace jp::sensors::redfish {
+
+struct LibCurl;
 
 struct TlsOptions {
     std::optional<std::filesystem::path> ca_file; // unset: the system's CA store
@@ -60,7 +63,9 @@ public:
     static constexpr std::size_t k_max_body = 4U << 20U;
 
 private:
-    void* m_curl = nullptr; // CURL*
+    const LibCurl* m_api = nullptr; // libcurl, loaded on first use
+    Error m_unavailable;            // why not, when it could not be
+    void* m_curl = nullptr;         // CURL*
     TlsOptions m_tls;
     Nanos m_timeout;
 };

@@ -56,6 +56,27 @@ TEST(RmcpCrypto, AesCbc128Sp800_38a) {
     EXPECT_FALSE(aes128_cbc_encrypt(key, iv, Bytes(15, 0)).has_value());
 }
 
+TEST(RmcpCrypto, ComparesWipesAndDrawsRandomBytes) {
+    // libcrypto is loaded on first use (sensors/ipmi/libcrypto.hpp); these run through it.
+    const Bytes a = hex("00112233445566778899");
+    Bytes b = a;
+    EXPECT_TRUE(equal_ct(a, b));
+    for (std::size_t i : {0U, 5U, 9U}) { // a difference anywhere is seen
+        Bytes c = a;
+        c[i] ^= 0x80U;
+        EXPECT_FALSE(equal_ct(a, c)) << i;
+    }
+    EXPECT_FALSE(equal_ct(a, ByteView(a).first(9)));
+    EXPECT_TRUE(equal_ct(Bytes{}, Bytes{}));
+    wipe(b);
+    EXPECT_EQ(b, Bytes(a.size(), 0));
+    const auto r1 = random_bytes(16);
+    const auto r2 = random_bytes(16);
+    ASSERT_TRUE(r1.has_value() && r2.has_value());
+    EXPECT_EQ(r1->size(), 16U);
+    EXPECT_NE(*r1, *r2); // equal with probability 2^-128
+}
+
 TEST(RmcpCrypto, CipherSuites) {
     ASSERT_TRUE(cipher_suite(3).has_value());
     EXPECT_EQ(cipher_suite(3)->auth_alg, 0x01);
