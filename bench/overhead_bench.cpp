@@ -2,7 +2,7 @@
 // The monitor's own CPU cost at 2 Hz, 100 Hz and 1 kHz: the real sampler and
 // trace writer over a fake powercap tree (a two-socket server: package, core
 // and dram zones per socket), measured as process CPU time over wall time.
-//   jp_bench_overhead [SECONDS_PER_RATE]
+//   jp_bench_overhead [SECONDS_PER_RATE [INTERVAL_MS...]]
 #include "cli/recorder.hpp"
 #include "core/clock.hpp"
 #include "fake_node.hpp"
@@ -12,8 +12,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <numeric>
 
 namespace {
+
+// CPU time of each of the process's threads by name (the kernel's exact
+// per-thread run time, /proc/self/task/TID/schedstat, in ns).
+std::map<std::string, double> thread_cpu() {
+    std::map<std::string, double> by_name;
+    for (const auto& task : std::filesystem::directory_iterator{"/proc/self/task"}) {
+        std::ifstream comm{task.path() / "comm"};
+        std::ifstream stat{task.path() / "schedstat"};
+        std::string name;
+        double ns = 0;
+        if (std::getline(comm, name) && (stat >> ns)) {
+            by_name[name] += ns * 1e-9;
+        }
+    }
+    return by_name;
+}
 
 void measure(const std::filesystem::path& root, jp::Nanos interval, double seconds) {
     auto found = jp::sensors::discover_all(jp::sensors::Host::with_root(root));
@@ -32,7 +51,9 @@ void measure(const std::filesystem::path& root, jp::Nanos interval, double secon
     const double cpu0 = jp::process_cpu_seconds();
     const auto t0 = jp::mono_ns();
     sampler.begin(run.id);
+    const auto threads0 = thread_cpu();
     jp::sleep_until_mono(t0 + static_cast<std::int64_t>(seconds * 1e9));
+    auto threads = thread_cpu();
     sampler.end();
     recorder.flush();
     const double wall = static_cast<double>(jp::mono_ns() - t0) * 1e-9;
@@ -47,6 +68,20 @@ void measure(const std::filesystem::path& root, jp::Nanos interval, double secon
                 static_cast<unsigned long long>(sampler.missed_deadlines()),
                 static_cast<unsigned long long>(late.count() + sampler.missed_deadlines()), us(0.5),
                 us(0.99), us(0.999));
+    // The split inside the job (the edges and the last flush left out): the
+    // sampling thread per tick, the trace writer per second.
+    for (auto& [name, cpu_s] : threads) {
+        cpu_s -= threads0.contains(name) ? threads0.at(name) : 0;
+    }
+    std::printf("%8s    split: jp-sample %.1f us per tick, jp-trace %.0f us per second, rest "
+                "%.0f us per second\n",
+                "", 1e6 * threads["jp-sample"] / (hz * seconds),
+                1e6 * threads["jp-trace"] / seconds,
+                1e6 *
+                    (std::accumulate(threads.begin(), threads.end(), 0.0,
+                                     [](double a, const auto& kv) { return a + kv.second; }) -
+                     threads["jp-sample"] - threads["jp-trace"]) /
+                    seconds);
 }
 
 } // namespace
@@ -56,8 +91,15 @@ int main(int argc, char** argv) {
     const auto root = jp::bench::fake_server("overhead");
     std::printf("jouleprof monitor overhead: sampler + SQLite trace writer, %g s per rate\n",
                 seconds);
-    for (auto ms : {500'000'000LL, 10'000'000LL, 1'000'000LL}) {
-        measure(root, jp::Nanos{ms}, seconds);
+    std::vector<std::int64_t> intervals_ns{500'000'000, 10'000'000, 1'000'000};
+    if (argc > 2) { // intervals in ms instead of the three defaults
+        intervals_ns.clear();
+        for (int i = 2; i < argc; ++i) {
+            intervals_ns.push_back(static_cast<std::int64_t>(std::atof(argv[i]) * 1e6));
+        }
+    }
+    for (const auto ns : intervals_ns) {
+        measure(root, jp::Nanos{ns}, seconds);
     }
     std::filesystem::remove_all(root);
 }

@@ -3,6 +3,7 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "sys/thread_name.hpp"
 
 #include <array>
 #include <cerrno>
@@ -188,6 +189,7 @@ void OutputCapture::finish() {
 }
 
 void OutputCapture::loop() noexcept {
+    sys::name_this_thread("jp-output");
     // A closed stdout must not kill the monitor: this thread gets EPIPE instead.
     sigset_t pipe_signal;
     sigemptyset(&pipe_signal);

@@ -2,6 +2,7 @@
 #include "cli/recorder.hpp"
 
 #include "core/log.hpp"
+#include "sys/thread_name.hpp"
 
 namespace jp::cli {
 
@@ -66,6 +67,7 @@ bool Recorder::write(const std::function<Result<void>()>& op) {
 }
 
 void Recorder::loop() {
+    sys::name_this_thread("jp-trace");
     std::unique_lock lock{m_mutex};
     while (!m_stop) {
         m_wake.wait_for(lock, k_commit_period, [this] { return m_stop; });

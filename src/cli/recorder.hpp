@@ -11,6 +11,7 @@
 #include "trace/writer.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -42,7 +43,7 @@ public:
     // Writes the trace kept in memory over the file; false (and why, logged) if it cannot.
     bool save_to_file();
 
-    static constexpr std::chrono::milliseconds k_commit_period{500};
+    static constexpr std::chrono::milliseconds k_commit_period{1000};
 
 private:
     void loop();

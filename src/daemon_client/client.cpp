@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "jp_version.hpp"
 #include "sys/socket.hpp"
+#include "sys/thread_name.hpp"
 
 #include <cerrno>
 #include <cstddef>
@@ -145,6 +146,7 @@ void Client::on_event(EventHandler handler) {
 }
 
 void Client::reader() {
+    sys::name_this_thread("jp-jouleprofd");
     LineReader lines{k_max_reply_bytes};
     char buf[65536];
     while (true) {

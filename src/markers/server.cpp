@@ -3,6 +3,7 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "sys/thread_name.hpp"
 
 #include <algorithm>
 #include <array>
@@ -89,6 +90,7 @@ Server::~Server() {
 }
 
 void Server::loop() {
+    sys::name_this_thread("jp-markers");
     std::array<pollfd, 2> fds{pollfd{m_fd, POLLIN, 0}, pollfd{m_wake[0], POLLIN, 0}};
     for (;;) {
         const int n = ::poll(fds.data(), fds.size(), -1);

@@ -1,29 +1,35 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sampler/sample_queue.hpp"
 
+#include <utility>
+
 namespace jp {
 
-SampleQueue::SampleQueue(std::size_t capacity) : m_ring(capacity) {}
+SampleQueue::SampleQueue(std::size_t capacity) : m_capacity(capacity) {
+    // Address space only: pages become resident as they fill.
+    m_queued.reserve(capacity);
+    m_draining.reserve(capacity);
+}
 
 bool SampleQueue::push(const trace::SampleRecord& record) noexcept {
     const std::lock_guard lock{m_mutex};
-    if (m_size == m_ring.size()) {
+    if (m_queued.size() == m_capacity) {
         ++m_dropped;
         return false;
     }
-    m_ring[(m_head + m_size) % m_ring.size()] = record;
-    ++m_size;
+    m_queued.push_back(record); // within the reservation: never allocates
     return true;
 }
 
 void SampleQueue::drain(std::vector<trace::SampleRecord>& out) {
-    const std::lock_guard lock{m_mutex};
-    out.reserve(out.size() + m_size);
-    for (std::size_t i = 0; i < m_size; ++i) {
-        out.push_back(m_ring[(m_head + i) % m_ring.size()]);
+    const std::lock_guard drain_lock{m_drain_mutex};
+    {
+        // The sampling threads wait only for this swap, never for the copy below.
+        const std::lock_guard lock{m_mutex};
+        std::swap(m_queued, m_draining);
     }
-    m_head = (m_head + m_size) % m_ring.size();
-    m_size = 0;
+    out.insert(out.end(), m_draining.begin(), m_draining.end());
+    m_draining.clear(); // keeps the reservation
 }
 
 std::uint64_t SampleQueue::dropped() const noexcept {

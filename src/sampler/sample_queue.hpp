@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A bounded ring of samples between the sampling threads and the trace
-// writer. push() never allocates; when the writer falls behind by a whole
-// ring the newest samples are dropped and counted.
+// A bounded queue of samples between the sampling threads and the trace
+// writer. push() never allocates; when the writer falls behind by the whole
+// capacity the newest samples are dropped and counted. The room is reserved
+// for seconds of a stalled writer, but each drain takes everything and the
+// queue fills from its start again, so the pages resident are those of one
+// drain period, not of the whole reservation (docs/overhead.md). A drain
+// swaps two such reservations under the lock and copies outside it, so a
+// sampling thread never waits for the copy of a second of readings.
 #include "trace/types.hpp"
 
 #include <cstdint>
@@ -20,13 +25,15 @@ public:
     // Appends everything queued to out, oldest first.
     void drain(std::vector<trace::SampleRecord>& out);
     [[nodiscard]] std::uint64_t dropped() const noexcept;
-    [[nodiscard]] std::size_t capacity() const noexcept { return m_ring.size(); }
+    [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
 
 private:
-    mutable std::mutex m_mutex;
-    std::vector<trace::SampleRecord> m_ring;
-    std::size_t m_head = 0; // next to read
-    std::size_t m_size = 0;
+    mutable std::mutex m_mutex; // push() and the swap
+    std::mutex m_drain_mutex;   // one drain at a time (it uses m_draining)
+    std::size_t m_capacity;
+    // Both reserved to m_capacity and never reallocated; swapped at each drain.
+    std::vector<trace::SampleRecord> m_queued;
+    std::vector<trace::SampleRecord> m_draining;
     std::uint64_t m_dropped = 0;
 };
 

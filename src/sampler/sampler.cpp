@@ -3,6 +3,7 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "sys/thread_name.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -113,7 +114,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
         }
     }
     const std::int64_t edge = now(); // the job starts right after these reads
-    m_stop = false;
+    m_alarm.rearm();
     for (auto& slot : m_slots) {
         slot->next = edge + slot->interval;
         if (slot->sensor->slow()) {
@@ -150,11 +151,7 @@ std::int64_t Sampler::end() {
 }
 
 void Sampler::stop_threads() {
-    {
-        const std::lock_guard lock{m_wake_mutex};
-        m_stop = true;
-    }
-    m_wake.notify_all();
+    m_alarm.stop();
     for (auto& t : m_threads) {
         t.join();
     }
@@ -162,26 +159,20 @@ void Sampler::stop_threads() {
 }
 
 void Sampler::fast_loop() {
+    sys::name_this_thread("jp-sample");
     // The kernel may wake a sleeping thread up to its timer slack late (50 µs
     // by default), which at 1 kHz is a twentieth of the interval: ask for none.
     (void)::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    std::unique_lock lock{m_wake_mutex};
-    while (!m_stop) {
+    while (true) {
         std::int64_t next = INT64_MAX;
         for (const auto& s : m_slots) {
             if (!s->sensor->slow()) {
                 next = std::min(next, s->next);
             }
         }
-        if (next == INT64_MAX) {
-            m_wake.wait(lock, [this] { return m_stop; });
+        if (m_alarm.sleep_until(next == INT64_MAX ? INT64_MAX : next + m_epoch)) {
             break;
         }
-        const auto deadline = std::chrono::steady_clock::time_point{Nanos{next + m_epoch}};
-        if (m_wake.wait_until(lock, deadline, [this] { return m_stop; })) {
-            break;
-        }
-        lock.unlock();
         const std::int64_t t = now();
         m_lateness.add(t - next);
         for (auto& s : m_slots) {
@@ -199,24 +190,17 @@ void Sampler::fast_loop() {
                 s->next += behind * s->interval;
             }
         }
-        lock.lock();
     }
 }
 
 void Sampler::slow_loop(Slot& slot) {
-    std::unique_lock lock{m_wake_mutex};
-    while (!m_stop) {
-        const auto deadline = std::chrono::steady_clock::time_point{Nanos{slot.next + m_epoch}};
-        if (m_wake.wait_until(lock, deadline, [this] { return m_stop; })) {
-            break;
-        }
-        lock.unlock();
+    sys::name_this_thread(std::string{"jp-"}.append(slot.sensor->backend()));
+    while (!m_alarm.sleep_until(slot.next + m_epoch)) {
         {
             const std::lock_guard slot_lock{slot.mutex};
             sample_slot(slot, 0, nullptr);
         }
         slot.next = std::max(slot.next + slot.interval, now());
-        lock.lock();
     }
 }
 

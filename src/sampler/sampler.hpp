@@ -8,10 +8,10 @@
 #include "sampler/lateness.hpp"
 #include "sampler/sample_queue.hpp"
 #include "sensors/sensor.hpp"
+#include "sys/alarm.hpp"
 #include "trace/types.hpp"
 
 #include <atomic>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -96,9 +96,7 @@ private:
     SampleQueue m_queue;
     std::mutex m_event_mutex;
     std::vector<trace::Event> m_events;
-    std::mutex m_wake_mutex;
-    std::condition_variable m_wake;
-    bool m_stop = false;
+    sys::Alarm m_alarm; // the sampling threads sleep on it; stopped at end()
     std::vector<std::thread> m_threads;
     std::atomic<std::uint64_t> m_missed{0};
     LatenessHistogram m_lateness;              // the fast thread's alone while it runs

@@ -83,9 +83,16 @@ def test_a_killed_monitors_trace(node: FakeNode, tmp_path: Path) -> None:
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
-        time.sleep(1.5)
-        live = jouleprof.Trace(path)  # while it is being written
-        assert list(live.runs["status"]) == ["running"]
+        # Read it while it is being written until a second of samples has been committed
+        # (the writer commits every second; how soon depends on the machine, not the test).
+        deadline = time.monotonic() + 60
+        while True:
+            live = jouleprof.Trace(path)
+            assert list(live.runs["status"]) == ["running"]
+            seen = live.samples()
+            if (len(seen) and seen["t_s"].max() >= 1.0) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
