@@ -6,8 +6,10 @@ find_package(SQLite3 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(tomlplusplus REQUIRED)
-find_package(CURL REQUIRED)    # Redfish (HTTPS to the BMC)
-find_package(OpenSSL REQUIRED) # IPMI 2.0 RMCP+ (HMAC, AES-CBC): libcrypto only
+# Redfish (HTTPS to the BMC) and IPMI 2.0 RMCP+ (HMAC, AES-CBC): their headers only; the
+# libraries are loaded with dlopen when such a source is configured (src/CMakeLists.txt).
+find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED)
 if(JP_BUILD_TESTS)
     find_package(GTest REQUIRED)
 endif()

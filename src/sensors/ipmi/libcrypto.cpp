@@ -15,8 +15,7 @@ struct Loaded {
 Result<Loaded> load() {
     auto lib = sys::DynamicLibrary::open({"libcrypto.so.3"});
     if (!lib) {
-        return fail(ErrorKind::library, "IPMI over LAN",
-                    "needs OpenSSL 3's libcrypto.so.3: " + lib.error().message(),
+        return fail(ErrorKind::library, "libcrypto.so.3", "cannot be loaded: " + lib.error().detail,
                     "install OpenSSL 3 (Debian: libssl3)");
     }
     Loaded l{std::move(*lib), {}};

@@ -15,7 +15,7 @@ struct Loaded {
 Result<Loaded> load() {
     auto lib = sys::DynamicLibrary::open({"libcurl.so.4", "libcurl-gnutls.so.4"});
     if (!lib) {
-        return fail(ErrorKind::library, "Redfish", "needs libcurl.so.4: " + lib.error().message(),
+        return fail(ErrorKind::library, "libcurl.so.4", "cannot be loaded: " + lib.error().detail,
                     "install libcurl (Debian: libcurl4)");
     }
     Loaded l{std::move(*lib), {}};
