@@ -146,7 +146,7 @@ void Client::on_event(EventHandler handler) {
 }
 
 void Client::reader() {
-    sys::name_this_thread("jp-jouleprofd");
+    sys::name_this_thread("jp-jpd-client");
     LineReader lines{k_max_reply_bytes};
     char buf[65536];
     while (true) {

@@ -6,7 +6,8 @@ namespace jp::sys {
 
 // Names the calling thread as `top -H`, `ps -L` and perf show it: the
 // monitor's threads are jp-sample (fast sensors), jp-<backend> (each slow
-// sensor) and jp-trace (the trace writer). The kernel keeps 15 bytes.
+// sensor), jp-trace (the trace writer), jp-markers, jp-output and
+// jp-jpd-client (jouleprofd's replies). The kernel keeps 15 bytes.
 void name_this_thread(std::string_view name) noexcept;
 
 } // namespace jp::sys
