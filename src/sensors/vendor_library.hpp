@@ -63,6 +63,33 @@ private:
     std::string m_missing;
 };
 
+// A C library loaded on first use and kept for the process's life (libcurl, libcrypto): the
+// handle and its table of entry points.
+template <class Api> struct LoadedApi {
+    sys::DynamicLibrary library;
+    Api api;
+};
+
+// Loads the first of names and fills Api with bind(Symbols&, Api&) (required() calls). Fails
+// with where = names.front(), "cannot be loaded: …" and the hint (what to install), or with
+// the first symbol missing.
+template <class Api, class Bind>
+Result<LoadedApi<Api>>
+load_api(const std::vector<std::string>& names, std::string hint, Bind&& bind) {
+    auto lib = sys::DynamicLibrary::open(names);
+    if (!lib) {
+        return fail(ErrorKind::library, names.front(), "cannot be loaded: " + lib.error().detail,
+                    std::move(hint));
+    }
+    LoadedApi<Api> loaded{std::move(*lib), {}};
+    Symbols symbols{loaded.library};
+    std::forward<Bind>(bind)(symbols, loaded.api);
+    if (!symbols.missing().empty()) {
+        return fail(ErrorKind::library, loaded.library.name(), symbols.missing());
+    }
+    return loaded;
+}
+
 // The library, loaded and initialised; its shutdown call, then dlclose, on destruction.
 // Shared by every GPU's sensor so that the library stays initialised while any of them lives.
 template <class Library> class VendorSession {

@@ -2,52 +2,41 @@
 #include "sensors/redfish/libcurl.hpp"
 
 #include "sensors/vendor_library.hpp"
-#include "sys/dynamic_library.hpp"
 
 namespace jp::sensors::redfish {
 namespace {
 
-struct Loaded {
-    sys::DynamicLibrary library;
-    LibCurl api;
-};
-
-Result<Loaded> load() {
-    auto lib = sys::DynamicLibrary::open({"libcurl.so.4", "libcurl-gnutls.so.4"});
-    if (!lib) {
-        return fail(ErrorKind::library, "libcurl.so.4", "cannot be loaded: " + lib.error().detail,
-                    "install libcurl (Debian: libcurl4)");
-    }
-    Loaded l{std::move(*lib), {}};
-    auto& a = l.api;
-    Symbols symbols{l.library};
-    symbols.required(a.global_init, "curl_global_init");
-    symbols.required(a.easy_init, "curl_easy_init");
-    symbols.required(a.easy_cleanup, "curl_easy_cleanup");
-    symbols.required(a.easy_reset, "curl_easy_reset");
-    symbols.required(a.easy_setopt, "curl_easy_setopt");
-    symbols.required(a.easy_perform, "curl_easy_perform");
-    symbols.required(a.easy_getinfo, "curl_easy_getinfo");
-    symbols.required(a.easy_strerror, "curl_easy_strerror");
-    symbols.required(a.easy_header, "curl_easy_header");
-    symbols.required(a.slist_append, "curl_slist_append");
-    symbols.required(a.slist_free_all, "curl_slist_free_all");
-    if (!symbols.missing().empty()) {
-        return fail(ErrorKind::library, l.library.name(), symbols.missing());
-    }
+Result<LoadedApi<LibCurl>> load() {
+    auto loaded =
+        load_api<LibCurl>({"libcurl.so.4", "libcurl-gnutls.so.4"},
+                          "install libcurl (Debian: libcurl4)", [](Symbols& symbols, LibCurl& a) {
+                              symbols.required(a.global_init, "curl_global_init");
+                              symbols.required(a.easy_init, "curl_easy_init");
+                              symbols.required(a.easy_cleanup, "curl_easy_cleanup");
+                              symbols.required(a.easy_reset, "curl_easy_reset");
+                              symbols.required(a.easy_setopt, "curl_easy_setopt");
+                              symbols.required(a.easy_perform, "curl_easy_perform");
+                              symbols.required(a.easy_getinfo, "curl_easy_getinfo");
+                              symbols.required(a.easy_strerror, "curl_easy_strerror");
+                              symbols.required(a.easy_header, "curl_easy_header");
+                              symbols.required(a.slist_append, "curl_slist_append");
+                              symbols.required(a.slist_free_all, "curl_slist_free_all");
+                          });
     // libcurl's global state, once per process (never torn down: other threads may use it).
-    if (const CURLcode rc = a.global_init(CURL_GLOBAL_DEFAULT); rc != CURLE_OK) {
-        return fail(ErrorKind::library, "curl_global_init",
-                    "failed with code " + std::to_string(static_cast<int>(rc)));
+    if (loaded) {
+        if (const CURLcode rc = loaded->api.global_init(CURL_GLOBAL_DEFAULT); rc != CURLE_OK) {
+            return fail(ErrorKind::library, "curl_global_init",
+                        "failed with code " + std::to_string(static_cast<int>(rc)));
+        }
     }
-    return l;
+    return loaded;
 }
 
 } // namespace
 
 Result<const LibCurl*> libcurl() {
     // Loaded on first use (thread-safe), never unloaded.
-    static const Result<Loaded> loaded = load();
+    static const Result<LoadedApi<LibCurl>> loaded = load();
     if (!loaded) {
         return std::unexpected(loaded.error());
     }
