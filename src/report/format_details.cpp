@@ -85,8 +85,9 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
                            power_text(rating->watts), rating->source);
     }
     const double step_ms = static_cast<double>(p.step_ns) * 1e-6;
-    out += step_ms < 1000 ? fmt::format(" at {:.0f} ms resolution", step_ms)
-                          : fmt::format(" at {:.1f} s resolution", step_ms * 1e-3);
+    out += step_ms < 10     ? fmt::format(" at {:.2g} ms resolution", step_ms)
+           : step_ms < 1000 ? fmt::format(" at {:.0f} ms resolution", step_ms)
+                            : fmt::format(" at {:.1f} s resolution", step_ms * 1e-3);
     if (runs > 1) {
         out += fmt::format(" (highest of {} runs)", runs);
     }

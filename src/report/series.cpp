@@ -95,7 +95,23 @@ double GridSeries::seconds_of(std::size_t i) const noexcept {
     return static_cast<double>(std::min(a + step_ns, t1) - a) * 1e-9;
 }
 
-GridSeries channel_grid(const Channel& channel,
+std::int64_t
+bounded_step(std::int64_t step, std::int64_t t0, std::int64_t t1, std::size_t knots) noexcept {
+    if (step <= 0 || t1 <= t0) {
+        return step;
+    }
+    const auto most = std::min(k_max_grid_windows,
+                               k_windows_per_knot * static_cast<std::int64_t>(std::min<std::size_t>(
+                                                        knots, k_max_grid_windows)) +
+                                   16);
+    const auto span = t1 - t0;
+    return std::max(step, span / most + (span % most != 0 ? 1 : 0));
+}
+
+namespace {
+
+// channel_grid() at exactly `step` (the caller bounded it).
+GridSeries grid_windows(const Channel& channel,
                         std::span<const TimedValue> points,
                         std::int64_t t0,
                         std::int64_t t1,
@@ -126,6 +142,16 @@ GridSeries channel_grid(const Channel& channel,
     return g;
 }
 
+} // namespace
+
+GridSeries channel_grid(const Channel& channel,
+                        std::span<const TimedValue> points,
+                        std::int64_t t0,
+                        std::int64_t t1,
+                        std::int64_t step) {
+    return grid_windows(channel, points, t0, t1, bounded_step(step, t0, t1, points.size()));
+}
+
 PowerInputs power_inputs(std::span<const Channel* const> channels,
                          std::vector<std::vector<TimedValue>> readings) {
     PowerInputs in;
@@ -144,18 +170,23 @@ GridSeries grid_of(std::span<const ChannelData> channels,
                    std::int64_t t1,
                    double offset_w,
                    std::int64_t step) {
+    std::size_t knots = 0;
+    for (const auto& c : channels) {
+        knots = std::max(knots, c.knots.size());
+    }
     if (step <= 0) {
         for (const auto& c : channels) {
             step = std::max(step, c.resolution_ns);
         }
     }
+    step = bounded_step(step, t0, t1, knots);
     GridSeries g{t0, t1, step, {}};
     if (step <= 0 || t1 <= t0) {
         g.step_ns = 0;
         return g;
     }
     for (const auto& c : channels) {
-        const auto one = channel_grid(*c.channel, c.knots, t0, t1, step);
+        const auto one = grid_windows(*c.channel, c.knots, t0, t1, step);
         if (g.watts.empty()) {
             g.t1 = one.t1;
             g.watts.assign(one.watts.size(), offset_w);

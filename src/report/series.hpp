@@ -30,7 +30,19 @@ struct GridSeries {
     [[nodiscard]] double seconds_of(std::size_t i) const noexcept;
 };
 
-// One channel's mean power per window, in one pass over its knots (O(n + windows)).
+// A grid is never finer than the readings behind it: at most k_windows_per_knot
+// windows per knot (plus a few), and at most k_max_grid_windows in all (a day at
+// 10 ms). A coarser step is used when `step` would make more; an honest trace never
+// needs it (a counter's knots are at least one per update, its resolution at least
+// one update), a crafted one with readings a nanosecond apart would otherwise ask
+// for billions of windows.
+inline constexpr std::int64_t k_windows_per_knot = 4;
+inline constexpr std::int64_t k_max_grid_windows = std::int64_t{1} << 23;
+[[nodiscard]] std::int64_t
+bounded_step(std::int64_t step, std::int64_t t0, std::int64_t t1, std::size_t knots) noexcept;
+
+// One channel's mean power per window, in one pass over its knots (O(n + windows)),
+// with the step bounded by bounded_step().
 [[nodiscard]] GridSeries channel_grid(const Channel& channel,
                                       std::span<const TimedValue> points,
                                       std::int64_t t0,
@@ -54,7 +66,8 @@ struct PowerInputs {
 
 // The sum of the channels' mean power per window plus offset_w. step 0 means
 // the coarsest resolution among the channels: the node's power is no finer
-// than its coarsest part. Empty when there is no usable step.
+// than its coarsest part. The step is bounded by bounded_step() with the most
+// knots of any channel. Empty when there is no usable step.
 [[nodiscard]] GridSeries grid_of(std::span<const ChannelData> channels,
                                  std::int64_t t0,
                                  std::int64_t t1,

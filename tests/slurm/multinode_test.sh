@@ -65,10 +65,12 @@ export SLURM_CONF=$dir/slurm.conf
 as_user() { (cd "$work" && runuser -u "$user" -- env PATH="$(dirname "$JP"):$PATH" "$@"); }
 roots="jpn1=$dir/node1 jpn2=$dir/node2"
 
-# 1. srun -N 2: every rank marks "compute"; rank 1 (node 2) ends 2.5 s after rank 0.
+# 1. srun -N 2: every rank marks "compute"; rank 1 (node 2) sleeps 5 s longer than rank 0,
+# far past the straggler rule's second even when a loaded machine is slow to start the
+# ranks' `jouleprof mark` calls (seen: 0.8 s apart under two busy loops).
 rank_cmd='[ "$SLURM_PROCID" = 0 ] && echo "STEP $SLURM_JOB_ID.$SLURM_STEP_ID"
 jouleprof mark begin compute; sleep 1; jouleprof mark end compute
-sleep $((1 + 5 * SLURM_PROCID / 2))'
+sleep $((1 + 5 * SLURM_PROCID))'
 as_user srun --jouleprof=interval=100ms -N 2 -n 2 bash -c "$rank_cmd" > "$dir/a.out" 2> "$dir/a.err" ||
     { echo "FAILED: srun --jouleprof -N 2:"; cat "$dir/a.err"; exit 1; }
 step=$(ids "$dir/a.out")

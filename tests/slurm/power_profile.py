@@ -5,6 +5,14 @@
                                      rewrites energy_uj every millisecond until SIGTERM
                                      (K: the profile scaled by K, default 1; kept in ROOT/scale)
   power_profile.py joules ROOT A B   the exact energy between CLOCK_MONOTONIC A and B (ns)
+  power_profile.py slack ROOT        how far a reading of the counter can be from that:
+                                     two edges, each up to the writer's longest gap between
+                                     writes (ROOT/max_gap_ns) at the profile's highest power
+
+The writer is a process like any other: on a loaded machine it can be descheduled for
+tens of milliseconds, and the counter then holds an old value. A check compares
+jouleprof's energy with the profile's within max(0.5 %, slack), so it asserts what
+jouleprof computed from the counter, not how promptly the machine ran the writer.
 
 P(t) = BASE + AMP*sin(2*pi*t/PERIOD), t since the writer's start (ROOT/t0_ns).
 """
@@ -38,9 +46,17 @@ def write(root: Path, scale: float) -> None:
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     fd = os.open(zone / "energy_uj", os.O_WRONLY)
+    last = t0
+    max_gap = 0
+    (root / "max_gap_ns").write_text("0")
     while not stop:
-        e = math.fmod(energy_at(t0, time.monotonic_ns(), scale), RANGE_J)
+        now = time.monotonic_ns()
+        e = math.fmod(energy_at(t0, now, scale), RANGE_J)
         os.pwrite(fd, f"{int(e * 1e6):013d}\n".encode(), 0)
+        if now - last > max_gap:
+            max_gap = now - last
+            (root / "max_gap_ns").write_text(str(max_gap))
+        last = now
         time.sleep(TICK_S)
 
 
@@ -48,6 +64,9 @@ if __name__ == "__main__":
     root = Path(sys.argv[2])
     if sys.argv[1] == "write":
         write(root, float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)
+    elif sys.argv[1] == "slack":
+        k = float((root / "scale").read_text()) if (root / "scale").exists() else 1.0
+        print(2 * k * (BASE_W + AMP_W) * int((root / "max_gap_ns").read_text()) * 1e-9)
     else:
         t0 = int((root / "t0_ns").read_text())
         k = float((root / "scale").read_text()) if (root / "scale").exists() else 1.0

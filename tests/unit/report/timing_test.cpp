@@ -165,5 +165,29 @@ TEST(Timing, ResolutionFollowsTheRule) {
     EXPECT_EQ(resolution_for(Quantity::power, 10 * k_ms, 100 * k_ms), 100 * k_ms);
 }
 
+TEST(Timing, AGridIsNeverFinerThanItsReadings) {
+    // Found by fuzzing `report`: an 18 KB trace whose readings were nanoseconds apart
+    // asked for a grid at that step over its whole run, a billion windows a second.
+    const auto c = counter();
+    const std::vector<TimedValue> crafted{{0, 0}, {1, 1}, {2, 2}, {10'000 * k_ms, 3}};
+    const auto t = timing_of(c, crafted);
+    EXPECT_LE(t.resolution_ns, 2) << "what the readings claim";
+    const auto g = channel_grid(c, crafted, 0, 10'000 * k_ms, t.resolution_ns);
+    EXPECT_LE(g.watts.size(), static_cast<std::size_t>(k_windows_per_knot * 4 + 16));
+    EXPECT_EQ(g.step_ns, bounded_step(t.resolution_ns, 0, 10'000 * k_ms, crafted.size()));
+    const ChannelData d{&c, crafted, t.resolution_ns};
+    const auto node = grid_of(std::span{&d, 1}, 0, 10'000 * k_ms, 0);
+    EXPECT_EQ(node.step_ns, g.step_ns) << "the node's grid is bounded alike";
+    EXPECT_EQ(node.watts.size(), g.watts.size());
+    // An honest counter keeps its own resolution: 60 s read every 100 ms.
+    const auto r = readings(300, 100 * k_ms, 100 * k_ms, 0, 60);
+    EXPECT_EQ(bounded_step(100 * k_ms, 0, 60'000 * k_ms, knots_of(c, r).size()), 100 * k_ms);
+    EXPECT_EQ(bounded_step(20 * k_ms, 0, 86'400'000 * k_ms, 86'400'000), 20 * k_ms)
+        << "a day read every millisecond, at RAPL's 20 ms resolution";
+    EXPECT_EQ(bounded_step(k_ms, 0, 86'400'000 * k_ms, 86'400'000),
+              86'400'000 * k_ms / k_max_grid_windows + 1)
+        << "but never more than k_max_grid_windows";
+}
+
 } // namespace
 } // namespace jp::report
