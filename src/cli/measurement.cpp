@@ -108,10 +108,21 @@ create_trace(const std::filesystem::path& output, const std::map<std::string, st
     return std::pair{std::move(*writer), path};
 }
 
-// Sampling a source faster than it updates gives no finer power: say so before the job runs.
-void warn_oversampling(const std::vector<Channel>& table, Nanos interval, const Config& config) {
+// Sampling a source faster than it updates gives no finer power: say so before the job runs,
+// and say when a source is read less often than asked, and why.
+void warn_oversampling(const Discovered& found, Nanos interval, const Config& config) {
     std::set<std::string> said;
-    for (const auto& c : table) {
+    for (const auto& s : found.sensors) {
+        if (s->min_interval_reason().empty() || s->min_interval() <= interval ||
+            !said.insert(std::string{s->backend()}).second) {
+            continue;
+        }
+        JP_LOG_WARN("{}: read every {}, not every {}: {}", s->backend(),
+                    format_duration(s->min_interval()), format_duration(interval),
+                    s->min_interval_reason());
+    }
+    said.clear();
+    for (const auto& c : found.table) {
         const auto it = config.intervals.find(c.backend);
         const auto s = (it != config.intervals.end() ? it->second : interval).count();
         if (!c.update_ns || *c.update_ns <= s || !said.insert(c.backend).second) {
@@ -247,7 +258,7 @@ MeasurementSession::~MeasurementSession() = default;
 Result<std::unique_ptr<MeasurementSession>>
 MeasurementSession::open(SessionOptions o, const sensors::Host& host, const Config& config) {
     auto found = discover(host);
-    warn_oversampling(found.table, o.interval, config);
+    warn_oversampling(found, o.interval, config);
     const auto epoch = ClockAnchor::now();
     auto trace = create_trace(o.output, trace_meta(o, host, config, epoch));
     if (!trace) {

@@ -2,7 +2,8 @@
 #pragma once
 // One sampling thread for the fast sensors (per-sensor intervals, absolute
 // deadlines on the monotonic clock) and one thread per slow sensor, so a BMC
-// that takes a second to answer never delays RAPL. Every fast counter is also
+// that takes a second to answer, or an NVML energy read that takes 4 ms, never
+// delays RAPL. Every fast counter is also
 // read at the job's exact edges, whatever the interval.
 #include "core/counter.hpp"
 #include "sampler/lateness.hpp"

@@ -63,6 +63,9 @@ public:
     [[nodiscard]] virtual Nanos min_interval() const noexcept {
         return std::chrono::milliseconds{1};
     }
+    // Why min_interval() is what it is, for a source whose floor a user should be
+    // told of when it raises the interval asked for (`run` says so); empty: not said.
+    [[nodiscard]] virtual std::string_view min_interval_reason() const noexcept { return {}; }
 };
 
 // Something that exists but cannot be used, for `jouleprof sensors`.

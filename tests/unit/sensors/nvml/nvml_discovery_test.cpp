@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // NVML discovery through the real dlopen path, against the stand-in libfake-nvidia-ml.so.
+#include "config/config.hpp"
 #include "sensors/nvml/device.hpp"
 #include "sensors/nvml/nvml.hpp"
 #include "stub_fixture.hpp"
@@ -56,6 +57,31 @@ TEST(Nvml, ChannelsOfOneGpu) {
                                                  .device = "pci:0000:3b:00.0",
                                                  .limit_watts = 700.0,
                                                  .util = 37.0});
+}
+
+TEST(Nvml, IsReadOnItsOwnThreadNoFasterThanItChangesUnlessAsked) {
+    // An H100's counter changes every 100 ms and each read costs ~4 ms of CPU.
+    auto d = discover("gpu 0 00000000:3B:00.0\npower 0 0 100\n");
+    ASSERT_EQ(d.sensors.size(), 1U);
+    const auto& s = *d.sensors[0];
+    EXPECT_TRUE(s.slow()) << "a milliseconds-long read never delays the fast sensors";
+    EXPECT_TRUE(s.read_at_edges()) << "the counter still brackets the job exactly";
+    EXPECT_EQ(s.min_interval(), std::chrono::milliseconds{100});
+    EXPECT_THAT(std::string{s.min_interval_reason()},
+                testing::HasSubstr("set [sensors.nvml] interval"));
+
+    Config config;
+    config.intervals.emplace("nvml", std::chrono::milliseconds{10});
+    Host h;
+    h.nvml_library = k_stub;
+    h.config = &config;
+    test::StubTime origin;
+    auto asked = test::discover_with(
+        k_env, "gpu 0 00000000:3B:00.0\npower 0 0 100\n", [&] { return nvml::discover(h); },
+        origin);
+    ASSERT_EQ(asked.sensors.size(), 1U);
+    EXPECT_EQ(asked.sensors[0]->min_interval(), std::chrono::milliseconds{10}) << "honoured";
+    EXPECT_TRUE(asked.sensors[0]->min_interval_reason().empty());
 }
 
 TEST(Nvml, NoLimitAndNoUtilizationAreOptional) {

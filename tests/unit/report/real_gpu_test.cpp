@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A real H100's energy counter (tests/data/h100/, captured on the GPU) read the way a
+// monitor polling every 10 ms would have read it: the report learns the counter's own
+// 100 ms update period from the repeats and keeps the GPU's power at what it drew,
+// where reading-to-reading power would have shown twice the power limit.
+#include "report/series.hpp"
+#include "report/timing.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace jp::report {
+namespace {
+
+constexpr std::int64_t k_ms = 1'000'000;
+
+struct Row {
+    std::int64_t t_ns = 0;
+    double joules = 0;
+};
+
+// The capture's (t, energy) rows, energy in joules.
+std::vector<Row> capture(const std::string& name) {
+    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/h100/" + name};
+    std::vector<Row> rows;
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line)) {
+        std::istringstream fields{line};
+        std::string t;
+        std::string mj;
+        std::getline(fields, t, ',');
+        std::getline(fields, mj, ',');
+        rows.push_back({std::stoll(t), std::stod(mj) * 1e-3});
+    }
+    return rows;
+}
+
+// What a reader polling every period_ns saw: the value of the last change before each read.
+std::vector<TimedValue> polled(const std::vector<Row>& rows, std::int64_t period_ns) {
+    std::vector<TimedValue> out;
+    std::size_t k = 0;
+    for (std::int64_t t = rows.front().t_ns; t <= rows.back().t_ns; t += period_ns) {
+        while (k + 1 < rows.size() && rows[k + 1].t_ns <= t) {
+            ++k;
+        }
+        out.push_back({t, rows[k].joules});
+    }
+    return out;
+}
+
+Channel h100() {
+    Channel c;
+    c.name = "gpu0";
+    c.quantity = Quantity::energy;
+    c.backend = "nvml";
+    return c;
+}
+
+struct Seen {
+    Timing timing;
+    double peak_w = 0;
+    double naive_peak_w = 0; // reading to reading
+    double mean_w = 0;
+};
+
+Seen read_every(const std::string& file, std::int64_t period_ns) {
+    const auto rows = capture(file);
+    const auto r = polled(rows, period_ns);
+    const auto c = h100();
+    Seen s;
+    s.timing = timing_of(c, r);
+    const auto g =
+        channel_grid(c, knots_of(c, r), r.front().t_ns, r.back().t_ns, s.timing.resolution_ns);
+    s.peak_w = *std::ranges::max_element(g.watts);
+    for (std::size_t i = 1; i < r.size(); ++i) {
+        s.naive_peak_w =
+            std::max(s.naive_peak_w, (r[i].value - r[i - 1].value) * 1e9 /
+                                         static_cast<double>(r[i].t_ns - r[i - 1].t_ns));
+    }
+    s.mean_w = (r.back().value - r.front().value) * 1e9 /
+               static_cast<double>(r.back().t_ns - r.front().t_ns);
+    return s;
+}
+
+TEST(RealH100, TheCaptureChangesEvery100Milliseconds) {
+    for (const auto* file : {"idle.csv", "load.csv"}) {
+        const auto rows = capture(file);
+        ASSERT_GT(rows.size(), 150U) << file;
+        std::vector<std::int64_t> gaps;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            if (rows[i].joules != rows[i - 1].joules) {
+                gaps.push_back(rows[i].t_ns);
+            }
+        }
+        std::vector<std::int64_t> d;
+        for (std::size_t i = 1; i < gaps.size(); ++i) {
+            d.push_back(gaps[i] - gaps[i - 1]);
+        }
+        std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
+        EXPECT_NEAR(static_cast<double>(d[d.size() / 2]), 100 * k_ms, 3 * k_ms) << file;
+    }
+}
+
+TEST(RealH100, ReadEvery10MsItsPowerStaysAtWhatItDrew) {
+    const auto s = read_every("load.csv", 10 * k_ms);
+    EXPECT_TRUE(s.timing.update_learned);
+    EXPECT_NEAR(static_cast<double>(s.timing.update_ns), 100 * k_ms, 5 * k_ms);
+    EXPECT_TRUE(s.timing.oversampled());
+    EXPECT_GE(s.timing.resolution_ns, 100 * k_ms);
+    // The matrix products drew 500-830 W per 100 ms update; the board's limit is 700 W.
+    EXPECT_LT(s.peak_w, 900) << "no phantom peak";
+    EXPECT_GT(s.peak_w, 600) << "the load is seen";
+    EXPECT_GT(s.naive_peak_w, 5000) << "the aliasing this prevents: a 100 ms step in 10 ms";
+    EXPECT_FALSE(timing_note(h100(), s.timing).empty()) << "and the report says so";
+}
+
+TEST(RealH100, IdleReadEvery1MsPeaksNearItsMean) {
+    const auto s = read_every("idle.csv", 1 * k_ms);
+    EXPECT_NEAR(s.mean_w, 70, 10);
+    EXPECT_LT(s.peak_w, 2 * s.mean_w) << "an idle GPU has no 1 ms spikes of 70 kW";
+    EXPECT_GT(s.naive_peak_w, 50 * s.mean_w);
+}
+
+TEST(RealH100, ReadAsOftenAsItChangesKeepsTheReadingsResolution) {
+    const auto s = read_every("load.csv", 100 * k_ms);
+    EXPECT_FALSE(s.timing.oversampled());
+    EXPECT_LT(s.peak_w, 900);
+}
+
+} // namespace
+} // namespace jp::report
