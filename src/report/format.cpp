@@ -184,6 +184,9 @@ std::string provenance_text(const Item& item) {
     if (item.lost_at_s) {
         prov += fmt::format(", lost at {:.1f} s", *item.lost_at_s);
     }
+    if (item.never_changed) {
+        prov += ", never changed";
+    }
     return prov;
 }
 

@@ -25,6 +25,9 @@ json item_json(const Item& i) {
     if (i.lost_at_s) {
         j["lost_at_s"] = *i.lost_at_s;
     }
+    if (i.never_changed) {
+        j["never_changed"] = true;
+    }
     if (i.mean_util) {
         j["mean_util_percent"] = *i.mean_util;
     }

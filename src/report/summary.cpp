@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <initializer_list>
 #include <numeric>
 
 namespace jp::report {
@@ -102,28 +103,43 @@ void add_estimate_note(RunSummary& out) {
     }
 }
 
+// The channel an event of one of `kinds` is about, or null.
+const Channel* event_channel(const trace::Reader& reader,
+                             const trace::Event& e,
+                             std::initializer_list<std::string_view> kinds) {
+    const auto& channels = reader.channels();
+    if (std::ranges::find(kinds, e.kind) == kinds.end() || e.channel < 0 ||
+        static_cast<std::size_t>(e.channel) >= channels.size()) {
+        return nullptr;
+    }
+    return &channels[static_cast<std::size_t>(e.channel)];
+}
+
+// fn(item) for the part or other item of that name.
+template <class Fn> void for_items_named(RunSummary& out, const std::string& name, Fn&& fn) {
+    for (auto* items : {&out.parts, &out.others}) {
+        for (auto& it : *items) {
+            if (it.name == name) {
+                fn(it);
+            }
+        }
+    }
+}
+
 // Channels that went away or became unreadable during the run: their figures
 // cover only the time before, and the run is not a complete measurement.
 void mark_lost(const trace::Reader& reader, RunSummary& out) {
-    const auto& channels = reader.channels();
     for (const auto& e : out.events) {
-        if ((e.kind != "gone" && e.kind != "read_error") || e.channel < 0 ||
-            static_cast<std::size_t>(e.channel) >= channels.size()) {
+        const auto* c = event_channel(reader, e, {"gone", "read_error"});
+        if (c == nullptr) {
             continue;
         }
-        const auto& c = channels[static_cast<std::size_t>(e.channel)];
         const double at = static_cast<double>(e.t_ns - out.run.start_ns) * 1e-9;
         const auto mark = [&](Item& it) {
             it.lost_at_s = it.lost_at_s ? std::min(*it.lost_at_s, at) : at;
         };
-        for (auto* items : {&out.parts, &out.others}) {
-            for (auto& it : *items) {
-                if (it.name == c.name) {
-                    mark(it);
-                }
-            }
-        }
-        if (c.counted || c.domain == Domain::node) {
+        for_items_named(out, c->name, mark);
+        if (c->counted || c->domain == Domain::node) {
             mark(out.node);
             if (out.rest) {
                 mark(*out.rest);
@@ -132,7 +148,26 @@ void mark_lost(const trace::Reader& reader, RunSummary& out) {
         out.complete = false;
         out.notes.push_back(fmt::format("{} was lost {:.3f} s into the run ({}): its figures, and "
                                         "the node's, cover only the time before",
-                                        c.name, at, e.detail));
+                                        c->name, at, e.detail));
+    }
+}
+
+// Energy counters the monitor saw stuck (5 s unchanged) that never moved over the run.
+void mark_never_changed(const trace::Reader& reader, RunSummary& out) {
+    for (const auto& e : out.events) {
+        const auto* c = event_channel(reader, e, {"stuck"});
+        if (c == nullptr) {
+            continue;
+        }
+        for_items_named(out, c->name, [&](Item& it) {
+            if (it.energy_j == 0 && !it.never_changed) {
+                it.never_changed = true;
+                out.notes.push_back(fmt::format(
+                    "{}: its counter never changed over the run: it measured nothing (a virtual "
+                    "machine's power PMU that reads zero, or a disabled zone?)",
+                    c->name));
+            }
+        });
     }
 }
 
@@ -176,6 +211,7 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
         out.events = std::move(*events);
     }
     mark_lost(reader, out);
+    mark_never_changed(reader, out);
     return out;
 }
 

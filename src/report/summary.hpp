@@ -31,6 +31,10 @@ struct Item {
     // Seconds into the run at which the channel was lost (gone, unreadable);
     // its figures cover only the time before. For the node: its first lost part.
     std::optional<double> lost_at_s;
+    // An energy counter that never moved over the run and that the monitor saw stuck
+    // (5 s or more unchanged): it measured nothing (a virtual machine's power PMU that
+    // reads zero, a disabled zone), whatever its provenance says.
+    bool never_changed = false;
     // The node without a node meter or a rest-of-node model: the sum of its
     // parts, so the true figure is at least this.
     bool lower_bound = false;

@@ -34,7 +34,7 @@ public:
           m_writer(std::move(*trace::Writer::create(m_path, meta))) {
         EXPECT_TRUE(m_writer.add_channels(m_channels));
     }
-    void
+    std::int64_t
     run(const std::string& label, const std::string& kind, std::vector<double> watts, int seconds) {
         trace::RunInfo r;
         r.label = label;
@@ -55,6 +55,11 @@ public:
         EXPECT_TRUE(m_writer.end_run(r));
         EXPECT_TRUE(m_writer.commit());
         m_t += (seconds + 5) * k_s;
+        return r.id;
+    }
+    void event(const trace::Event& e) {
+        EXPECT_TRUE(m_writer.add_event(e));
+        EXPECT_TRUE(m_writer.commit());
     }
     trace::Reader reader() { return std::move(*trace::Reader::open(m_path)); }
 
@@ -138,6 +143,47 @@ TEST(Summary, MeasuredPartsWithoutNodeMeterOrModelAreADerivedLowerBound) {
     const auto j = to_json(*groups, node_facts(r));
     EXPECT_EQ(j["groups"][0]["runs"][0]["node"]["lower_bound"], true);
     EXPECT_EQ(j["groups"][0]["runs"][0]["node"]["provenance"], "derived");
+}
+
+TEST(Summary, ACounterThatNeverMovedIsNotAMeasurementOfZero) {
+    // Seen on a GPU VM: the perf power PMU lists energy-psys, which reads 0 for ever.
+    test::FakeSysfs fs;
+    TraceBuilder b{fs,
+                   {make("gpu0", Domain::gpu, Quantity::energy),
+                    make("psys", Domain::psys, Quantity::energy),
+                    make("cpu0.dram", Domain::dram, Quantity::energy)}};
+    const auto id = b.run("a", "measure", {600, 0, 20}, 10);
+    b.event({id, 1, 5 * k_s, "stuck", "psys: counter unchanged for 5 s or more"});
+    b.event({id, 2, 6 * k_s, "stuck", "cpu0.dram: counter unchanged for 5 s or more"});
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    const auto item = [&](const std::string& name) {
+        for (const auto* items : {&s->parts, &s->others}) {
+            if (const auto it = std::ranges::find(*items, name, &Item::name); it != items->end()) {
+                return *it;
+            }
+        }
+        ADD_FAILURE() << name << " is not in the summary";
+        return Item{};
+    };
+    EXPECT_TRUE(item("psys").never_changed);
+    EXPECT_FALSE(item("gpu0").never_changed);
+    EXPECT_FALSE(item("cpu0.dram").never_changed) << "stuck for a while, but it moved";
+    EXPECT_EQ(std::ranges::count_if(
+                  s->notes,
+                  [](const auto& n) { return n.starts_with("psys: its counter never changed"); }),
+              1);
+    const auto groups = summarize_trace(r);
+    ASSERT_TRUE(groups);
+    const auto text = format_text(*groups, node_facts(r));
+    EXPECT_NE(text.find("measured (test), never changed"), std::string::npos) << text;
+    const auto j = to_json(*groups, node_facts(r));
+    bool flagged = false;
+    for (const auto& p : j["groups"][0]["runs"][0]["parts"]) {
+        flagged = flagged || (p["name"] == "psys" && p.value("never_changed", false));
+    }
+    EXPECT_TRUE(flagged) << j.dump();
 }
 
 TEST(Summary, AnEstimatedPartMakesTheNodeEstimatedAndStillALowerBound) {
