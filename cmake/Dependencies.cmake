@@ -10,6 +10,7 @@ find_package(tomlplusplus REQUIRED)
 # libraries are loaded with dlopen when such a source is configured (src/CMakeLists.txt).
 find_package(CURL REQUIRED)
 find_package(OpenSSL REQUIRED)
+include(${CMAKE_CURRENT_LIST_DIR}/SelfContained.cmake)
 if(JP_BUILD_TESTS)
     find_package(GTest REQUIRED)
 endif()
