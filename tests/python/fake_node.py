@@ -64,7 +64,18 @@ class FakeNode:
         self.t0_ns = time.monotonic_ns()
         self.process = subprocess.Popen(
             [sys.executable, __file__, str(self.energy_uj), str(self.t0_ns), str(self.gap_file)])
-        time.sleep(0.05)
+        self.wait_for_the_writer()
+
+    def wait_for_the_writer(self, timeout_s: float = 60.0) -> None:
+        """Returns once the counter follows the profile: until the writer's first write the
+        file holds 0, and a run that started on that 0 would count the energy since t0
+        (on a loaded machine the writer's Python takes a while to start)."""
+        deadline = time.monotonic() + timeout_s
+        while int(self.energy_uj.read_text() or 0) == 0:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the fake counter's writer did not write {self.energy_uj}")
+            time.sleep(0.005)
 
     def joules_between(self, a_ns: int, b_ns: int) -> float:
         """Exact energy of the profile between two CLOCK_MONOTONIC times."""

@@ -72,7 +72,10 @@ def test_phases_and_marks(node: FakeNode) -> None:
     for name, p in phases.items():
         begin, end = marker_times(r.trace, name)
         truth = node.joules_between(begin, end)
-        assert p["node"]["energy_j"] == pytest.approx(truth, abs=truth * 0.01 + 0.5)
+        # The fake counter lags the profile while its writer is descheduled (a loaded machine):
+        # each of the two readings may be off by that stall.
+        slack = truth * 0.01 + 0.5 + 2 * node.stall_joules()
+        assert p["node"]["energy_j"] == pytest.approx(truth, abs=slack)
         assert 0.4 <= p["runtime_s"] < 5  # a loaded machine may oversleep
     assert [p["name"] for p in r.to_dict()["points"]] == ["checkpoint"]
     assert not jouleprof.mark("outside")  # no run open: nothing done
@@ -104,7 +107,8 @@ def test_nested_measurements(node: FakeNode) -> None:
     assert i.label == "inner" and 0.5 <= i.runtime_s < o.runtime_s
     begin, end = marker_times(o.trace, "inner")
     truth = node.joules_between(begin, end)
-    assert i.parts[PACKAGE] == pytest.approx(truth, abs=truth * 0.01 + 0.5)
+    slack = truth * 0.01 + 0.5 + 2 * node.stall_joules()  # the writer's stalls, as above
+    assert i.parts[PACKAGE] == pytest.approx(truth, abs=slack)
     assert [p["name"] for p in i.phases] == ["inside"]
     assert {p["name"] for p in o.phases} == {"inner", "inside"}
     assert len(jouleprof.Trace(o.trace).runs) == 1  # one run; the inner block is a phase of it
