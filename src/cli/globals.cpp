@@ -46,17 +46,26 @@ sensors::Host make_host(const Globals& g, const Config& config) {
             throw Fatal("--replay " + r.error().message());
         }
     }
-    for (const auto& [option, path] : {std::pair{"--nvml-library", g.nvml_library},
-                                       std::pair{"--rocm-library", g.rocm_library}}) {
-        if (path.empty()) {
+    // A library the config file names is as explicit as the option (the option
+    // wins), unless the config also disables that backend. A name without a
+    // slash is looked up as dlopen looks it up.
+    struct Named {
+        std::string what, path, backend;
+        bool from_option;
+    };
+    for (const auto& [what, path, backend, from_option] :
+         {Named{g.nvml_library.empty() ? "[sensors.nvml] library" : "--nvml-library",
+                host.nvml_library, "nvml", !g.nvml_library.empty()},
+          Named{g.rocm_library.empty() ? "[sensors.rocm_smi] library" : "--rocm-library",
+                host.rocm_library, "rocm_smi", !g.rocm_library.empty()}}) {
+        if (path.empty() || (!from_option && config.disabled.contains(backend))) {
             continue;
         }
-        if (!std::filesystem::is_regular_file(path, ec)) {
-            throw Fatal(std::string{option} + " " + path + ": no such file");
+        if (path.find('/') != std::string::npos && !std::filesystem::is_regular_file(path, ec)) {
+            throw Fatal(what + " " + path + ": no such file");
         }
         if (auto lib = sys::DynamicLibrary::open({path}); !lib) {
-            throw Fatal(std::string{option} + " " + path +
-                        ": cannot be loaded: " + lib.error().detail);
+            throw Fatal(what + " " + path + ": cannot be loaded: " + lib.error().detail);
         }
     }
     host.is_root = ::geteuid() == 0;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <optional>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +36,16 @@ bool executable(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
            ::access(path.c_str(), X_OK) == 0;
+}
+
+// Why a path that exists cannot be run (the shell's 126); nothing when it
+// does not exist (127).
+std::optional<std::string> why_not_executable(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return std::nullopt;
+    }
+    return S_ISDIR(st.st_mode) ? "is a directory" : "is not an executable file";
 }
 
 // Child side, between fork and exec: async-signal-safe calls only.
@@ -113,12 +124,14 @@ Result<std::string> resolve_program(const std::string& name) {
         if (executable(name)) {
             return name;
         }
-        return fail(ErrorKind::not_found, name,
-                    ::access(name.c_str(), F_OK) == 0 ? "is not an executable file"
-                                                      : "no such file");
+        if (auto why = why_not_executable(name)) {
+            return fail(ErrorKind::permission, name, *why);
+        }
+        return fail(ErrorKind::not_found, name, "no such file");
     }
     const char* path_env = std::getenv("PATH");
     const std::string path = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+    std::optional<Error> unrunnable; // the first match that exists but cannot run
     std::size_t start = 0;
     while (start <= path.size()) {
         const auto end = std::min(path.find(':', start), path.size());
@@ -127,7 +140,14 @@ Result<std::string> resolve_program(const std::string& name) {
         if (executable(candidate)) {
             return candidate;
         }
+        if (auto why = why_not_executable(candidate); why && !unrunnable) {
+            unrunnable = Error{ErrorKind::permission, candidate, *why, {}};
+        }
         start = end + 1;
+    }
+    // As the shell does: a name PATH has only as files that cannot run is 126, not 127.
+    if (unrunnable) {
+        return std::unexpected(*unrunnable);
     }
     return fail(ErrorKind::not_found, name, "command not found in PATH");
 }

@@ -9,11 +9,13 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace jp::test {
@@ -178,6 +180,29 @@ TEST_F(EndToEnd, CommandNotFoundIs127WithOneLine) {
         sh(jp(fmt::format("run --no-live -o {} -- /nonexistent/cmd 2>&1", file("/c.jptrace"))));
     EXPECT_EQ(r.exit_code, 127);
     EXPECT_NE(r.out.find("/nonexistent/cmd"), std::string::npos) << r.out;
+}
+
+// As the shell: a command that exists but cannot run (no execute bit, a
+// directory, a name PATH has only as such a file) is 126, not 127.
+TEST_F(EndToEnd, CommandThatCannotRunIs126WithOneLine) {
+    const auto dir = file("/bin");
+    std::filesystem::create_directories(dir);
+    std::ofstream{dir + "/plain"} << "#!/bin/sh\nexit 0\n";
+    std::filesystem::permissions(dir + "/plain", std::filesystem::perms::owner_read |
+                                                     std::filesystem::perms::owner_write);
+    const std::string on_path = fmt::format("PATH={}:$PATH ", dir);
+    int n = 0;
+    for (const auto& [prefix, command, says] :
+         {std::tuple{std::string{}, dir + "/plain", "is not an executable file"},
+          std::tuple{std::string{}, dir, "is a directory"},
+          std::tuple{on_path, std::string{"plain"}, "is not an executable file"}}) {
+        const auto r =
+            sh(prefix + jp(fmt::format("run --no-live -o {} -- {} 2>&1",
+                                       file(fmt::format("/x{}.jptrace", ++n).c_str()), command)));
+        EXPECT_EQ(r.exit_code, 126) << command << ": " << r.out;
+        EXPECT_NE(r.out.find(says), std::string::npos) << r.out;
+        EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    }
 }
 
 TEST_F(EndToEnd, BadOptionIsOneLineAndExit2) {

@@ -180,5 +180,26 @@ TEST_F(Safety, AnExplicitOptionThatCannotBeHonouredIsAnError) {
     }
 }
 
+// A library the config file names is honoured or an error too, unless the
+// config disables that backend.
+TEST_F(Safety, ALibraryTheConfigNamesThatCannotBeLoadedIsAnError) {
+    std::ofstream{file("/nvml.toml")}
+        << fmt::format("[sensors.nvml]\nlibrary = \"{}\"\n", file("/missing.so"));
+    std::ofstream{file("/rocm.toml")} << "[sensors.rocm_smi]\nlibrary = \"libno-such-rocm.so\"\n";
+    for (const auto& [config, says] : {std::pair{"/nvml.toml", "[sensors.nvml] library"},
+                                       std::pair{"/rocm.toml", "[sensors.rocm_smi] library"}}) {
+        const auto r = sh(fmt::format("{} --sysfs-root {} -c {} sensors 2>&1", JP_BINARY,
+                                      fs.root().string(), file(config)));
+        EXPECT_EQ(r.exit_code, 2) << config << ": " << r.out;
+        EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+        EXPECT_NE(r.out.find(says), std::string::npos) << r.out;
+    }
+    std::ofstream{file("/off.toml")}
+        << fmt::format("[sensors.nvml]\nenabled = false\nlibrary = \"{}\"\n", file("/missing.so"));
+    const auto off = sh(fmt::format("{} --sysfs-root {} -c {} sensors 2>&1", JP_BINARY,
+                                    fs.root().string(), file("/off.toml")));
+    EXPECT_EQ(off.exit_code, 0) << off.out;
+}
+
 } // namespace
 } // namespace jp::test
