@@ -39,11 +39,17 @@ bool executable(const std::string& path) {
 }
 
 // Why a path that exists cannot be run (the shell's 126); nothing when it
-// does not exist (127).
-std::optional<std::string> why_not_executable(const std::string& path) {
+// does not exist (127). A path in a directory this user may not search is
+// one that cannot run when named with a slash (exec fails with EACCES); a
+// PATH search skips it, as the shell's does.
+std::optional<std::string> why_not_executable(const std::string& path, bool named) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        return std::nullopt;
+        const int err = errno;
+        if (!named || err == ENOENT || err == ENOTDIR) {
+            return std::nullopt;
+        }
+        return std::string{"cannot be reached: "} + std::strerror(err);
     }
     return S_ISDIR(st.st_mode) ? "is a directory" : "is not an executable file";
 }
@@ -124,7 +130,7 @@ Result<std::string> resolve_program(const std::string& name) {
         if (executable(name)) {
             return name;
         }
-        if (auto why = why_not_executable(name)) {
+        if (auto why = why_not_executable(name, true)) {
             return fail(ErrorKind::permission, name, *why);
         }
         return fail(ErrorKind::not_found, name, "no such file");
@@ -140,7 +146,7 @@ Result<std::string> resolve_program(const std::string& name) {
         if (executable(candidate)) {
             return candidate;
         }
-        if (auto why = why_not_executable(candidate); why && !unrunnable) {
+        if (auto why = why_not_executable(candidate, false); why && !unrunnable) {
             unrunnable = Error{ErrorKind::permission, candidate, *why, {}};
         }
         start = end + 1;

@@ -205,6 +205,27 @@ TEST_F(EndToEnd, CommandThatCannotRunIs126WithOneLine) {
     }
 }
 
+// A program in a directory this user may not search cannot run (126) when
+// named by its path; on PATH such a directory is skipped (127), as in the shell.
+TEST_F(EndToEnd, ACommandInADirectoryTheUserCannotSearchIs126ByPathAnd127OnPath) {
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root searches a mode-0000 directory anyway; CI runs this unprivileged";
+    }
+    fs.add({"/shut/tool", "#!/bin/sh\nexit 0\n"});
+    fs.chmod("/shut/tool", 0755);
+    fs.chmod("/shut", 0000);
+    const auto by_path = sh(
+        jp(fmt::format("run --no-live -o {} -- {} 2>&1", file("/p.jptrace"), file("/shut/tool"))));
+    const auto on_path =
+        sh(fmt::format("PATH={}:$PATH ", file("/shut")) +
+           jp(fmt::format("run --no-live -o {} -- tool 2>&1", file("/q.jptrace"))));
+    fs.chmod("/shut", 0755);
+    EXPECT_EQ(by_path.exit_code, 126) << by_path.out;
+    EXPECT_NE(by_path.out.find("cannot be reached: Permission denied"), std::string::npos)
+        << by_path.out;
+    EXPECT_EQ(on_path.exit_code, 127) << on_path.out;
+}
+
 TEST_F(EndToEnd, BadOptionIsOneLineAndExit2) {
     const auto r = sh(jp("run --interval fast -- true 2>&1"));
     EXPECT_EQ(r.exit_code, 2);
