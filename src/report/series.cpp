@@ -92,7 +92,7 @@ window_watts(const Channel& c, std::span<const TimedValue> p, std::int64_t a, st
 
 double GridSeries::seconds_of(std::size_t i) const noexcept {
     const auto a = t0 + static_cast<std::int64_t>(i) * step_ns;
-    return static_cast<double>(std::min(a + step_ns, t1) - a) * 1e-9;
+    return static_cast<double>(std::min(step_ns, t1 - a)) * 1e-9;
 }
 
 std::int64_t
@@ -123,8 +123,8 @@ GridSeries grid_windows(const Channel& channel,
     }
     g.watts.reserve(static_cast<std::size_t>((t1 - t0) / step + 1));
     Cursor cur{points, t0};
-    for (std::int64_t a = t0; a < t1; a += step) {
-        const std::int64_t b = std::min(a + step, t1);
+    for (std::int64_t a = t0, b = 0; a < t1; a = b) {
+        b = t1 - a > step ? a + step : t1; // never past t1, so never past the int64 range
         if (b - a < step / 2 && a > t0) {
             g.t1 = a; // a short tail window is quantisation noise
             break;

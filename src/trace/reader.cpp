@@ -4,9 +4,12 @@
 #include "core/update_period.hpp"
 #include "trace/block_codec.hpp"
 #include "trace/schema.hpp"
+#include "trace/time_range.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <span>
+#include <string_view>
 
 namespace jp::trace {
 namespace {
@@ -59,6 +62,24 @@ RunInfo run_from_row(const Statement& s) {
     r.monitor_cpu_s = s.column_double(10);
     r.status = s.column_text(11);
     return r;
+}
+
+// A time (or duration) beyond k_max_time_ns: the file is corrupt.
+Error time_out_of_range(const std::filesystem::path& path, std::string_view what, std::int64_t t) {
+    return Error{ErrorKind::parse,
+                 path.string(),
+                 fmt::format("{} of {} ns is out of range (the file is corrupt)", what, t),
+                 {}};
+}
+
+// The first time of `points` out of range, as an error.
+Result<void> check_times(const std::filesystem::path& path, std::span<const TimedValue> points) {
+    for (const auto& p : points) {
+        if (!time_in_range(p.t_ns)) {
+            return std::unexpected(time_out_of_range(path, "a sample time", p.t_ns));
+        }
+    }
+    return {};
 }
 
 // Samples in time order; equal times keep the order they were written in (a
@@ -144,6 +165,13 @@ Result<void> Reader::load() {
     }
     while (ch->step().value_or(false)) {
         m_channels.push_back(channel_from_row(*ch));
+        for (const auto& [what, d] :
+             {std::pair{"an update period", m_channels.back().update_ns},
+              std::pair{"an averaging window", m_channels.back().averaging_ns}}) {
+            if (d && (*d < 0 || *d > k_max_time_ns)) {
+                return std::unexpected(time_out_of_range(m_path, what, *d));
+            }
+        }
     }
     auto runs = m_db.prepare("SELECT id, label, kind, repeat, command, start_ns, end_ns, "
                              "start_utc, exit_code, signal, monitor_cpu_s, status FROM run "
@@ -153,6 +181,11 @@ Result<void> Reader::load() {
     }
     while (runs->step().value_or(false)) {
         m_runs.push_back(run_from_row(*runs));
+        for (const auto t : {std::optional{m_runs.back().start_ns}, m_runs.back().end_ns}) {
+            if (t && !time_in_range(*t)) {
+                return std::unexpected(time_out_of_range(m_path, "a run's start or end", *t));
+            }
+        }
     }
     return {};
 }
@@ -182,6 +215,9 @@ Result<ChannelSamples> Reader::samples(std::int64_t run_id, std::size_t channel)
             return std::unexpected(r.error());
         }
     }
+    if (auto r = check_times(m_path, out.points); !r) {
+        return std::unexpected(r.error());
+    }
     sort_by_time(out);
     return out;
 }
@@ -205,6 +241,9 @@ Result<ChannelSamples> Reader::samples_v1(std::int64_t run_id, std::size_t chann
         out.points.push_back({stmt->column_int(0), stmt->column_double(1)});
         out.flags.push_back(static_cast<std::uint8_t>(stmt->column_int(2)));
     }
+    if (auto r = check_times(m_path, out.points); !r) {
+        return std::unexpected(r.error());
+    }
     return out;
 }
 
@@ -218,6 +257,9 @@ Result<std::vector<Marker>> Reader::markers(std::int64_t run_id) {
     std::vector<Marker> out;
     while (stmt->step().value_or(false)) {
         out.push_back({run_id, stmt->column_int(0), stmt->column_text(1), stmt->column_text(2)});
+        if (!time_in_range(out.back().t_ns)) {
+            return std::unexpected(time_out_of_range(m_path, "a marker's time", out.back().t_ns));
+        }
     }
     return out;
 }
@@ -234,6 +276,9 @@ Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
         const auto ch = stmt->column_is_null(0) ? -1 : static_cast<int>(stmt->column_int(0)) - 1;
         out.push_back(
             {run_id, ch, stmt->column_int(1), stmt->column_text(2), stmt->column_text(3)});
+        if (!time_in_range(out.back().t_ns)) {
+            return std::unexpected(time_out_of_range(m_path, "an event's time", out.back().t_ns));
+        }
     }
     return out;
 }
@@ -248,7 +293,11 @@ Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id
     if (!stmt->step().value_or(false) || stmt->column_is_null(0)) {
         return std::optional<std::int64_t>{};
     }
-    return std::optional<std::int64_t>{stmt->column_int(0)};
+    const auto last = stmt->column_int(0);
+    if (!time_in_range(last)) {
+        return std::unexpected(time_out_of_range(m_path, "a sample time", last));
+    }
+    return std::optional<std::int64_t>{last};
 }
 
 } // namespace jp::trace

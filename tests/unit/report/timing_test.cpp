@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 
 namespace jp::report {
@@ -187,6 +188,25 @@ TEST(Timing, AGridIsNeverFinerThanItsReadings) {
     EXPECT_EQ(bounded_step(k_ms, 0, 86'400'000 * k_ms, 86'400'000),
               86'400'000 * k_ms / k_max_grid_windows + 1)
         << "but never more than k_max_grid_windows";
+}
+
+TEST(Timing, AGridNearTheEndOfTimeNeverStepsPastIt) {
+    // Found by fuzzing `report`: a run ending near 2^63 ns stepped its last
+    // window past the int64 range (UBSan: signed overflow). The reader now
+    // refuses times beyond 2^61 ns; the grid never steps past its end anyway.
+    const auto c = counter();
+    constexpr auto end = std::numeric_limits<std::int64_t>::max() - 1;
+    constexpr auto start = end - 10'000 * k_ms;
+    const std::vector<TimedValue> r{{start, 0}, {end, 1000}}; // 100 W for 10 s
+    const auto g = channel_grid(c, r, start, end, 3'000 * k_ms);
+    ASSERT_EQ(g.watts.size(), 3U) << "three 3 s windows; the 1 s tail is shorter than half a step";
+    EXPECT_EQ(g.t1, start + 9'000 * k_ms);
+    double joules = 0;
+    for (std::size_t i = 0; i < g.watts.size(); ++i) {
+        EXPECT_NEAR(g.watts[i], 100, 1e-6) << i;
+        joules += g.watts[i] * g.seconds_of(i);
+    }
+    EXPECT_NEAR(joules, 900, 1e-6);
 }
 
 } // namespace
