@@ -305,6 +305,16 @@ std::string RedfishServer::access_log() const {
     return read_file(m_dir / "access.log");
 }
 
+std::string RedfishServer::access_log(std::string_view ending) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    auto log = access_log();
+    while (!log.ends_with(ending) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        log = access_log();
+    }
+    return log;
+}
+
 std::string RedfishServer::error_log() const {
     return read_file(m_dir / "error.log") + read_file(m_dir / "nginx.out");
 }

@@ -6,6 +6,7 @@
 // come from two test CAs made with the openssl CLI; nginx is stopped by its PID.
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 
 namespace jp::test::redfish {
@@ -43,7 +44,11 @@ public:
     // The served copy: <tree>/redfish/v1 (rewrite files in it to change readings).
     [[nodiscard]] fs::path root() const { return m_dir / "www/redfish/v1"; }
     [[nodiscard]] fs::path dir() const { return m_dir; }
+    // "METHOD URI STATUS" a line. nginx logs a request after its response is
+    // sent, so a client can be ahead of the log: access_log(ending) waits (up
+    // to 30 s) until the log ends with `ending`, then returns it.
     [[nodiscard]] std::string access_log() const;
+    [[nodiscard]] std::string access_log(std::string_view ending) const;
     [[nodiscard]] std::string error_log() const;
     // A password file holding password, with these permission bits.
     [[nodiscard]] fs::path password_file(const std::string& password, fs::perms perms) const;
