@@ -6,6 +6,7 @@
 #include "trace/reader.hpp"
 
 #include <cstdlib>
+#include <fmt/format.h>
 #include <unistd.h>
 #include <utility>
 
@@ -62,10 +63,10 @@ sensors::Host make_host(const Globals& g, const Config& config) {
             continue;
         }
         if (path.find('/') != std::string::npos && !std::filesystem::is_regular_file(path, ec)) {
-            throw Fatal(what + " " + path + ": no such file");
+            throw Fatal(fmt::format("{} {}: no such file", what, path));
         }
         if (auto lib = sys::DynamicLibrary::open({path}); !lib) {
-            throw Fatal(what + " " + path + ": cannot be loaded: " + lib.error().detail);
+            throw Fatal(fmt::format("{} {}: cannot be loaded: {}", what, path, lib.error().detail));
         }
     }
     host.is_root = ::geteuid() == 0;
