@@ -25,6 +25,23 @@ bool to_ms(std::string_view v, int& out) {
     return true;
 }
 
+// Up to `max` bytes of what the user wrote, for a message that goes to slurmd's
+// log and the job's stderr: control characters as \xNN, so that it stays one
+// line and cannot forge log lines or send escape sequences to a terminal.
+std::string shown(std::string_view text, std::size_t max) {
+    static constexpr char k_hex[] = "0123456789abcdef";
+    std::string out;
+    for (const char c : text.substr(0, max)) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            out += {'\\', 'x', k_hex[u >> 4], k_hex[u & 0xf]};
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::string apply_setting(Settings& s, std::string_view item, bool from_site) {
@@ -32,7 +49,7 @@ std::string apply_setting(Settings& s, std::string_view item, bool from_site) {
     const auto key = item.substr(0, eq);
     const auto value = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
     if (eq == std::string_view::npos || value.empty() || !plain_text(value)) {
-        return "'" + std::string{item.substr(0, 80)} + "' is not KEY=VALUE";
+        return "'" + shown(item, 80) + "' is not KEY=VALUE";
     }
     if (key == "result" || (from_site && key == "site")) {
         if (value != "yes" && value != "no") {
@@ -64,7 +81,7 @@ std::string apply_setting(Settings& s, std::string_view item, bool from_site) {
         }
     }
     if (target == nullptr) {
-        return "unknown option '" + std::string{key.substr(0, 40)} +
+        return "unknown option '" + shown(key, 40) +
                (from_site ? "'" : "' (expected interval=, dir=, label=, result=)");
     }
     *target = value;
