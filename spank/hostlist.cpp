@@ -15,19 +15,20 @@ bool expand_range(std::string_view range,
     const auto dash = range.find('-');
     const auto lo_s = range.substr(0, dash);
     const auto hi_s = dash == std::string_view::npos ? lo_s : range.substr(dash + 1);
+    // A whole number that fits (from_chars leaves the value alone when it does not).
+    const auto whole = [](std::string_view s, unsigned long& v) {
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        return !s.empty() && ec == std::errc{} && end == s.data() + s.size();
+    };
     unsigned long lo = 0;
     unsigned long hi = 0;
-    if (lo_s.empty() || hi_s.empty() ||
-        std::from_chars(lo_s.data(), lo_s.data() + lo_s.size(), lo).ptr !=
-            lo_s.data() + lo_s.size() ||
-        std::from_chars(hi_s.data(), hi_s.data() + hi_s.size(), hi).ptr !=
-            hi_s.data() + hi_s.size() ||
-        hi < lo || hi - lo >= limit - out.size()) {
+    if (!whole(lo_s, lo) || !whole(hi_s, hi) || hi < lo || hi - lo >= limit - out.size()) {
         return false;
     }
     const std::size_t width = lo_s.size() > 1 && lo_s.front() == '0' ? lo_s.size() : 0;
-    for (unsigned long n = lo; n <= hi; ++n) {
-        auto digits = std::to_string(n);
+    // Counted, not `n <= hi`: a range ending at the largest number must not wrap.
+    for (unsigned long i = 0; i <= hi - lo; ++i) {
+        auto digits = std::to_string(lo + i);
         if (digits.size() < width) {
             digits.insert(0, width - digits.size(), '0');
         }

@@ -26,5 +26,15 @@ TEST(Hostlist, WhatItCannotReadIsNotGuessed) {
     EXPECT_FALSE(expand_hostlist("n[1-20]", 10));
 }
 
+// Found by fuzz/slurm: a range ending at the largest number wrapped to 0 and
+// went on until memory ran out (in root's slurmstepd); and, by its test, a
+// number past the largest was read as 0 ("n[18446744073709551616]" gave "n0").
+TEST(Hostlist, ARangeEndingAtTheLargestNumberEnds) {
+    EXPECT_EQ(expand_hostlist("n[18446744073709551615]"), (Names{"n18446744073709551615"}));
+    EXPECT_EQ(expand_hostlist("n[18446744073709551614-18446744073709551615]", 10),
+              (Names{"n18446744073709551614", "n18446744073709551615"}));
+    EXPECT_FALSE(expand_hostlist("n[18446744073709551616]")) << "past the largest number";
+}
+
 } // namespace
 } // namespace jp::spank
