@@ -9,6 +9,8 @@
 namespace jp::sensors::slurm {
 namespace {
 
+constexpr std::int64_t k_max_node_freq_s = 65535; // AcctGatherNodeFreq is a uint16_t
+
 // The value of `key=` in a line of space-separated key=value pairs.
 std::optional<std::string_view> field(std::string_view text, std::string_view key) {
     std::size_t at = 0;
@@ -57,10 +59,11 @@ EnergyConfig parse_config(std::string_view text) {
         if (key == "AcctGatherEnergyType") {
             out.plugin = std::string{value};
         } else if (key == "AcctGatherNodeFreq") {
-            // "5 sec"; 0 means slurmd does not poll the node on its own.
+            // "5 sec"; 0 means slurmd does not poll the node on its own. Slurm keeps
+            // the period in 16 bits: a larger figure is not Slurm's (and would overflow).
             std::int64_t s = 0;
             const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), s);
-            if (ec == std::errc{} && s > 0 && end != value.data()) {
+            if (ec == std::errc{} && s > 0 && s <= k_max_node_freq_s && end != value.data()) {
                 out.node_ns = s * 1'000'000'000;
             }
         }

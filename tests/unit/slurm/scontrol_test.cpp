@@ -57,6 +57,14 @@ TEST(SlurmParse, ConfigNamesThePluginAndItsPollPeriod) {
     EXPECT_TRUE(parse_config("garbage\n\n=\n").plugin.empty());
 }
 
+// Found by fuzz/slurm: a period of 2^63 - 1 s overflowed into nanoseconds. Slurm
+// keeps it in 16 bits; a larger figure is not Slurm's and is not used.
+TEST(SlurmParse, APollPeriodSlurmCannotHaveIsNotUsed) {
+    EXPECT_EQ(parse_config("AcctGatherNodeFreq = 65535 sec\n").node_ns, 65535'000'000'000);
+    EXPECT_FALSE(parse_config("AcctGatherNodeFreq = 65536 sec\n").node_ns);
+    EXPECT_FALSE(parse_config("AcctGatherNodeFreq = 9223372036854775807 sec\n").node_ns);
+}
+
 TEST(SlurmParse, StepEnergyAndStepNames) {
     EXPECT_EQ(parse_step_energy("801\n"), 801.0);
     EXPECT_EQ(parse_step_energy("  160\n170\n"), 160.0);
