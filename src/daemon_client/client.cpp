@@ -3,13 +3,13 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "daemon_client/json_field.hpp"
 #include "jp_version.hpp"
 #include "sys/socket.hpp"
 #include "sys/thread_name.hpp"
 
 #include <cerrno>
 #include <cstddef>
-#include <cstdlib>
 #include <fmt/format.h>
 #include <sys/socket.h>
 
@@ -21,10 +21,6 @@ constexpr std::size_t k_max_reply_bytes = std::size_t{64} * 1024 * 1024;
 
 CallError transport_error(std::string message) {
     return CallError{std::nullopt, std::move(message), 0};
-}
-
-Nanos ms(const nlohmann::json& j, const char* key) {
-    return std::chrono::milliseconds{j.value(key, std::int64_t{0})};
 }
 
 } // namespace
@@ -64,37 +60,17 @@ std::expected<void, CallError> Client::handshake(Nanos timeout) {
     if (!r) {
         return std::unexpected(r.error());
     }
-    try {
-        parse_hello(*r, before, after);
-    } catch (const nlohmann::json::exception&) {
-        return std::unexpected(transport_error("jouleprofd sent a malformed hello reply"));
+    auto hello = parse_hello(*r, before, after);
+    if (!hello) {
+        return std::unexpected(transport_error(hello.error()));
     }
+    m_hello = std::move(*hello);
     if (m_hello.version != k_protocol_version) {
         return std::unexpected(
             transport_error(fmt::format("jouleprofd speaks protocol version {}, this client {}",
                                         m_hello.version, k_protocol_version)));
     }
     return {};
-}
-
-void Client::parse_hello(const nlohmann::json& j, std::int64_t before, std::int64_t after) {
-    m_hello.version = j.value("version", 0);
-    m_hello.daemon = j.value("daemon", "");
-    m_hello.access = j.value("access", "");
-    m_hello.interval = ms(j, "interval_ms");
-    m_hello.floor = ms(j, "floor_ms");
-    m_hello.jitter = ms(j, "jitter_ms");
-    if (const auto e = j.find("edge_reads"); e != j.end() && e->is_object()) {
-        m_hello.edge_burst = e->value("burst", 0);
-        m_hello.edge_per_minute = e->value("per_minute", 0.0);
-    }
-    // Both clocks are CLOCK_MONOTONIC; they differ only across time namespaces.
-    const auto daemon_now = j.value("mono_ns", std::int64_t{0});
-    const auto mid = before + (after - before) / 2;
-    const auto offset = daemon_now - mid;
-    if (std::llabs(offset) > (after - before) / 2 + 1'000'000) {
-        m_hello.clock_offset_ns = offset;
-    }
 }
 
 std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Nanos timeout) {
@@ -132,7 +108,7 @@ std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Na
             return std::unexpected(
                 CallError{error_code_from_string(reply.value("error", "internal")),
                           reply.value("message", "jouleprofd refused the request"),
-                          reply.value("retry_after_ms", std::int64_t{0})});
+                          integer_field(reply, "retry_after_ms", 0, -1, INT64_MAX).value_or(0)});
         }
     } catch (const nlohmann::json::exception&) {
         return std::unexpected(transport_error("jouleprofd sent a malformed reply"));

@@ -4,6 +4,7 @@
 // daemon's stream events, read by one background thread. Thread-safe: any
 // thread may call(); events are handed to one handler on the reader thread.
 #include "core/duration.hpp"
+#include "daemon_client/hello.hpp"
 #include "daemon_client/wire.hpp"
 #include "sys/fd.hpp"
 
@@ -27,19 +28,6 @@ struct CallError {
     std::optional<ErrorCode> code; // absent: the connection failed or timed out
     std::string message;
     std::int64_t retry_after_ms = 0; // rate_limited: when the next exact read is allowed
-};
-
-// What the daemon said of itself and of this caller in its hello reply.
-struct HelloInfo {
-    int version = 0;
-    std::string daemon; // "jouleprofd 0.1.0"
-    std::string access; // "full" or "floor"
-    Nanos interval{};   // the daemon's sampling interval
-    Nanos floor{};      // finest window of floored channels for this caller
-    Nanos jitter{};     // floored windows last floor + up to this much
-    int edge_burst = 0; // exact reads in a burst (0: unlimited)
-    double edge_per_minute = 0;
-    std::int64_t clock_offset_ns = 0; // daemon CLOCK_MONOTONIC − ours; 0 when they agree
 };
 
 class Client {
@@ -68,7 +56,6 @@ public:
 private:
     Client(sys::UniqueFd fd, std::filesystem::path socket);
     std::expected<void, CallError> handshake(Nanos timeout);
-    void parse_hello(const nlohmann::json& j, std::int64_t before, std::int64_t after);
     void reader();
     void dispatch(std::string_view line);
 

@@ -3,6 +3,8 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "daemon_client/json_field.hpp"
+#include "sensors/jouleprofd/readings.hpp"
 
 #include <algorithm>
 
@@ -29,10 +31,6 @@ Nanos DaemonSensor::min_interval() const noexcept {
     return std::max(h.access == "full" ? h.interval : h.floor, Nanos{std::chrono::milliseconds{1}});
 }
 
-std::int64_t DaemonSensor::local_time(std::int64_t daemon_ns) const noexcept {
-    return daemon_ns - m_client->hello().clock_offset_ns;
-}
-
 int DaemonSensor::slot_of(int daemon_index) const noexcept {
     const auto it = std::ranges::find(m_daemon_index, daemon_index);
     return it == m_daemon_index.end() ? -1 : static_cast<int>(it - m_daemon_index.begin());
@@ -52,36 +50,29 @@ void DaemonSensor::prepare(Nanos interval) {
     m_streaming = true;
 }
 
-// {"event":"samples","session":S,"data":[[channel, first_seq, t0, v0, t1, v1, ...], ...]}
+// Throws nlohmann::json::exception for a malformed event (the client drops it).
 void DaemonSensor::on_event(const nlohmann::json& e) {
     if (e.value("event", "") != "samples" || e.value("session", "") != m_session) {
         return;
     }
-    const auto data = e.find("data");
-    if (data == e.end() || !data->is_array()) {
-        return;
-    }
+    const auto readings = stream_readings(e, m_session, m_client->hello().clock_offset_ns);
     const std::lock_guard lock{m_mutex};
-    for (const auto& row : *data) {
-        if (!row.is_array() || row.size() < 4 || !row[0].is_number_integer()) {
-            continue;
-        }
-        const int slot = slot_of(row[0].get<int>());
-        const std::size_t last = row.size() - 2; // the newest (t, v) pair
-        if (slot < 0 || !row[last].is_number() || !row[last + 1].is_number()) {
+    for (const auto& r : readings) {
+        const int slot = slot_of(r.channel);
+        if (slot < 0) {
             continue;
         }
         auto& l = m_latest[static_cast<std::size_t>(slot)];
-        const auto t = local_time(row[last].get<std::int64_t>());
-        if (t > l.t_ns) {
-            l = Latest{row[last + 1].get<double>(), t, true};
+        if (r.t_ns > l.t_ns) {
+            l = Latest{r.value, r.t_ns, true};
         }
     }
-    if (e.value("lost", 0) > 0 && !m_said_lost) {
+    const auto lost = daemon::integer_field(e, "lost", 0, 0, INT64_MAX).value_or(0);
+    if (lost > 0 && !m_said_lost) {
         m_said_lost = true;
         JP_LOG_WARN("jouleprofd: {} readings were dropped before they reached this client "
                     "(it read them too slowly)",
-                    e.value("lost", 0));
+                    lost);
     }
 }
 
@@ -108,18 +99,17 @@ void DaemonSensor::fill(std::span<Value> out, bool consume_any) noexcept {
 }
 
 void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out) {
-    for (const auto& v : reply.value("values", nlohmann::json::array())) {
-        const int slot = v.is_array() && v.size() == 3 ? slot_of(v[0].get<int>()) : -1;
+    for (const auto& r : reply_readings(reply, m_client->hello().clock_offset_ns)) {
+        const int slot = slot_of(r.channel);
         if (slot < 0) {
             continue;
         }
         const auto i = static_cast<std::size_t>(slot);
-        const Latest l{v[2].get<double>(), local_time(v[1].get<std::int64_t>()), true};
         if (!out.empty()) {
-            out[i] = Value{l.value, ReadStatus::ok, l.t_ns};
+            out[i] = Value{r.value, ReadStatus::ok, r.t_ns};
         }
-        if (l.t_ns > m_latest[i].t_ns) {
-            m_latest[i] = Latest{l.value, l.t_ns, out.empty()};
+        if (r.t_ns > m_latest[i].t_ns) {
+            m_latest[i] = Latest{r.value, r.t_ns, out.empty()};
         }
     }
 }

@@ -47,7 +47,6 @@ private:
     // (when given) and into m_latest (fresh unless they went to out). Holds m_mutex.
     void take_values(const nlohmann::json& reply, std::span<Value> out);
     void fill(std::span<Value> out, bool consume_any) noexcept;
-    [[nodiscard]] std::int64_t local_time(std::int64_t daemon_ns) const noexcept;
     [[nodiscard]] int slot_of(int daemon_index) const noexcept;
 
     std::unique_ptr<daemon::Client> m_client;
