@@ -70,8 +70,8 @@ std::vector<Reading> stream_readings(const nlohmann::json& event,
         return out;
     }
     for (const auto& row : *data) {
-        if (!row.is_array() || row.size() < 4) {
-            continue;
+        if (!row.is_array() || row.size() < 4 || row.size() % 2 != 0) {
+            continue; // channel, first_seq, then (t, v) pairs
         }
         const std::size_t last = row.size() - 2; // the newest (t, v) pair
         if (auto r = reading(row[0], row[last], row[last + 1], clock_offset_ns)) {

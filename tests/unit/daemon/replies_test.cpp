@@ -80,7 +80,7 @@ TEST(DaemonReplies, ReadingsOutsideWhatATraceHoldsAreDropped) {
 
 TEST(DaemonReplies, AStreamEventGivesTheNewestReadingOfEachRowOfItsSession) {
     const auto e = json::parse(R"({"event":"samples","session":"s1","seq":3,"lost":0,
-        "data":[[0,12,100,1.0,200,2.0],[2,4,300,3.0],[1,1,1e40,1.0],[3,1]]})");
+        "data":[[0,12,100,1.0,200,2.0],[2,4,300,3.0],[1,1,1e40,1.0],[3,1],[4,1,100,1.0,7]]})");
     const auto got = jpd::stream_readings(e, "s1", 0);
     ASSERT_EQ(got.size(), 2U);
     EXPECT_EQ(got[0].t_ns, 200);
