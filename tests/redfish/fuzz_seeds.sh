@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Seeds for fuzz/redfish_json.cpp: every DMTF mockup file under shared/data/redfish,
+# Seeds for fuzz/redfish_json.cpp: every DMTF mockup file under data/redfish,
 # once behind each selector byte (the first byte picks the parser, 0..7).
 #   tests/redfish/fuzz_seeds.sh OUTDIR      (e.g. fuzz/corpus/redfish_json)
 set -euo pipefail
 out=${1:?usage: $0 OUTDIR}
 here=$(cd "$(dirname "$0")/../.." && pwd)
-data=${JP_SHARED_DATA_DIR:-$here/../shared/data}/redfish
+data=$here/data/redfish
 mkdir -p "$out"
 n=0
 while IFS= read -r -d '' f; do

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
+#include <optional>
 
 namespace jp::workload {
 namespace {
@@ -123,20 +125,43 @@ parse_load_csv(std::string_view text, std::string country, std::string_view wher
     return out;
 }
 
+namespace {
+
+// "fr.csv" and "fr.csv.gz" name country "fr"; anything else is not a load file.
+std::optional<std::string> load_file_country(const std::filesystem::path& file) {
+    std::string name = file.filename().string();
+    for (std::string_view suffix : {".csv", ".csv.gz"}) {
+        if (name.size() > suffix.size() && name.ends_with(suffix)) {
+            return name.substr(0, name.size() - suffix.size());
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 Result<LoadSeries> read_load_csv(const std::filesystem::path& path) {
     auto text = read_text(path);
     if (!text) {
         return std::unexpected(text.error());
     }
-    return parse_load_csv(*text, path.stem().string(), path.string());
+    auto country = load_file_country(path);
+    return parse_load_csv(*text, country ? *country : path.stem().string(), path.string());
 }
 
 Result<std::vector<LoadSeries>> read_load_dir(const std::filesystem::path& dir) {
     std::error_code ec;
-    std::vector<std::filesystem::path> files;
+    std::map<std::string, std::filesystem::path> files; // country -> file, in name order
     for (const auto& e : std::filesystem::directory_iterator{dir, ec}) {
-        if (e.path().extension() == ".csv" && e.is_regular_file()) {
-            files.push_back(e.path());
+        const auto country = load_file_country(e.path());
+        if (!country || !e.is_regular_file()) {
+            continue;
+        }
+        auto [at, added] = files.emplace(*country, e.path());
+        if (!added) {
+            return fail(ErrorKind::config, dir.string(),
+                        fmt::format("country '{}' is given twice ({} and {}): keep one", *country,
+                                    at->second.filename().string(), e.path().filename().string()));
         }
     }
     if (ec) {
@@ -144,11 +169,11 @@ Result<std::vector<LoadSeries>> read_load_dir(const std::filesystem::path& dir) 
     }
     if (files.empty()) {
         return fail(ErrorKind::not_found, dir.string(),
-                    "no <country>.csv files (start,end,load) in this directory");
+                    "no <country>.csv or <country>.csv.gz files (start,end,load) in this "
+                    "directory");
     }
-    std::ranges::sort(files);
     std::vector<LoadSeries> out;
-    for (const auto& f : files) {
+    for (const auto& [country, f] : files) {
         auto s = read_load_csv(f);
         if (!s) {
             return std::unexpected(s.error());

@@ -33,7 +33,8 @@ struct LoadSeries {
 [[nodiscard]] Result<LoadSeries>
 parse_load_csv(std::string_view text, std::string country, std::string_view where);
 
-// Reads one file; the country is the file's stem (fr.csv → fr).
+// Reads one file, plain or gzip-compressed; the country is the name before .csv
+// (fr.csv, fr.csv.gz → fr).
 [[nodiscard]] Result<LoadSeries> read_load_csv(const std::filesystem::path& path);
 
 struct FillCounts {
@@ -107,7 +108,8 @@ struct SplitYears {
 [[nodiscard]] Result<LoadSplits> make_splits(std::vector<LoadSeries> series,
                                              const SplitYears& years = {});
 
-// Every *.csv in a directory, in name order.
+// Every <country>.csv or <country>.csv.gz in a directory, in country order; a
+// country given both ways is an error.
 [[nodiscard]] Result<std::vector<LoadSeries>> read_load_dir(const std::filesystem::path& dir);
 
 } // namespace jp::workload

@@ -4,14 +4,62 @@
 #include "sys/file.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <zlib.h>
 
 namespace jp::workload {
 
+namespace {
+
+// A gzip file's contents; refuses more than max_bytes once decompressed.
+Result<std::string> read_gzip(const std::filesystem::path& path, std::size_t max_bytes) {
+    gzFile in = gzopen(path.c_str(), "rb");
+    if (in == nullptr) {
+        return std::unexpected(errno_error(errno != 0 ? errno : ENOMEM, path.string()));
+    }
+    std::string out;
+    std::array<char, 1 << 16> buf{};
+    for (;;) {
+        const int n = gzread(in, buf.data(), static_cast<unsigned>(buf.size()));
+        if (n < 0) {
+            int code = 0;
+            std::string why = gzerror(in, &code);
+            gzclose(in);
+            return fail(ErrorKind::parse, path.string(), "not a readable gzip file: " + why);
+        }
+        if (n == 0) {
+            int code = Z_OK;
+            (void)gzerror(in, &code);
+            if (code != Z_OK) { // Z_BUF_ERROR: the file ends inside the compressed stream
+                gzclose(in);
+                return fail(ErrorKind::parse, path.string(),
+                            "the gzip file is cut short (truncated or still being written)");
+            }
+            break;
+        }
+        if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
+            gzclose(in);
+            return fail(ErrorKind::parse, path.string(),
+                        fmt::format("more than {} MiB once decompressed", max_bytes >> 20));
+        }
+        out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    gzclose(in);
+    return out;
+}
+
+} // namespace
+
 Result<std::string> read_text(const std::filesystem::path& path) {
+    if (path.extension() == ".gz") {
+        return read_gzip(path, std::size_t{1} << 30);
+    }
     std::ifstream in{path, std::ios::binary};
     if (!in) {
         return std::unexpected(errno_error(errno, path.string()));

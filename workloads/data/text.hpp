@@ -12,6 +12,7 @@
 
 namespace jp::workload {
 
+// The whole file; a name ending in .gz is gzip-decompressed (at most 1 GiB).
 [[nodiscard]] Result<std::string> read_text(const std::filesystem::path& path);
 
 [[nodiscard]] std::string lower(std::string_view s);

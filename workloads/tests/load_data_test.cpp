@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 namespace jp::workload {
 namespace {
@@ -190,15 +191,59 @@ TEST(SyntheticLoad, IsDeterministicAndShowsDailyAndWeeklyCycles) {
     EXPECT_LT(sunday, wednesday);
 }
 
+// Writes text gzip-compressed, as data/load is.
+void write_gzip(const std::filesystem::path& file, const std::string& text) {
+    gzFile out = gzopen(file.c_str(), "wb9");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+              static_cast<int>(text.size()));
+    ASSERT_EQ(gzclose(out), Z_OK);
+}
+
+TEST(LoadDir, ReadsGzipCompressedFilesAsThePlainOnes) {
+    test::TempDir plain;
+    test::TempDir packed;
+    const auto text = csv_of({{at(0, 0), "100.5"}, {at(0, 1), "101.5"}, {at(0, 2), "99"}});
+    plain.write("pt.csv", text);
+    write_gzip(packed.path() / "pt.csv.gz", text);
+    packed.write("notes.txt", "not a load file");
+    auto a = read_load_dir(plain.path());
+    auto b = read_load_dir(packed.path());
+    ASSERT_TRUE(a) << a.error().message();
+    ASSERT_TRUE(b) << b.error().message();
+    ASSERT_EQ(b->size(), 1U);
+    EXPECT_EQ(b->front().country, "pt");
+    EXPECT_EQ(b->front().first_hour, a->front().first_hour);
+    EXPECT_EQ(b->front().mw, a->front().mw);
+}
+
+TEST(LoadDir, RefusesACountryGivenTwiceAndABrokenGzipFile) {
+    test::TempDir both;
+    const auto text = csv_of({{at(0, 0), "100.5"}});
+    both.write("fr.csv", text);
+    write_gzip(both.path() / "fr.csv.gz", text);
+    auto twice = read_load_dir(both.path());
+    ASSERT_FALSE(twice);
+    EXPECT_NE(twice.error().message().find("'fr' is given twice"), std::string::npos)
+        << twice.error().message();
+
+    test::TempDir broken;
+    write_gzip(broken.path() / "fr.csv.gz", text);
+    std::filesystem::resize_file(broken.path() / "fr.csv.gz",
+                                 std::filesystem::file_size(broken.path() / "fr.csv.gz") - 12);
+    auto cut = read_load_dir(broken.path());
+    ASSERT_FALSE(cut);
+    EXPECT_NE(cut.error().message().find("fr.csv.gz"), std::string::npos) << cut.error().message();
+}
+
+// The real data in the repository (data/load: ENTSO-E via Kaggle, gzip-compressed).
 TEST(RealLoadData, EightCountriesCleanIntoEqualSplits) {
-    const std::filesystem::path dir = JP_SHARED_DATA_DIR "/load";
-    if (!std::filesystem::exists(dir / "fr.csv")) {
-        GTEST_SKIP() << "no real load data at " << dir;
-    }
+    const std::filesystem::path dir = JP_DATA_DIR "/load";
     auto series = read_load_dir(dir);
     ASSERT_TRUE(series) << series.error().message();
     ASSERT_EQ(series->size(), 8U);
     EXPECT_EQ(series->front().country, "ch");
+    EXPECT_EQ(series->front().mw.size(), 48936U); // ch.csv: every hour, no gap
     auto splits = make_splits(std::move(*series));
     ASSERT_TRUE(splits) << splits.error().message();
     EXPECT_EQ(splits->train.countries.size(), 8U);

@@ -195,7 +195,7 @@ RedfishServer::RedfishServer(ServerOptions options) : m_options(std::move(option
     fs::remove_all(m_dir);
     fs::create_directories(m_dir / "tmp");
     fs::create_directories(root());
-    fs::copy(fs::path{JP_SHARED_DATA_DIR} / "redfish" / m_options.tree, root(),
+    fs::copy(fs::path{JP_DATA_DIR} / "redfish" / m_options.tree, root(),
              fs::copy_options::recursive);
     const std::string ca{m_options.ca};
     fs::copy_file(pki().dir / ("server" + ca + ".pem"), m_dir / "server.pem");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A real Redfish peer for the tests: nginx-light serving a copy of one of DMTF's
-// mockups (shared/data/redfish) on 127.0.0.1 over TLS, with Basic auth or an
+// mockups (data/redfish) on 127.0.0.1 over TLS, with Basic auth or an
 // emulated SessionService, from a per-test temporary directory. Certificates
 // come from two test CAs made with the openssl CLI; nginx is stopped by its PID.
 #include <filesystem>
@@ -14,7 +14,7 @@ namespace jp::test::redfish {
 namespace fs = std::filesystem;
 
 struct ServerOptions {
-    std::string tree = "public-rackmount1"; // under shared/data/redfish
+    std::string tree = "public-rackmount1"; // under data/redfish
     char ca = 'A';        // the test CA that signed the server's certificate ('A' or 'B')
     bool basic = true;    // Basic auth, user admin, password "secret"
     bool session = false; // POST .../Sessions gives X-Auth-Token `token`; others need it

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Reading DMTF's published mockups (shared/data/redfish) and broken variants of
+// Reading DMTF's published mockups (data/redfish) and broken variants of
 // them, without a server.
 #include "sensors/redfish/json.hpp"
 #include "sensors/redfish/resources.hpp"
@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string mockup(const std::string& relative) {
-    const auto file = fs::path{JP_SHARED_DATA_DIR} / "redfish" / relative / "index.json";
+    const auto file = fs::path{JP_DATA_DIR} / "redfish" / relative / "index.json";
     std::ifstream in(file);
     std::stringstream s;
     s << in.rdbuf();

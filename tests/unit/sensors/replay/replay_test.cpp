@@ -74,12 +74,10 @@ TEST(Replay, MissingOrForeignFileIsANote) {
     ASSERT_FALSE(d.notes.empty());
 }
 
-// Real data: a Dell GPU node's BMC power, 1 Hz, recorded by others (shared/data/traces).
+// Real data: a Dell GPU node's BMC power, 1 Hz, recorded by others (data/traces).
 TEST(Replay, RealIpmiRecordingPlaysBackWithinItsRange) {
-    std::ifstream csv{JP_SHARED_DATA_DIR "/traces/nsfcac_ipmi_dcmi_power_1_hour.csv"};
-    if (!csv) {
-        GTEST_SKIP() << "shared data not present";
-    }
+    std::ifstream csv{JP_DATA_DIR "/traces/nsfcac_ipmi_dcmi_power_1_hour.csv"};
+    ASSERT_TRUE(csv) << "data/traces/nsfcac_ipmi_dcmi_power_1_hour.csv is missing";
     std::string line;
     std::getline(csv, line); // header
     std::vector<std::pair<double, double>> points;
