@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# jouleprof side by side with other energy tools on the fake RAPL tree, in a
-# private mount namespace (../shared/bench/peers: its README says how it
-# measures): monitor CPU per second inside the job (steady/s), the fixed cost
-# of a 0-second job, RSS, and the energy error against the tree's ground truth.
-# perun and CodeCarbon run too when their sources are in /tmp/peers (see that
-# README's "Setup"); jouleprof alone otherwise. Needs root (unshare, mount) and
+# jouleprof side by side with other energy tools on a fake RAPL tree, in a
+# private mount namespace: monitor CPU per second inside the job (steady/s), the
+# fixed cost of a 0-second job, RSS, and the energy error against the tree's
+# ground truth. The side-by-side harness (fakerapl, peerbench.py and the peers'
+# adapters) is not part of this repository: it comes with the project's steering
+# material, and PEERS_HARNESS names its folder. perun and CodeCarbon run too when
+# their sources are in /tmp/peers (the harness's README, "Setup"). Without a
+# harness this measures jouleprof alone with the repository's own fake tree
+# (bench/run_cost.sh) and says so. The harness needs root (unshare, mount) and
 # python3-psutil.
 #   bench/peers.sh [JOULEPROF_BINARY]       default build/release/src/jouleprof
-#   INTERVALS="0.1 0.001" SECONDS_WL=10 bench/peers.sh
+#   PEERS_HARNESS=DIR INTERVALS="0.1 0.001" SECONDS_WL=10 bench/peers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-build/release/src/jouleprof}")
 [[ -x $bin ]] || { echo "bench/peers.sh: $bin is not built (cmake --preset release && cmake --build --preset release)" >&2; exit 2; }
-peers_dir=$(realpath ../shared/bench/peers)
+if [[ -z ${PEERS_HARNESS:-} ]]; then
+    echo "bench/peers.sh: no side-by-side harness (PEERS_HARNESS unset): jouleprof alone, bench/run_cost.sh" >&2
+    exec bench/run_cost.sh "$bin"
+fi
+peers_dir=$(realpath "$PEERS_HARNESS")
+[[ -x $peers_dir/run-all.sh ]] || { echo "bench/peers.sh: $peers_dir/run-all.sh not found (PEERS_HARNESS)" >&2; exit 2; }
 peers=jouleprof
 for p in perun codecarbon; do
     [[ -d /tmp/peers/$p ]] && peers+=" $p"

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# What one `jouleprof run` costs outside its sampling, on the fake RAPL tree
-# (six counters) in a private mount namespace (../shared/bench/peers/fakesys.sh):
+# What one `jouleprof run` costs outside its sampling, on a fake RAPL tree
+# (six counters ticking at 1 kHz: bench/fake_powercap.cpp, read through --sysfs-root):
 #   - CPU time (user + system, from wait4) of `run -- true`, median of 11;
 #   - how long after its job `run` exits (wall − the job's 2 s), at 500 ms and 1 ms, median of 5;
 #   - peak RSS over a 5 s job at 500 ms and at 1 ms (GNU time's %M: apt-get install time).
-# Needs root (unshare, mount). Prints figures; asserts nothing.
-#   bench/run_cost.sh [JOULEPROF_BINARY]     default build/release/src/jouleprof
+# Prints figures; asserts nothing. Any user; no namespace, no root.
+#   bench/run_cost.sh [JOULEPROF_BINARY [FAKE_POWERCAP_BINARY]]
+#   defaults: build/release/src/jouleprof, build/release/bench/jp_fake_powercap
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-build/release/src/jouleprof}")
 [[ -x $bin ]] || { echo "bench/run_cost.sh: $bin is not built" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "bench/run_cost.sh: needs GNU time (apt-get install time)" >&2; exit 2; }
-fakesys=$(realpath ../shared/bench/peers/fakesys.sh)
+fake=$(realpath "${2:-$(dirname "$bin")/../bench/jp_fake_powercap}")
+[[ -x $fake ]] || { echo "bench/run_cost.sh: $fake is not built (target jp_fake_powercap)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/inner.py" <<'INNER'
@@ -23,7 +25,7 @@ def run(*args):
     """CPU seconds (user + system, from wait4), wall seconds and peak RSS (KiB) of one run."""
     global count
     count += 1
-    argv = [binary, "-q", "run", "--no-live", "-o", f"{work}/{count}.jptrace", *args]
+    argv = [binary, "-q", "--sysfs-root", f"{work}/node", "run", "--no-live", "-o", f"{work}/{count}.jptrace", *args]
     with open(os.devnull, "w") as null:
         t0 = time.monotonic()
         pid = os.posix_spawn(binary, argv, os.environ, file_actions=[
@@ -45,7 +47,8 @@ def peak_rss_kib(*args):
     global count
     count += 1
     out = f"{work}/{count}.rss"
-    argv = ["/usr/bin/time", "-f", "%M", "-o", out, binary, "-q", "run", "--no-live",
+    argv = ["/usr/bin/time", "-f", "%M", "-o", out, binary, "-q", "--sysfs-root", f"{work}/node",
+            "run", "--no-live",
             "-o", f"{work}/{count}.jptrace", *args]
     with open(os.devnull, "w") as null:
         pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[
@@ -56,4 +59,4 @@ def peak_rss_kib(*args):
 for iv in ("500ms", "1ms"):
     print(f"peak RSS over a 5 s job at {iv}: {peak_rss_kib('-i', iv, '--', 'sleep', '5') / 1024:.1f} MiB")
 INNER
-"$fakesys" -- /usr/bin/python3 "$work/inner.py" "$bin" "$work"
+"$fake" "$work/node" -- /usr/bin/python3 "$work/inner.py" "$bin" "$work"
