@@ -9,6 +9,7 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           libtorch-dev libstb-dev                  # the reference workloads (LibTorch, images)
           prometheus systemd                       # jouleprofd: promtool and a real Prometheus; systemd-analyze
           python3                                  # contrib/jptrace.py, the trace format's reference reader
+          ccache                                   # compile once: a second build or clone reuses the objects
           libcurl4-openssl-dev libssl-dev           # Redfish (libcurl) and IPMI RMCP+ (libcrypto)
           openipmi libopenipmi-dev ipmitool        # tests: ipmi_sim BMC simulator, its plug-in headers, a peer client
           nginx-light openssl                      # tests: a Redfish service over TLS

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # clang-tidy-19 over src/ with the checked-in .clang-tidy; exits non-zero on any
 # finding. Needs a compile database: the fuzz preset's (clang) is used, made
-# if missing. Usage: scripts/tidy.sh [FILE...]   (default: every src/ .cpp)
+# if missing. A file whose preprocessed text, flags, .clang-tidy and clang-tidy
+# are the same as at a clean check is not checked again (scripts/tidy.py keeps
+# the clean results in ~/.cache/jouleprof-tidy; JP_TIDY_CACHE moves it, and an
+# empty folder checks everything).
+#   scripts/tidy.sh [FILE...]   (default: every src/ .cpp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -f build/fuzz/compile_commands.json ]] || cmake --preset fuzz >/dev/null
 # Generated headers (jp_version.hpp) must exist for the files that include them.
 cmake --build build/fuzz --target jp_core >/dev/null
 if (($#)); then files=("$@"); else mapfile -t files < <(git ls-files 'src/*.cpp'); fi
-run-clang-tidy-19 -p build/fuzz -quiet -j "$(nproc)" "${files[@]}"
+python3 scripts/tidy.py -p build/fuzz -j "$(nproc)" "${files[@]}"
