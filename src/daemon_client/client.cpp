@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <fmt/format.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace jp::daemon {
 namespace {
@@ -24,6 +25,10 @@ CallError transport_error(std::string message) {
 }
 
 } // namespace
+
+bool trusted_daemon_uid(uid_t server, uid_t self) noexcept {
+    return server == 0 || server == self;
+}
 
 Client::Client(sys::UniqueFd fd, std::filesystem::path socket)
     : m_fd(std::move(fd)), m_socket(std::move(socket)) {
@@ -42,6 +47,17 @@ Client::connect(const std::filesystem::path& socket, Nanos timeout) {
     auto fd = sys::connect_unix(socket, timeout);
     if (!fd) {
         return std::unexpected(transport_error(fd.error().message()));
+    }
+    // Nothing is sent before the server is known to be one whose readings we may trust:
+    // root's daemon, or one this user started (who could fake any reading anyway).
+    auto peer = sys::peer_credentials(fd->get());
+    if (!peer) {
+        return std::unexpected(transport_error(peer.error().message()));
+    }
+    if (!trusted_daemon_uid(peer->uid, ::geteuid())) {
+        return std::unexpected(transport_error(fmt::format(
+            "{} is served by uid {} (pid {}), not by root: not a jouleprofd to trust, nothing sent",
+            socket.string(), peer->uid, peer->pid)));
     }
     std::unique_ptr<Client> c{new Client(std::move(*fd), socket)};
     if (auto r = c->handshake(timeout); !r) {
@@ -94,6 +110,21 @@ std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Na
     const bool got = m_replied.wait_for(lock, timeout,
                                         [&] { return m_replies.contains(id) || !m_alive.load(); });
     auto it = m_replies.find(id);
+    if (it == m_replies.end() && !m_alive.load()) {
+        // A refusal the daemon sent before closing (at its connection limits) answers
+        // no request: it has no id. Its words say why, better than "closed".
+        it = m_replies.find(0);
+        try {
+            if (it != m_replies.end() && !it->second.value("ok", true)) {
+                const auto& r = it->second;
+                return std::unexpected(
+                    CallError{error_code_from_string(r.value("error", "internal")),
+                              "jouleprofd: " + r.value("message", std::string{"refused"}), 0});
+            }
+        } catch (const nlohmann::json::exception&) { // malformed: "closed" is all we know
+        }
+        it = m_replies.end();
+    }
     if (it == m_replies.end()) {
         m_abandoned.insert(id);
         return std::unexpected(transport_error(

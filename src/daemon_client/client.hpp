@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <sys/types.h>
 #include <thread>
 
 namespace jp::daemon {
@@ -30,12 +31,18 @@ struct CallError {
     std::int64_t retry_after_ms = 0; // rate_limited: when the next exact read is allowed
 };
 
+// A daemon socket is trusted when root serves it, or the user itself (a daemon a
+// user starts for tests or on a laptop): another user's server could feed made-up
+// readings, so the client refuses it before sending anything.
+[[nodiscard]] bool trusted_daemon_uid(uid_t server, uid_t self) noexcept;
+
 class Client {
 public:
     using EventHandler = std::function<void(const nlohmann::json& event)>;
 
     // Connects and says hello. Errors: no daemon (not_found), connection
-    // refused, the daemon denied this user, no common protocol version.
+    // refused, a socket served by neither root nor this user (nothing is sent),
+    // the daemon denied this user, no common protocol version.
     static std::expected<std::unique_ptr<Client>, CallError>
     connect(const std::filesystem::path& socket, Nanos timeout);
     Client(const Client&) = delete;

@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 namespace jp::daemon {
 namespace {
@@ -211,6 +213,71 @@ TEST(Client, NoDaemonIsOneClearLine) {
     auto c = Client::connect("/nonexistent/jouleprofd.sock", k_timeout);
     ASSERT_FALSE(c);
     EXPECT_NE(c.error().message.find("/nonexistent/jouleprofd.sock"), std::string::npos);
+}
+
+TEST(Client, TrustsOnlyRootOrItsOwnUsersDaemon) {
+    EXPECT_TRUE(trusted_daemon_uid(0, 1000));
+    EXPECT_TRUE(trusted_daemon_uid(1000, 1000));
+    EXPECT_TRUE(trusted_daemon_uid(0, 0));
+    EXPECT_FALSE(trusted_daemon_uid(1001, 1000));
+    EXPECT_FALSE(trusted_daemon_uid(65534, 0));
+}
+
+// An attacker (here: nobody) serves a socket where the client looks for jouleprofd
+// ($JOULEPROF_SOCKET pointed at it): the client refuses it in one line and sends
+// not one byte, not even its hello.
+TEST(Client, RefusesASocketServedByAnotherUserAndSendsNothing) {
+    if (::geteuid() != 0) {
+        GTEST_SKIP() << "needs root to serve the socket as another user";
+    }
+    test::FakeSysfs dir;
+    std::filesystem::permissions(dir.root(), std::filesystem::perms::all);
+    const auto path = dir.path("/fake.sock");
+    int ready[2];
+    int heard[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    ASSERT_EQ(::pipe(heard), 0);
+    const pid_t server = ::fork();
+    ASSERT_GE(server, 0);
+    if (server == 0) { // the attacker's server: listens as uid 65534, counts what it gets
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) {
+            ::_exit(2);
+        }
+        auto fd = sys::listen_unix(path, 0666, 4);
+        if (!fd) {
+            ::_exit(3);
+        }
+        (void)!::write(ready[1], "r", 1);
+        sys::UniqueFd c{::accept4(fd->get(), nullptr, nullptr, SOCK_CLOEXEC)};
+        long total = 0;
+        char buf[256];
+        pollfd p{c.get(), POLLIN, 0};
+        while (::poll(&p, 1, 2000) > 0) {
+            const auto n = ::read(c.get(), buf, sizeof buf);
+            if (n <= 0) {
+                break;
+            }
+            total += n;
+        }
+        (void)!::write(heard[1], &total, sizeof total);
+        ::_exit(0);
+    }
+    char r = 0;
+    ASSERT_EQ(::read(ready[0], &r, 1), 1) << "the attacker's server did not start";
+    auto c = Client::connect(path, std::chrono::seconds{2});
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("served by uid 65534"), std::string::npos)
+        << c.error().message;
+    EXPECT_NE(c.error().message.find("nothing sent"), std::string::npos) << c.error().message;
+    long total = -1;
+    ASSERT_EQ(::read(heard[0], &total, sizeof total), static_cast<ssize_t>(sizeof total));
+    EXPECT_EQ(total, 0) << "the client sent bytes to a server it does not trust";
+    int status = 0;
+    ASSERT_EQ(::waitpid(server, &status, 0), server);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    for (int fd : {ready[0], ready[1], heard[0], heard[1]}) {
+        ::close(fd);
+    }
 }
 
 } // namespace
