@@ -6,6 +6,7 @@
 // here can fail a job: every callback returns 0, and what went wrong is said
 // once on the job's stderr and in slurmd's log. libslurm is not linked: the
 // spank_* and slurm_* symbols come from the process that loads the plugin.
+#include "as_user.hpp"
 #include "job_result.hpp"
 #include "monitor.hpp"
 #include "settings.hpp"
@@ -116,19 +117,14 @@ void print_batch_result() {
     if (!g_step.name.ends_with(".batch")) {
         return;
     }
-    const auto note = batch_output_note();
-    std::string path;
-    if (const int fd = ::open(note.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC); fd >= 0) {
-        char buf[4096];
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        path.assign(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-        ::close(fd);
-    }
-    ::unlink(note.c_str());
+    // The note is in the user's step directory: read and removed as the user, a
+    // regular file only (a FIFO or link put there is refused, never waited on).
+    auto launch = jp::spank::make_launch(g_settings, g_step);
+    const std::string path =
+        jp::spank::take_user_file(launch, batch_output_note(), 4096, 2000).value_or("");
     if (path.empty() || path.front() != '/' || !g_settings.user_asked || !g_settings.result) {
         return;
     }
-    auto launch = jp::spank::make_launch(g_settings, g_step);
     if (auto why = jp::spank::run_as_user(launch, {g_settings.jouleprof, "report", g_step.step_dir},
                                           path, g_settings.stop_timeout_ms);
         !why.empty()) {
@@ -157,10 +153,8 @@ void finish_step(spank_t sp) {
         slurm_error("jouleprof: step %s on %s: %s", g_step.name.c_str(), g_step.node.c_str(),
                     why.c_str());
     }
-    struct stat st {};
-    if (::stat(g_step.log.c_str(), &st) == 0 && st.st_size == 0) {
-        ::unlink(g_step.log.c_str()); // nothing was said: no log file
-    }
+    // Nothing was said: no log file (as the user: it is in the user's directory).
+    jp::spank::remove_if_empty(jp::spank::make_launch(g_settings, g_step), g_step.log, 2000);
     print_batch_result();
 }
 

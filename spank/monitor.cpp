@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "monitor.hpp"
 
+#include "as_user.hpp"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -8,52 +10,63 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <tuple>
 #include <unistd.h>
 #include <utility>
 
 namespace jp::spank {
 namespace {
 
-// Between fork and exec only async-signal-safe calls: these write with write(2).
-void put(int fd, const char* text) {
-    for (std::size_t left = std::strlen(text); left > 0;) {
-        const ssize_t n = ::write(fd, text, left);
-        if (n <= 0) {
-            return;
+// A process descriptor for pid, which must be the caller's child and not yet reaped
+// (so the pid cannot have been reused); -1 where the kernel has none (before 5.3).
+int pidfd_of_child(pid_t pid) {
+    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+// Hands pid and its descriptor (when there is one) to the other end of sock.
+void send_pid(int sock, pid_t pid, int pidfd) {
+    iovec data{&pid, sizeof pid};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &data;
+    msg.msg_iovlen = 1;
+    if (pidfd >= 0) {
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &pidfd, sizeof pidfd);
+    }
+    (void)::sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
+// What send_pid sent, if it was sent: the pid and its descriptor (-1 if none).
+std::pair<pid_t, int> receive_pid(int sock) {
+    pid_t pid = -1;
+    iovec data{&pid, sizeof pid};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &data;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    if (::recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != sizeof pid) {
+        return {-1, -1};
+    }
+    int fd = -1;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
         }
-        text += n;
-        left -= static_cast<std::size_t>(n);
     }
-}
-
-[[noreturn]] void child_fail(int fd, const char* what, const char* path, int err) {
-    put(fd, "error: ");
-    put(fd, what);
-    put(fd, path);
-    put(fd, ": ");
-    const char* why = ::strerrordesc_np(err); // no locale, no allocation
-    put(fd, why != nullptr ? why : "unknown error");
-    put(fd, "\n");
-    ::_exit(127);
-}
-
-// The job's user for good: root regained first (slurmstepd runs user_init
-// with only the effective uid dropped), then groups, gid, uid; checked.
-void become_user(const Launch& l, int out) {
-    if (::geteuid() != 0 && ::seteuid(0) != 0) {
-        child_fail(out, "cannot regain root to become the job's user", "", errno);
-    }
-    if (::setgroups(l.groups.size(), l.groups.data()) != 0 || ::setgid(l.gid) != 0 ||
-        ::setuid(l.uid) != 0) {
-        child_fail(out, "cannot become the job's user", "", errno);
-    }
-    if (::getuid() != l.uid || ::geteuid() != l.uid || ::getgid() != l.gid ||
-        ::getegid() != l.gid || (l.uid != 0 && ::setuid(0) == 0)) {
-        child_fail(out, "the job's user could not be taken for good", "", EPERM);
-    }
+    return {pid, fd};
 }
 
 // mkdir -p with mode 0700 for what is created; path is a writable copy.
@@ -83,9 +96,13 @@ run_child(const Launch& l, char* base, char* const* argv, char* const* envp, int
     if (::mkdir(l.step_dir.c_str(), 0700) != 0 && errno != EEXIST) {
         child_fail(out, "cannot create ", l.step_dir.c_str(), errno);
     }
-    const int log = ::open(l.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-    if (log < 0) {
-        child_fail(out, "cannot write in ", l.step_dir.c_str(), errno);
+    // A regular file only: a FIFO put there would block (O_NONBLOCK: ENXIO instead).
+    const int log =
+        ::open(l.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, 0600);
+    struct stat st {};
+    if (log < 0 || ::fstat(log, &st) != 0 || !S_ISREG(st.st_mode)) {
+        child_fail(out, "cannot write a log file in ", l.step_dir.c_str(),
+                   log < 0 ? errno : EINVAL);
     }
     if (::dup2(ctl, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(log, 2) < 0) {
         child_fail(out, "cannot set up the monitor's standard streams", "", errno);
@@ -126,7 +143,7 @@ Monitor::~Monitor() {
 }
 
 void Monitor::close_all() {
-    for (int* fd : {&m_ctl, &m_status}) {
+    for (int* fd : {&m_ctl, &m_status, &m_pidfd}) {
         if (*fd >= 0) {
             ::close(*fd);
             *fd = -1;
@@ -151,25 +168,43 @@ std::string Monitor::start(const Launch& launch, int timeout_ms) {
     auto argv = pointers(argv_s);
     auto envp = pointers(env_s);
     std::string base = launch.base_dir;
+    // The monitor's pid and a descriptor for it come from the fork that made it, over
+    // this socket: never from what the monitor (the user's process) says.
+    int pid_channel[2];
+    if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pid_channel) != 0) {
+        const int err = errno;
+        for (int fd : {ctl[0], ctl[1], status[0], status[1]}) {
+            ::close(fd);
+        }
+        return std::string{"cannot make a socket pair: "} + std::strerror(err);
+    }
     const pid_t middle = ::fork();
     if (middle == 0) {
         ::setsid();
-        if (::fork() == 0) {
+        const pid_t monitor = ::fork();
+        if (monitor == 0) {
             run_child(launch, base.data(), argv.data(), envp.data(), ctl[0], status[1]);
+        }
+        if (monitor > 0) {
+            send_pid(pid_channel[1], monitor, pidfd_of_child(monitor));
         }
         ::_exit(0);
     }
     ::close(ctl[0]);
     ::close(status[1]);
+    ::close(pid_channel[1]);
     m_ctl = ctl[1];
     m_status = status[0];
     if (middle < 0) {
         const int err = errno;
+        ::close(pid_channel[0]);
         close_all();
         return std::string{"cannot fork: "} + std::strerror(err);
     }
     int ignored = 0;
     ::waitpid(middle, &ignored, 0);
+    std::tie(m_pid, m_pidfd) = receive_pid(pid_channel[0]);
+    ::close(pid_channel[0]);
     const long long deadline = now_ms() + timeout_ms;
     auto line = read_line(deadline);
     m_env.clear();
@@ -178,8 +213,7 @@ std::string Monitor::start(const Launch& launch, int timeout_ms) {
         const auto eq = line.find('=');
         m_env.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
     }
-    if (line.starts_with("ready ")) {
-        m_pid = static_cast<pid_t>(std::atoi(line.c_str() + 6));
+    if (line.starts_with("ready ")) { // the pid it prints is not used: see m_pidfd
         return {};
     }
     close_all();
@@ -217,6 +251,7 @@ std::string run_as_user(const Launch& launch,
             ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0 || ::chdir("/") != 0) {
             ::_exit(126);
         }
+        ::close_range(3, ~0U, 0); // slurmstepd's descriptors stay with slurmstepd
         ::execve(argv[0], argv.data(), envp.data());
         child_fail(STDERR_FILENO, "cannot run ", argv[0], errno);
     }
@@ -255,16 +290,25 @@ std::string Monitor::stop(const std::string& status, int timeout_ms) {
     if (!line.starts_with("done ") && m_eof) {
         why = "the monitor ended before closing the trace (see its log)";
     } else if (!line.starts_with("done ")) {
-        why = "the monitor did not close the trace in time: stopped by SIGTERM";
-        ::kill(m_pid, SIGTERM);
+        why = "the monitor (pid " + std::to_string(m_pid) +
+              ") did not close the trace in time: stopped by SIGTERM";
+        signal_monitor(SIGTERM);
         line = read_line(now_ms() + 2000);
         if (!line.starts_with("done ") && !m_eof) {
-            ::kill(m_pid, SIGKILL);
+            signal_monitor(SIGKILL);
             why = "the monitor did not stop: killed; the trace holds what it committed";
         }
     }
     close_all();
     return why;
+}
+
+void Monitor::signal_monitor(int sig) const {
+    // Through the process descriptor only: it names the process the fork made, even
+    // after that process has ended and its pid is someone else's (then: ESRCH).
+    if (m_pidfd >= 0) {
+        (void)::syscall(SYS_pidfd_send_signal, m_pidfd, sig, nullptr, 0);
+    }
 }
 
 std::string Monitor::read_line(long long deadline_ms) {

@@ -41,17 +41,22 @@ public:
     // Sends one control line ("meta K=V"); ignored when not running.
     void send(const std::string& line);
     // Ends the run with `status`, waits for the trace to be closed; after
-    // timeout_ms the monitor is sent SIGTERM, and SIGKILL 2 s later.
+    // timeout_ms the monitor is sent SIGTERM, and SIGKILL 2 s later, through its
+    // process descriptor: whatever pid it prints, only it is ever signalled.
     // Returns "" or one line saying what went wrong.
     std::string stop(const std::string& status, int timeout_ms);
 
 private:
+    // Signals the monitor through m_pidfd; without one (a kernel before 5.3) it is
+    // never signalled: closing its stdin is what ends it.
+    void signal_monitor(int sig) const;
     // One line from the monitor's stdout; "" at its end or at the deadline.
     std::string read_line(long long deadline_ms);
     void close_all();
-    int m_ctl = -1;    // its stdin (we write)
-    int m_status = -1; // its stdout (we read)
-    pid_t m_pid = -1;
+    int m_ctl = -1;     // its stdin (we write)
+    int m_status = -1;  // its stdout (we read)
+    pid_t m_pid = -1;   // from the fork that made it (for messages only)
+    int m_pidfd = -1;   // the monitor's process descriptor (pidfd_open by its parent)
     bool m_eof = false; // its stdout ended: it exited
     std::string m_pending;
     std::vector<std::pair<std::string, std::string>> m_env;
