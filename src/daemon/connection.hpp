@@ -4,7 +4,9 @@
 // request bytes received so far and the reply bytes not yet sent. Both
 // directions are bounded: a request longer than the protocol allows, a
 // request left half-sent too long, or a client that stops reading its
-// replies gets the connection closed, never the daemon blocked.
+// replies gets the connection closed, never the daemon blocked; a client
+// that pipelines requests without reading the replies is not read from
+// until it does (docs/security.md, "Robustness against clients").
 #include "daemon/access.hpp"
 #include "daemon_client/wire.hpp"
 #include "sys/fd.hpp"
@@ -33,10 +35,17 @@ struct Connection {
     std::int64_t partial_since_ns = 0; // a request begun and not finished since then; 0: none
     std::string out;
     std::size_t out_sent = 0;
-    bool closing = false;  // close once out is sent
-    bool want_out = false; // registered for EPOLLOUT
+    bool closing = false;         // close once out is sent; nothing more is read or served
+    std::uint32_t registered = 0; // the epoll events it is registered for
 
-    static constexpr std::size_t k_max_pending_out = std::size_t{8} * 1024 * 1024;
+    // Requests are served only while fewer reply bytes than this wait unread:
+    // past it the connection is neither read nor served until the client reads.
+    static constexpr std::size_t k_out_high = std::size_t{256} * 1024;
+    // Past this (the high mark plus one reply, which is bounded) it is closed.
+    static constexpr std::size_t k_max_pending_out = std::size_t{4} * 1024 * 1024;
+    // Requests served for one connection in one turn of the event loop: a client
+    // that pipelines thousands waits its turn behind the others.
+    static constexpr int k_requests_per_turn = 32;
 
     void queue(std::string_view bytes) { out.append(bytes); }
     [[nodiscard]] std::size_t pending_out() const noexcept { return out.size() - out_sent; }

@@ -14,6 +14,13 @@
 namespace jp::daemon {
 namespace {
 
+constexpr std::int64_t k_skew_ns = 60'000'000'000; // a marker's time may stray by a minute
+
+// What a marker costs the daemon's memory, for the per-user bound.
+std::size_t marker_bytes(const std::string& kind, const std::string& name) {
+    return sizeof(MarkerEntry) + kind.capacity() + name.capacity();
+}
+
 using nlohmann::json;
 
 struct Refusal {
@@ -45,7 +52,17 @@ text_field(const json& req, const char* key, std::size_t max, std::optional<std:
         return refuse(ErrorCode::bad_request,
                       fmt::format("'{}' must be a string of at most {} bytes", key, max));
     }
-    return it->get<std::string>();
+    // Labels and marker names reach logs, traces and tables: no line breaks, escapes
+    // or other control characters in them.
+    const auto& text = it->get_ref<const std::string&>();
+    if (std::ranges::any_of(text, [](char ch) {
+            const auto u = static_cast<unsigned char>(ch);
+            return u < 0x20 || u == 0x7f;
+        })) {
+        return refuse(ErrorCode::bad_request,
+                      fmt::format("'{}' must not hold control characters", key));
+    }
+    return text;
 }
 
 // The session the request names, if this caller may use it.
@@ -242,8 +259,12 @@ Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
     }
     auto t = now;
     if (const auto it = req.find("t_ns"); it != req.end()) {
-        if (!it->is_number_integer()) {
-            return refuse(ErrorCode::bad_request, "'t_ns' must be a CLOCK_MONOTONIC time in ns");
+        // A marker is stamped during its session, on this clock: from the session's
+        // opening (less a minute of clock reading skew) to a minute after now.
+        if (!it->is_number_integer() || it->get<std::int64_t>() < (*s)->opened_ns - k_skew_ns ||
+            it->get<std::int64_t>() > now + k_skew_ns) {
+            return refuse(ErrorCode::bad_request,
+                          "'t_ns' must be a CLOCK_MONOTONIC time in ns within the session");
         }
         t = it->get<std::int64_t>();
     }
@@ -252,11 +273,24 @@ Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
         return refuse(ErrorCode::bad_request, fmt::format("a session holds at most {} markers",
                                                           SessionTable::k_max_markers));
     }
+    const auto bytes = marker_bytes(*kind, *name);
+    if (c.peer.uid != 0 && d.sessions.marker_bytes_of(c.peer.uid) + bytes >
+                               SessionTable::k_max_marker_bytes_per_user) {
+        return refuse(ErrorCode::bad_request,
+                      fmt::format("uid {} holds {} MiB of markers in its sessions, the most one "
+                                  "user may",
+                                  c.peer.uid, SessionTable::k_max_marker_bytes_per_user >> 20));
+    }
     markers.push_back({t, std::move(*kind), std::move(*name)});
+    (*s)->marker_bytes += bytes;
     return json::object();
 }
 
-json session_json(const Session& s, bool with_markers) {
+// A session's markers come in pages of at most this many ('markers_from' picks the
+// first), so no reply grows past the connection's bounds.
+constexpr std::size_t k_markers_per_reply = 2000;
+
+json session_json(const Session& s, bool with_markers, std::size_t from = 0) {
     json j{{"session", s.id},
            {"uid", s.owner.uid},
            {"pid", s.owner.pid},
@@ -268,10 +302,16 @@ json session_json(const Session& s, bool with_markers) {
            {"markers_count", s.markers.size()}};
     if (with_markers) {
         json m = json::array();
-        for (const auto& e : s.markers) {
+        const auto end = std::min(s.markers.size(), from + k_markers_per_reply);
+        for (auto i = std::min(from, end); i < end; ++i) {
+            const auto& e = s.markers[i];
             m.push_back({e.t_ns, e.kind, e.name});
         }
         j["markers"] = std::move(m);
+        j["markers_from"] = std::min(from, end);
+        if (end < s.markers.size()) {
+            j["markers_next"] = end; // ask again with "markers_from": this
+        }
     }
     return j;
 }
@@ -281,7 +321,14 @@ Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t /*
     if (!s) {
         return std::unexpected(s.error());
     }
-    return session_json(**s, true);
+    std::size_t from = 0;
+    if (const auto it = req.find("markers_from"); it != req.end()) {
+        if (!it->is_number_unsigned()) {
+            return refuse(ErrorCode::bad_request, "'markers_from' must be a marker's index");
+        }
+        from = it->get<std::size_t>();
+    }
+    return session_json(**s, true, from);
 }
 
 Reply op_sessions(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t /*now*/) {
@@ -303,16 +350,21 @@ Reply op_close(DaemonState& d, Connection& c, const json& req, std::int64_t /*no
     return json::object();
 }
 
-Reply op_status(DaemonState& d, Connection& /*c*/, const json& /*req*/, std::int64_t now) {
-    return json{{"daemon", fmt::format("jouleprofd {}", JP_VERSION)},
-                {"protocol", k_protocol_version},
-                {"uptime_s", static_cast<double>(now - d.started_ns) * 1e-9},
-                {"clients", d.clients},
-                {"sessions", d.sessions.size()},
-                {"channels", d.engine.channels().size()},
-                {"missed_deadlines", d.engine.missed_deadlines()},
-                {"cpu_s", process_cpu_seconds()},
-                {"rss_bytes", sys::resident_bytes().value_or(0)}};
+Reply op_status(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t now) {
+    json j{{"daemon", fmt::format("jouleprofd {}", JP_VERSION)},
+           {"protocol", k_protocol_version},
+           {"uptime_s", static_cast<double>(now - d.started_ns) * 1e-9},
+           {"channels", d.engine.channels().size()},
+           {"missed_deadlines", d.engine.missed_deadlines()},
+           {"cpu_s", process_cpu_seconds()},
+           {"rss_bytes", sys::resident_bytes().value_or(0)}};
+    // How many clients and jobs there are tells when others start and stop work:
+    // only for those who see full resolution anyway.
+    if (c.grant == Grant::full) {
+        j["clients"] = d.clients;
+        j["sessions"] = d.sessions.size();
+    }
+    return j;
 }
 
 using Handler = Reply (*)(DaemonState&, Connection&, const json&, std::int64_t);

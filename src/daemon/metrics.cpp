@@ -150,10 +150,8 @@ void daemon_metrics(std::string& out, const DaemonState& d, std::int64_t now_ns)
     header(out, "jouleprof_daemon_uptime_seconds", "gauge", "Seconds since jouleprofd started.");
     out += fmt::format("jouleprof_daemon_uptime_seconds {}\n",
                        static_cast<double>(now_ns - d.started_ns) * 1e-9);
-    header(out, "jouleprof_daemon_clients", "gauge", "Clients connected to jouleprofd's socket.");
-    out += fmt::format("jouleprof_daemon_clients {}\n", d.clients);
-    header(out, "jouleprof_daemon_sessions", "gauge", "Job sessions open.");
-    out += fmt::format("jouleprof_daemon_sessions {}\n", d.sessions.size());
+    // No client or session counts: /metrics is anonymous, and how many jobs run tells
+    // when others start and stop work (docs/security.md). Root sees them in "status".
     header(out, "jouleprof_daemon_missed_deadlines_total", "counter",
            "Sampling ticks jouleprofd could not keep.");
     out += fmt::format("jouleprof_daemon_missed_deadlines_total {}\n", d.engine.missed_deadlines());

@@ -109,8 +109,9 @@ void Server::watch(int fd, std::uint64_t key, std::uint32_t events) const {
 void Server::run() {
     std::array<epoll_event, 256> events{};
     while (!m_stop) {
-        const int n =
-            ::epoll_wait(m_epoll.get(), events.data(), static_cast<int>(events.size()), -1);
+        // Connections with requests waiting their turn: look at the sockets, don't wait.
+        const int n = ::epoll_wait(m_epoll.get(), events.data(), static_cast<int>(events.size()),
+                                   m_ready.empty() ? -1 : 0);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
@@ -122,8 +123,18 @@ void Server::run() {
             on_event(events[static_cast<std::size_t>(i)].data.u64,
                      events[static_cast<std::size_t>(i)].events);
         }
+        serve_ready();
     }
     stop();
+}
+
+void Server::serve_ready() {
+    const auto ready = std::exchange(m_ready, {});
+    for (const auto id : ready) {
+        if (const auto it = m_conns.find(id); it != m_conns.end() && !m_stop) {
+            serve_requests(*it->second, mono_ns());
+        }
+    }
 }
 
 void Server::on_event(std::uint64_t key, std::uint32_t events) {
@@ -171,15 +182,38 @@ std::size_t Server::count(Connection::Kind kind) const {
     return n;
 }
 
+std::size_t Server::count_of_uid(uid_t uid) const {
+    std::size_t n = 0;
+    for (const auto& [id, c] : m_conns) {
+        n += c->kind == Connection::Kind::client && c->peer.uid == uid ? 1U : 0U;
+    }
+    return n;
+}
+
 void Server::accept_all(int listen_fd, Connection::Kind kind) {
     const auto& cfg = m_state.config.daemon;
     while (true) {
         sys::UniqueFd fd{::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)};
         if (!fd) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                // The connection waits in the backlog; the listener rests until the next
+                // tick instead of waking the loop for it again and again.
+                if (!m_accept_paused) {
+                    JP_LOG_WARN("accept: {}: new connections wait until descriptors are free "
+                                "(said once until one is accepted again)",
+                                std::strerror(errno));
+                }
+                m_accept_paused = true;
+                ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, listen_fd, nullptr);
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+                       errno != ECONNABORTED) {
                 JP_LOG_WARN("accept: {}", std::strerror(errno));
             }
             return;
+        }
+        if (m_accept_paused) {
+            JP_LOG_INFO("accepting connections again");
+            m_accept_paused = false;
         }
         const bool client = kind == Connection::Kind::client;
         const auto limit = client ? static_cast<std::size_t>(cfg.max_clients)
@@ -200,10 +234,22 @@ void Server::accept_all(int listen_fd, Connection::Kind kind) {
                 JP_LOG_WARN("a client without credentials: {}", peer.error().message());
                 continue;
             }
+            // One user cannot take every connection: root is not counted.
+            if (peer->uid != 0 &&
+                count_of_uid(peer->uid) >= static_cast<std::size_t>(cfg.max_clients_per_user)) {
+                const auto msg = refusal_line(
+                    ErrorCode::too_many_sessions,
+                    fmt::format("uid {} has {} connections to jouleprofd open, the most one user "
+                                "may have ([daemon] max_clients_per_user)",
+                                peer->uid, cfg.max_clients_per_user));
+                (void)::send(c->fd.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+                continue;
+            }
             c->peer = std::move(*peer);
             ++m_state.clients;
         }
-        watch(c->fd.get(), c->id, EPOLLIN | EPOLLRDHUP);
+        c->registered = EPOLLIN | EPOLLRDHUP;
+        watch(c->fd.get(), c->id, c->registered);
         m_conns.emplace(c->id, std::move(c));
     }
 }
@@ -212,26 +258,36 @@ void Server::read_client(Connection& c) {
     char buf[k_read_chunk];
     const auto now = mono_ns();
     const auto n = ::recv(c.fd.get(), buf, sizeof buf, MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    if (n == 0) {
+        c.closing = true; // it sends no more: what it asked is answered, then it is closed
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
         drop(c.id, "");
         return;
     }
-    if (n > 0 && !c.closing) {
+    if (n > 0) {
         c.in.append({buf, static_cast<std::size_t>(n)});
-        while (auto line = c.in.next()) {
-            if (!line->empty()) {
-                send(c, handle_line(m_state, c, *line, now));
-            }
-        }
-        if (c.in.oversized()) {
-            send(c, refusal_line(ErrorCode::too_large,
-                                 fmt::format("a request may be at most {} bytes long",
-                                             k_max_request_bytes)));
-            c.closing = true;
-        }
-        c.partial_since_ns =
-            c.in.partial() ? (c.partial_since_ns != 0 ? c.partial_since_ns : now) : 0;
     }
+    serve_requests(c, now);
+}
+
+// Serves the requests received, a turn's worth, while the replies fit under the
+// high mark; what is left waits for a later turn or for the client to read.
+void Server::serve_requests(Connection& c, std::int64_t now) {
+    for (int served = 0; served < Connection::k_requests_per_turn &&
+                         c.pending_out() < Connection::k_out_high && c.in.has_line();) {
+        if (const auto line = c.in.next(); line && !line->empty()) {
+            send(c, handle_line(m_state, c, *line, now));
+            ++served;
+        }
+    }
+    if (!c.in.has_line() && c.in.oversized()) {
+        send(c, refusal_line(
+                    ErrorCode::too_large,
+                    fmt::format("a request may be at most {} bytes long", k_max_request_bytes)));
+        c.closing = true;
+    }
+    const bool partial = c.in.partial() && !c.in.has_line();
+    c.partial_since_ns = partial ? (c.partial_since_ns != 0 ? c.partial_since_ns : now) : 0;
     after_io(c);
 }
 
@@ -272,20 +328,33 @@ void Server::send(Connection& c, std::string_view bytes) {
     }
 }
 
-// Registers for writability while replies wait; closes what is done or too slow.
+// Registers for what the connection can take now: input only while no request
+// waits and the replies fit under the high mark, output while replies wait.
+// Closes what is done or too slow.
 void Server::after_io(Connection& c) {
     if (c.pending_out() > Connection::k_max_pending_out) {
         drop(c.id, "it did not read its replies (too slow)");
         return;
     }
-    if (c.closing && c.pending_out() == 0) {
+    const bool waiting = c.kind == Connection::Kind::client && !c.closing && c.in.has_line();
+    if (c.closing && c.pending_out() == 0 && !waiting) {
         drop(c.id, "");
         return;
     }
-    const bool want = c.pending_out() > 0;
-    if (want != c.want_out) {
-        c.want_out = want;
-        watch(c.fd.get(), c.id, EPOLLIN | EPOLLRDHUP | (want ? EPOLLOUT : 0U));
+    const bool room = c.pending_out() < Connection::k_out_high;
+    if (waiting && room) {
+        m_ready.insert(c.id);
+    }
+    std::uint32_t events = 0;
+    if (!c.closing && !waiting && room) {
+        events |= EPOLLIN | EPOLLRDHUP;
+    }
+    if (c.pending_out() > 0) {
+        events |= EPOLLOUT;
+    }
+    if (events != c.registered) {
+        c.registered = events;
+        watch(c.fd.get(), c.id, events);
     }
 }
 
@@ -304,6 +373,7 @@ void Server::drop(std::uint64_t id, std::string_view why) {
         }
     }
     ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
+    m_ready.erase(id);
     m_conns.erase(it);
 }
 
@@ -311,6 +381,12 @@ void Server::tick() {
     std::uint64_t expirations = 0;
     (void)(::read(m_timer.get(), &expirations, sizeof expirations) == 0);
     const auto now = mono_ns();
+    if (m_accept_paused) { // descriptors may be free again: try the backlog once more
+        watch(m_listen.get(), k_listen, EPOLLIN);
+        if (m_http_listen) {
+            watch(m_http_listen.get(), k_http_listen, EPOLLIN);
+        }
+    }
     m_engine->tick(now);
     std::vector<std::pair<std::uint64_t, std::string>> events;
     m_state.sessions.for_each([&](Session& s) {

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 namespace jp::daemon {
 
@@ -35,6 +36,9 @@ private:
     void accept_all(int listen_fd, Connection::Kind kind);
     void on_event(std::uint64_t key, std::uint32_t events);
     void read_client(Connection& c);
+    void serve_requests(Connection& c, std::int64_t now);
+    void serve_ready();
+    [[nodiscard]] std::size_t count_of_uid(uid_t uid) const;
     void read_http(Connection& c);
     static void send(Connection& c, std::string_view bytes);
     void after_io(Connection& c);
@@ -50,7 +54,9 @@ private:
     std::filesystem::path m_reload_path;
     sys::UniqueFd m_epoll, m_listen, m_http_listen, m_timer, m_signals;
     std::map<std::uint64_t, std::unique_ptr<Connection>> m_conns;
-    std::uint64_t m_next_id = 16; // ids below are the fixed descriptors
+    std::set<std::uint64_t> m_ready; // connections with requests waiting for their turn
+    bool m_accept_paused = false;    // out of descriptors: the listeners rest until a tick
+    std::uint64_t m_next_id = 16;    // ids below are the fixed descriptors
     std::int64_t m_last_reap = 0;
     bool m_stop = false;
 };

@@ -74,6 +74,14 @@ std::vector<std::string> SessionTable::reap_dead() {
     return dead;
 }
 
+std::size_t SessionTable::marker_bytes_of(uid_t uid) const {
+    std::size_t n = 0;
+    for (const auto& [id, s] : m_sessions) {
+        n += s.owner.uid == uid ? s.marker_bytes : 0U;
+    }
+    return n;
+}
+
 std::size_t SessionTable::count_for(uid_t uid) const {
     std::size_t n = 0;
     for (const auto& [id, s] : m_sessions) {

@@ -31,6 +31,7 @@ struct Session {
     std::string label;
     std::int64_t opened_ns = 0;
     std::vector<MarkerEntry> markers;
+    std::size_t marker_bytes = 0; // what the markers take, counted against the owner
     std::uint64_t exact_reads = 0;
     // Streaming: pushed on stream_connection every stream_interval_ns.
     std::uint64_t stream_connection = 0;
@@ -43,6 +44,8 @@ struct Session {
 class SessionTable {
 public:
     static constexpr std::size_t k_max_markers = 100'000;
+    // Markers one user (not root) may hold in all its sessions, in bytes.
+    static constexpr std::size_t k_max_marker_bytes_per_user = std::size_t{16} * 1024 * 1024;
 
     // A new session; too_many_sessions when the owner (not root) has
     // max_per_user open already.
@@ -53,6 +56,8 @@ public:
                                               std::int64_t now_ns,
                                               int max_per_user);
     [[nodiscard]] Session* find(std::string_view id);
+    // The bytes of markers uid's open sessions hold.
+    [[nodiscard]] std::size_t marker_bytes_of(uid_t uid) const;
     bool close(std::string_view id);
     // Closes the sessions opened on a connection; returns how many.
     std::size_t close_connection(std::uint64_t connection);

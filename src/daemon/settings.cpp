@@ -17,8 +17,8 @@ namespace {
 constexpr std::array<std::string_view, 3> k_own_tables{"daemon", "access", "prometheus"};
 
 Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
-    if (auto r = s.only({"socket", "interval", "history", "max_clients", "max_sessions_per_user",
-                         "client_timeout"});
+    if (auto r = s.only({"socket", "interval", "history", "max_clients", "max_clients_per_user",
+                         "max_sessions_per_user", "client_timeout"});
         !r) {
         return r;
     }
@@ -36,6 +36,7 @@ Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
                    s.duration("history", std::chrono::seconds{10}, out.history),
                    s.duration("client_timeout", std::chrono::milliseconds{100}, out.client_timeout),
                    s.integer("max_clients", 1, 1'000'000, out.max_clients),
+                   s.integer("max_clients_per_user", 1, 1'000'000, out.max_clients_per_user),
                    s.integer("max_sessions_per_user", 1, 1'000'000, out.max_sessions_per_user)}) {
         if (!r) {
             return r;

@@ -32,7 +32,8 @@ struct DaemonSettings {
     std::filesystem::path socket{"/run/jouleprof/jouleprofd.sock"};
     Nanos interval{std::chrono::milliseconds{100}}; // sampling interval of every sensor
     Nanos history{std::chrono::minutes{10}};        // readings kept per channel
-    int max_clients = 4096;
+    int max_clients = 1024;                         // connections at once, all users together
+    int max_clients_per_user = 32; // connections at once of one uid (root: not counted)
     int max_sessions_per_user = 64;
     Nanos client_timeout{std::chrono::seconds{10}}; // to finish a request once begun
     std::optional<std::string> prometheus_listen;   // "127.0.0.1:9940"; absent: off

@@ -3,6 +3,7 @@
 // The jouleprofd protocol's framing and vocabulary, shared by the daemon and
 // its clients (docs/daemon-protocol.md): one JSON object per line over a Unix
 // stream socket, requests at most k_max_request_bytes long.
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -48,6 +49,10 @@ public:
     // The next complete line, without its '\n' (and a '\r' before it).
     [[nodiscard]] std::optional<std::string> next();
     [[nodiscard]] bool oversized() const noexcept { return m_oversized; }
+    // A complete line is waiting to be taken by next().
+    [[nodiscard]] bool has_line() const noexcept {
+        return !m_oversized && m_buf.find('\n', std::max(m_scan, m_pos)) != std::string::npos;
+    }
     // Bytes of a line begun but not finished.
     [[nodiscard]] bool partial() const noexcept { return m_buf.size() > m_pos; }
 

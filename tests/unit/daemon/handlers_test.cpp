@@ -3,6 +3,7 @@
 #include "daemon_world.hpp"
 
 #include <gtest/gtest.h>
+#include <limits>
 
 namespace jp::daemon {
 namespace {
@@ -200,8 +201,88 @@ TEST(Handlers, StatusSaysHowTheDaemonIsDoing) {
     const auto s = w.call(*c, {{"op", "status"}});
     EXPECT_EQ(s["protocol"], 1);
     EXPECT_EQ(s["channels"], 2);
-    EXPECT_EQ(s["clients"], 1);
     EXPECT_GT(s["rss_bytes"].get<std::uint64_t>(), 0U);
+    // Others' activity is not shown to a floored user; root sees it.
+    EXPECT_FALSE(s.contains("clients")) << s;
+    EXPECT_FALSE(s.contains("sessions")) << s;
+    auto root = w.connect(0);
+    w.call(*root, hello());
+    const auto r = w.call(*root, {{"op", "status"}});
+    EXPECT_EQ(r["clients"], 1);
+    EXPECT_EQ(r["sessions"], 0);
+}
+
+TEST(Handlers, LabelsAndMarkerNamesWithControlCharactersAreRefused) {
+    World w;
+    auto c = w.connect(1000);
+    w.call(*c, hello());
+    const auto bad = w.call(*c, {{"op", "open"}, {"label", "job\n[fake] line"}});
+    EXPECT_EQ(bad["error"], "bad_request") << bad;
+    const auto s = w.call(*c, {{"op", "open"}, {"label", "train"}})["session"];
+    for (const char* name : {"epoch\x1b[31m", "a\rb", "tab\there", "del\x7f"}) {
+        const auto r = w.call(*c, {{"op", "mark"}, {"session", s}, {"name", name}});
+        EXPECT_EQ(r["error"], "bad_request") << name;
+    }
+    EXPECT_TRUE(w.call(*c, {{"op", "mark"}, {"session", s}, {"name", "epoch 3 ü"}})["ok"]);
+}
+
+TEST(Handlers, MarkerTimesOutsideTheSessionAreRefused) {
+    World w;
+    auto c = w.connect(1000);
+    const auto now = mono_ns();
+    w.call(*c, hello(), now);
+    const auto s = w.call(*c, {{"op", "open"}}, now)["session"];
+    for (std::int64_t t :
+         {std::int64_t{0}, now - 3'600'000'000'000, now + 3'600'000'000'000,
+          std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()}) {
+        const auto r =
+            w.call(*c, {{"op", "mark"}, {"session", s}, {"name", "x"}, {"t_ns", t}}, now);
+        EXPECT_EQ(r["error"], "bad_request") << t;
+    }
+    EXPECT_TRUE(w.call(*c, {{"op", "mark"}, {"session", s}, {"name", "x"}, {"t_ns", now - 1000}},
+                       now)["ok"]);
+}
+
+TEST(Handlers, OneUsersMarkersAreBoundedInBytesAndComeBackInPages) {
+    World w;
+    auto c = w.connect(1000);
+    w.call(*c, hello());
+    const std::string name(250, 'm');
+    std::size_t accepted = 0;
+    json refused;
+    // Sessions of one user share the bound: spread over several, it holds all the same.
+    for (int k = 0; k < 8 && refused.is_null(); ++k) {
+        const auto s = w.call(*c, {{"op", "open"}})["session"];
+        for (std::size_t i = 0; i < SessionTable::k_max_markers; ++i) {
+            auto r = w.call(*c, {{"op", "mark"}, {"session", s}, {"name", name}});
+            if (!r.value("ok", false)) {
+                refused = r;
+                break;
+            }
+            ++accepted;
+        }
+    }
+    ASSERT_FALSE(refused.is_null()) << "no bound was reached";
+    EXPECT_NE(refused["message"].get<std::string>().find("MiB of markers"), std::string::npos);
+    EXPECT_LE(accepted * name.size(), SessionTable::k_max_marker_bytes_per_user);
+    EXPECT_GT(accepted * (name.size() + sizeof(MarkerEntry) + 16),
+              SessionTable::k_max_marker_bytes_per_user * 9 / 10);
+    // A session's markers come back a page at a time, every one of them once.
+    const auto first = w.call(*c, {{"op", "sessions"}})["sessions"][0];
+    const auto id = first["session"];
+    const auto count = first["markers_count"].get<std::size_t>();
+    std::size_t seen = 0;
+    std::size_t from = 0;
+    for (int pages = 0; pages < 1000; ++pages) {
+        const auto page = w.call(*c, {{"op", "session"}, {"session", id}, {"markers_from", from}});
+        EXPECT_LE(page.dump().size(), std::size_t{1} << 20) << "a page stays under 1 MiB";
+        seen += page["markers"].size();
+        if (!page.contains("markers_next")) {
+            break;
+        }
+        from = page["markers_next"].get<std::size_t>();
+    }
+    EXPECT_EQ(seen, count);
 }
 
 } // namespace

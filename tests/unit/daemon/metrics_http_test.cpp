@@ -28,11 +28,13 @@ TEST(Metrics, EveryFamilyHasHelpAndTypeAndBaseUnits) {
          {"jouleprof_energy_joules_total", "jouleprof_power_watts",
           "jouleprof_node_energy_joules_total", "jouleprof_sensor_up",
           "jouleprof_sensor_errors_total", "jouleprof_daemon_cpu_seconds_total",
-          "jouleprof_daemon_resident_memory_bytes", "jouleprof_daemon_sessions",
-          "jouleprof_build_info"}) {
+          "jouleprof_daemon_resident_memory_bytes", "jouleprof_build_info"}) {
         EXPECT_NE(text.find(fmt::format("# HELP {} ", family)), std::string::npos) << family;
         EXPECT_NE(text.find(fmt::format("# TYPE {} ", family)), std::string::npos) << family;
     }
+    // Anonymous scrapes learn nothing of others' activity: no client or session counts.
+    EXPECT_EQ(text.find("jouleprof_daemon_sessions"), std::string::npos);
+    EXPECT_EQ(text.find("jouleprof_daemon_clients"), std::string::npos);
     EXPECT_EQ(text.find("jouleprof_utilization_ratio"), std::string::npos)
         << "no GPUs: the family is left out, not printed empty";
     EXPECT_NE(

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""A hostile local user against jouleprofd (tests/daemon/attack_test.cpp).
+
+Run as an unprivileged user; prints one JSON line of what it got, then exits.
+    attacker.py SOCKET connections N SECONDS   open N connections, pipeline requests on
+                                              each without ever reading a reply
+    attacker.py SOCKET markers SECONDS         open sessions and fill them with markers
+                                              until the daemon refuses
+Every loop is bounded by SECONDS; only the given Unix socket is touched.
+"""
+import json
+import os
+import socket
+import sys
+import time
+
+
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    return s
+
+
+def refusal(s, wait=0.5):
+    """The daemon's line, if it refused the connection at once."""
+    s.settimeout(wait)
+    try:
+        data = s.recv(4096)
+    except (socket.timeout, BlockingIOError):
+        return None
+    except OSError:
+        return None
+    if not data:
+        return None
+    try:
+        line = json.loads(data.split(b"\n", 1)[0])
+    except ValueError:
+        return None
+    return line if line.get("ok") is False and line.get("id") is None else None
+
+
+def flood(path, count, seconds):
+    kept, refused, words = [], 0, ""
+    for _ in range(count):
+        try:
+            s = connect(path)
+        except OSError as e:
+            refused += 1
+            words = str(e)
+            continue
+        r = refusal(s, 0.2)
+        if r is not None:
+            refused += 1
+            words = r.get("message", "")
+            s.close()
+            continue
+        kept.append(s)
+    # Pipelined requests with large replies, never a reply read.
+    burst = (b'{"op":"hello","versions":[1]}\n' +
+             b'{"op":"channels"}\n{"op":"status"}\n{"op":"sessions"}\n' * 200)
+    sent = 0
+    deadline = time.monotonic() + seconds
+    for s in kept:
+        s.setblocking(False)
+    while time.monotonic() < deadline:
+        progress = False
+        for s in kept:
+            try:
+                sent += s.send(burst)
+                progress = True
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                pass  # the daemon closed it: fine, it is bounded
+        if not progress:
+            time.sleep(0.01)
+    print(json.dumps({"kept": len(kept), "refused": refused, "refusal": words,
+                      "bytes_sent": sent}), flush=True)
+    # Hold the connections (and their unread replies) until told to go.
+    sys.stdin.readline()
+
+
+def markers(path, seconds):
+    s = connect(path)
+    f = s.makefile("rwb", buffering=0)
+
+    def call(req):
+        f.write((json.dumps(req) + "\n").encode())
+        return json.loads(f.readline())
+
+    call({"op": "hello", "versions": [1]})
+    name = "m" * 250
+    accepted, sessions, refusal_words = 0, 0, ""
+    deadline = time.monotonic() + seconds
+    while not refusal_words and time.monotonic() < deadline:
+        opened = call({"op": "open", "label": "attack"})
+        if not opened.get("ok"):
+            refusal_words = opened.get("message", "")
+            break
+        sessions += 1
+        for _ in range(100000):
+            r = call({"op": "mark", "session": opened["session"], "name": name})
+            if not r.get("ok"):
+                if "at most" not in r.get("message", "") or "markers" not in r.get("message", ""):
+                    refusal_words = r.get("message", "")
+                break
+            accepted += 1
+            if time.monotonic() >= deadline:
+                break
+    print(json.dumps({"accepted": accepted, "sessions": sessions, "refusal": refusal_words}),
+          flush=True)
+    sys.stdin.readline()
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    path, mode = sys.argv[1], sys.argv[2]
+    if mode == "connections":
+        flood(path, int(sys.argv[3]), float(sys.argv[4]))
+    elif mode == "markers":
+        markers(path, float(sys.argv[3]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
