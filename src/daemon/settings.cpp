@@ -4,6 +4,7 @@
 #include "config/config_toml.hpp"
 #include "config/toml_scope.hpp"
 #include "sys/file.hpp"
+#include "sys/trusted_file.hpp"
 
 #include <array>
 #include <fmt/format.h>
@@ -107,32 +108,6 @@ template <class Fn> Result<void> section(const TomlScope& root, std::string_view
     return *t ? parse(**t) : Result<void>{};
 }
 
-// Nobody but root (or the daemon's own user) may change what the daemon reads.
-Result<void> check_owner(const std::filesystem::path& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        return std::unexpected(errno_error(errno, path.string()));
-    }
-    const auto me = ::geteuid();
-    if (st.st_uid != 0 && st.st_uid != me) {
-        return fail(ErrorKind::permission, path.string(),
-                    fmt::format("owned by uid {}, not root: refusing it (chown root)", st.st_uid));
-    }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        return fail(ErrorKind::permission, path.string(),
-                    fmt::format("writable by other users (mode {:04o}): refusing it (chmod go-w)",
-                                st.st_mode & 07777));
-    }
-    const auto dir = path.parent_path().empty() ? std::filesystem::path{"."} : path.parent_path();
-    struct stat d {};
-    if (::stat(dir.c_str(), &d) == 0 && (d.st_mode & S_IWOTH) != 0 && (d.st_mode & S_ISVTX) == 0) {
-        return fail(
-            ErrorKind::permission, path.string(),
-            fmt::format("its directory {} is writable by every user: refusing it", dir.string()));
-    }
-    return {};
-}
-
 } // namespace
 
 Result<DaemonConfig> parse_daemon_config(std::string_view text, std::string_view origin) {
@@ -174,10 +149,9 @@ Result<void> resolve_groups(AccessRules& rules, std::string_view origin) {
 }
 
 Result<DaemonConfig> load_daemon_config(const std::filesystem::path& path) {
-    if (auto r = check_owner(path); !r) {
-        return std::unexpected(r.error());
-    }
-    auto text = sys::read_text(path);
+    // Nobody but root (or the daemon's own user) may change what the daemon reads: the
+    // file and every directory above it, checked as the file is opened.
+    auto text = sys::read_trusted(path, "config file");
     if (!text) {
         return std::unexpected(text.error());
     }

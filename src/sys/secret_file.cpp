@@ -2,6 +2,7 @@
 #include "sys/secret_file.hpp"
 
 #include "sys/fd.hpp"
+#include "sys/trusted_file.hpp"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -17,15 +18,14 @@ constexpr std::size_t k_max_secret_bytes = std::size_t{64} * 1024;
 } // namespace
 
 Result<std::string> read_secret_file(const std::filesystem::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    if (fd < 0) {
-        auto e = errno_error(errno, path.string());
-        if (errno == ELOOP) {
-            e.detail = "is a symbolic link (a password file must be a regular file)";
-        }
-        return std::unexpected(e);
+    // Not a link, not a FIFO (O_NONBLOCK: never waited on), in directories only root or
+    // this user can change, checked as it is opened.
+    auto opened = open_trusted(path, "password file", false);
+    if (!opened) {
+        return std::unexpected(opened.error());
     }
-    const UniqueFd owned{fd};
+    const UniqueFd owned = std::move(*opened);
+    const int fd = owned.get();
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         return std::unexpected(errno_error(errno, path.string()));

@@ -126,7 +126,9 @@ TEST(DaemonSettings, AFileOthersCouldChangeIsRefused) {
     fs.chmod("/open", 0777);
     auto open_dir = load_daemon_config(fs.path("/open/in.toml"));
     ASSERT_FALSE(open_dir);
-    EXPECT_NE(open_dir.error().message().find("writable by every user"), std::string::npos);
+    EXPECT_NE(open_dir.error().message().find("writable by other users (mode 0777)"),
+              std::string::npos)
+        << open_dir.error().message();
     fs.chmod("/open", 01777); // sticky, like /tmp: others cannot replace our file
     EXPECT_TRUE(load_daemon_config(fs.path("/open/in.toml")));
     EXPECT_FALSE(load_daemon_config(fs.path("/missing.toml")));
