@@ -110,7 +110,11 @@ std::optional<std::string> run_file_op(const Launch& launch,
     for (;;) {
         const long long left = deadline - now_ms();
         pollfd p{pipe[0], POLLIN, 0};
-        if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) == 0) {
+        const int ready = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
+        if (ready < 0 && errno == EINTR) {
+            continue;
+        }
+        if (ready <= 0) {
             timed_out = true;
             break;
         }

@@ -202,13 +202,15 @@ std::string Monitor::start(const Launch& launch, int timeout_ms) {
         return std::string{"cannot fork: "} + std::strerror(err);
     }
     int ignored = 0;
-    ::waitpid(middle, &ignored, 0);
+    while (::waitpid(middle, &ignored, 0) < 0 && errno == EINTR) {
+    }
     std::tie(m_pid, m_pidfd) = receive_pid(pid_channel[0]);
     ::close(pid_channel[0]);
     const long long deadline = now_ms() + timeout_ms;
     auto line = read_line(deadline);
     m_env.clear();
-    for (; line.starts_with("env ") && line.find('=') != std::string::npos;
+    for (; line.starts_with("env ") && line.find('=') != std::string::npos &&
+           m_env.size() < k_max_env;
          line = read_line(deadline)) {
         const auto eq = line.find('=');
         m_env.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
@@ -323,7 +325,11 @@ std::string Monitor::read_line(long long deadline_ms) {
         }
         const long long left = deadline_ms - now_ms();
         pollfd p{m_status, POLLIN, 0};
-        if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) == 0) {
+        const int ready = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
+        if (ready < 0 && errno == EINTR) {
+            continue; // never on to a read that could block past the deadline
+        }
+        if (ready <= 0) {
             return {};
         }
         char buf[512];
@@ -336,6 +342,11 @@ std::string Monitor::read_line(long long deadline_ms) {
             continue;
         }
         m_pending.append(buf, static_cast<std::size_t>(n));
+        if (m_pending.size() >
+            k_max_pending) { // the user's process talks; root's memory is bounded
+            m_pending.clear();
+            return "the monitor said more than 64 KiB without a line's end";
+        }
     }
 }
 

@@ -50,6 +50,9 @@ private:
     // Signals the monitor through m_pidfd; without one (a kernel before 5.3) it is
     // never signalled: closing its stdin is what ends it.
     void signal_monitor(int sig) const;
+    // Bounds on what the monitor (the user's process) can make root hold.
+    static constexpr std::size_t k_max_pending = std::size_t{64} * 1024;
+    static constexpr std::size_t k_max_env = 64;
     // One line from the monitor's stdout; "" at its end or at the deadline.
     std::string read_line(long long deadline_ms);
     void close_all();

@@ -14,7 +14,16 @@ bool Connection::flush() {
             if (errno == EINTR) {
                 continue;
             }
-            return errno == EAGAIN || errno == EWOULDBLOCK;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                return false;
+            }
+            // What was sent leaves the buffer, so a client that reads slowly but never
+            // all of it cannot make the buffer grow by everything ever sent.
+            if (out_sent >= k_compact_after && out_sent * 2 >= out.size()) {
+                out.erase(0, out_sent);
+                out_sent = 0;
+            }
+            return true;
         }
         out_sent += static_cast<std::size_t>(n);
     }

@@ -46,6 +46,8 @@ struct Connection {
     // Requests served for one connection in one turn of the event loop: a client
     // that pipelines thousands waits its turn behind the others.
     static constexpr int k_requests_per_turn = 32;
+    // Sent bytes are dropped from the front of `out` once this many have gone.
+    static constexpr std::size_t k_compact_after = std::size_t{64} * 1024;
 
     void queue(std::string_view bytes) { out.append(bytes); }
     [[nodiscard]] std::size_t pending_out() const noexcept { return out.size() - out_sent; }

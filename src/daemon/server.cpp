@@ -23,6 +23,7 @@ enum FixedKey : std::uint64_t { k_listen = 1, k_http_listen = 2, k_timer = 3, k_
 constexpr std::int64_t k_reap_every_ns = 1'000'000'000;
 constexpr std::int64_t k_http_timeout_ns = 5'000'000'000;
 constexpr std::size_t k_read_chunk = std::size_t{64} * 1024;
+constexpr int k_accepts_per_turn = 64;
 
 // Streams and floored windows need no finer tick than this.
 Nanos tick_of(Nanos interval) {
@@ -192,18 +193,20 @@ std::size_t Server::count_of_uid(uid_t uid) const {
 
 void Server::accept_all(int listen_fd, Connection::Kind kind) {
     const auto& cfg = m_state.config.daemon;
-    while (true) {
+    // A bounded number a turn: a user who connects and hangs up in a loop must not keep
+    // the loop here (the listener is level-triggered: what is left comes next turn).
+    for (int accepted = 0; accepted < k_accepts_per_turn; ++accepted) {
         sys::UniqueFd fd{::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)};
         if (!fd) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 // The connection waits in the backlog; the listener rests until the next
                 // tick instead of waking the loop for it again and again.
-                if (!m_accept_paused) {
+                if (!m_accept_paused[0] && !m_accept_paused[1]) {
                     JP_LOG_WARN("accept: {}: new connections wait until descriptors are free "
                                 "(said once until one is accepted again)",
                                 std::strerror(errno));
                 }
-                m_accept_paused = true;
+                m_accept_paused[kind == Connection::Kind::client ? 0 : 1] = true;
                 ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, listen_fd, nullptr);
             } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
                        errno != ECONNABORTED) {
@@ -211,9 +214,11 @@ void Server::accept_all(int listen_fd, Connection::Kind kind) {
             }
             return;
         }
-        if (m_accept_paused) {
-            JP_LOG_INFO("accepting connections again");
-            m_accept_paused = false;
+        if (m_accept_paused[0] || m_accept_paused[1]) {
+            if (!m_accept_paused[kind == Connection::Kind::client ? 1 : 0]) {
+                JP_LOG_INFO("accepting connections again");
+            }
+            m_accept_paused[kind == Connection::Kind::client ? 0 : 1] = false;
         }
         const bool client = kind == Connection::Kind::client;
         const auto limit = client ? static_cast<std::size_t>(cfg.max_clients)
@@ -381,11 +386,12 @@ void Server::tick() {
     std::uint64_t expirations = 0;
     (void)(::read(m_timer.get(), &expirations, sizeof expirations) == 0);
     const auto now = mono_ns();
-    if (m_accept_paused) { // descriptors may be free again: try the backlog once more
+    // Descriptors may be free again: each resting listener tries its backlog once more.
+    if (m_accept_paused[0]) {
         watch(m_listen.get(), k_listen, EPOLLIN);
-        if (m_http_listen) {
-            watch(m_http_listen.get(), k_http_listen, EPOLLIN);
-        }
+    }
+    if (m_accept_paused[1] && m_http_listen) {
+        watch(m_http_listen.get(), k_http_listen, EPOLLIN);
     }
     m_engine->tick(now);
     std::vector<std::pair<std::uint64_t, std::string>> events;

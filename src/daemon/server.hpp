@@ -7,6 +7,7 @@
 #include "daemon/connection.hpp"
 #include "daemon/handlers.hpp"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -55,8 +56,9 @@ private:
     sys::UniqueFd m_epoll, m_listen, m_http_listen, m_timer, m_signals;
     std::map<std::uint64_t, std::unique_ptr<Connection>> m_conns;
     std::set<std::uint64_t> m_ready; // connections with requests waiting for their turn
-    bool m_accept_paused = false;    // out of descriptors: the listeners rest until a tick
-    std::uint64_t m_next_id = 16;    // ids below are the fixed descriptors
+    // Out of descriptors: the socket's [0] and /metrics' [1] listener rest until a tick.
+    std::array<bool, 2> m_accept_paused{};
+    std::uint64_t m_next_id = 16; // ids below are the fixed descriptors
     std::int64_t m_last_reap = 0;
     bool m_stop = false;
 };

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <fmt/format.h>
+#include <optional>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -97,33 +98,34 @@ std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Na
     }
     request["id"] = id;
     const auto line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::optional<std::string> send_failed;
     {
         const std::lock_guard lock{m_send_mutex};
         if (!m_alive.load()) {
-            return std::unexpected(transport_error("the connection to jouleprofd is closed"));
+            send_failed = "the connection to jouleprofd is closed";
+        } else if (auto sent = sys::send_all(m_fd.get(), line); !sent) {
+            send_failed = "jouleprofd: " + sent.error().detail;
         }
-        if (auto sent = sys::send_all(m_fd.get(), line); !sent) {
-            return std::unexpected(transport_error("jouleprofd: " + sent.error().detail));
+    }
+    if (send_failed) {
+        // The daemon may have refused this connection and closed it before our first
+        // request: its refusal, once the reader has it (it ends with the connection), says why.
+        std::unique_lock lock{m_mutex};
+        m_replied.wait_for(lock, std::min<Nanos>(timeout, std::chrono::seconds{1}),
+                           [&] { return !m_alive.load(); });
+        if (auto refused = refusal_locked()) {
+            return std::unexpected(std::move(*refused));
         }
+        return std::unexpected(transport_error(*send_failed));
     }
     std::unique_lock lock{m_mutex};
     const bool got = m_replied.wait_for(lock, timeout,
                                         [&] { return m_replies.contains(id) || !m_alive.load(); });
     auto it = m_replies.find(id);
     if (it == m_replies.end() && !m_alive.load()) {
-        // A refusal the daemon sent before closing (at its connection limits) answers
-        // no request: it has no id. Its words say why, better than "closed".
-        it = m_replies.find(0);
-        try {
-            if (it != m_replies.end() && !it->second.value("ok", true)) {
-                const auto& r = it->second;
-                return std::unexpected(
-                    CallError{error_code_from_string(r.value("error", "internal")),
-                              "jouleprofd: " + r.value("message", std::string{"refused"}), 0});
-            }
-        } catch (const nlohmann::json::exception&) { // malformed: "closed" is all we know
+        if (auto refused = refusal_locked()) {
+            return std::unexpected(std::move(*refused));
         }
-        it = m_replies.end();
     }
     if (it == m_replies.end()) {
         m_abandoned.insert(id);
@@ -145,6 +147,21 @@ std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Na
         return std::unexpected(transport_error("jouleprofd sent a malformed reply"));
     }
     return reply;
+}
+
+std::optional<CallError> Client::refusal_locked() const {
+    // A refusal the daemon sent before closing (at its connection limits) answers no
+    // request: it has no id. Its words say why, better than "closed".
+    const auto it = m_replies.find(0);
+    try {
+        if (it != m_replies.end() && !it->second.value("ok", true)) {
+            const auto& r = it->second;
+            return CallError{error_code_from_string(r.value("error", "internal")),
+                             "jouleprofd: " + r.value("message", std::string{"refused"}), 0};
+        }
+    } catch (const nlohmann::json::exception&) { // malformed: "closed" is all we know
+    }
+    return std::nullopt;
 }
 
 void Client::on_event(EventHandler handler) {

@@ -64,6 +64,8 @@ private:
     Client(sys::UniqueFd fd, std::filesystem::path socket);
     std::expected<void, CallError> handshake(Nanos timeout);
     void reader();
+    // The daemon's refusal of this connection, if it sent one (m_mutex held).
+    [[nodiscard]] std::optional<CallError> refusal_locked() const;
     void dispatch(std::string_view line);
 
     sys::UniqueFd m_fd;

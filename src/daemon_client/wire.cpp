@@ -61,6 +61,13 @@ void LineReader::append(std::string_view bytes) {
         m_pos = m_scan = 0;
     }
     m_buf.append(bytes);
+    // A line without its end already longer than the limit can never become valid:
+    // said here too, so a reader that takes lines only when one is complete (the
+    // daemon, when a client pipelines) never buffers more than the limit.
+    if (m_buf.size() - m_pos > m_limit &&
+        m_buf.find('\n', std::max(m_scan, m_pos)) == std::string::npos) {
+        m_oversized = true;
+    }
 }
 
 std::optional<std::string> LineReader::next() {
