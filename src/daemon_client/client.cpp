@@ -159,7 +159,8 @@ std::optional<CallError> Client::refusal_locked() const {
             return CallError{error_code_from_string(r.value("error", "internal")),
                              "jouleprofd: " + r.value("message", std::string{"refused"}), 0};
         }
-    } catch (const nlohmann::json::exception&) { // malformed: "closed" is all we know
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt; // malformed: "closed" is all we know
     }
     return std::nullopt;
 }
