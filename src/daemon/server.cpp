@@ -23,7 +23,6 @@ enum FixedKey : std::uint64_t { k_listen = 1, k_http_listen = 2, k_timer = 3, k_
 constexpr std::int64_t k_reap_every_ns = 1'000'000'000;
 constexpr std::int64_t k_http_timeout_ns = 5'000'000'000;
 constexpr std::size_t k_read_chunk = std::size_t{64} * 1024;
-constexpr int k_accepts_per_turn = 64;
 
 // Streams and floored windows need no finer tick than this.
 Nanos tick_of(Nanos interval) {
@@ -173,90 +172,6 @@ void Server::on_event(std::uint64_t key, std::uint32_t events) {
         return;
     }
     after_io(c);
-}
-
-std::size_t Server::count(Connection::Kind kind) const {
-    std::size_t n = 0;
-    for (const auto& [id, c] : m_conns) {
-        n += c->kind == kind ? 1U : 0U;
-    }
-    return n;
-}
-
-std::size_t Server::count_of_uid(uid_t uid) const {
-    std::size_t n = 0;
-    for (const auto& [id, c] : m_conns) {
-        n += c->kind == Connection::Kind::client && c->peer.uid == uid ? 1U : 0U;
-    }
-    return n;
-}
-
-void Server::accept_all(int listen_fd, Connection::Kind kind) {
-    const auto& cfg = m_state.config.daemon;
-    // A bounded number a turn: a user who connects and hangs up in a loop must not keep
-    // the loop here (the listener is level-triggered: what is left comes next turn).
-    for (int accepted = 0; accepted < k_accepts_per_turn; ++accepted) {
-        sys::UniqueFd fd{::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)};
-        if (!fd) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                // The connection waits in the backlog; the listener rests until the next
-                // tick instead of waking the loop for it again and again.
-                if (!m_accept_paused[0] && !m_accept_paused[1]) {
-                    JP_LOG_WARN("accept: {}: new connections wait until descriptors are free "
-                                "(said once until one is accepted again)",
-                                std::strerror(errno));
-                }
-                m_accept_paused[kind == Connection::Kind::client ? 0 : 1] = true;
-                ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, listen_fd, nullptr);
-            } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-                       errno != ECONNABORTED) {
-                JP_LOG_WARN("accept: {}", std::strerror(errno));
-            }
-            return;
-        }
-        if (m_accept_paused[0] || m_accept_paused[1]) {
-            if (!m_accept_paused[kind == Connection::Kind::client ? 1 : 0]) {
-                JP_LOG_INFO("accepting connections again");
-            }
-            m_accept_paused[kind == Connection::Kind::client ? 0 : 1] = false;
-        }
-        const bool client = kind == Connection::Kind::client;
-        const auto limit = client ? static_cast<std::size_t>(cfg.max_clients)
-                                  : static_cast<std::size_t>(cfg.prometheus_max_connections);
-        if (count(kind) >= limit) { // answered at once, never left waiting
-            const auto msg = client ? refusal_line(ErrorCode::too_many_sessions,
-                                                   "jouleprofd serves no more clients right now")
-                                    : http_response(503, "text/plain", "too many scrapes\n");
-            (void)::send(fd.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-            continue;
-        }
-        auto c =
-            std::make_unique<Connection>(m_next_id++, std::move(fd), kind, k_max_request_bytes);
-        c->partial_since_ns = client ? 0 : mono_ns(); // an HTTP request must come in time
-        if (client) {
-            auto peer = sys::peer_credentials(c->fd.get());
-            if (!peer) {
-                JP_LOG_WARN("a client without credentials: {}", peer.error().message());
-                continue;
-            }
-            // One user cannot take every connection: root is not counted.
-            if (peer->uid != 0 &&
-                count_of_uid(peer->uid) >= static_cast<std::size_t>(cfg.max_clients_per_user)) {
-                const auto msg = refusal_line(
-                    ErrorCode::too_many_sessions,
-                    fmt::format("uid {} has {} connections to jouleprofd open, the most one user "
-                                "may have ([daemon] max_clients_per_user)",
-                                peer->uid, cfg.max_clients_per_user));
-                (void)::send(c->fd.get(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-                continue;
-            }
-            c->peer = std::move(*peer);
-            ++m_state.clients;
-        }
-        c->registered = EPOLLIN | EPOLLRDHUP;
-        watch(c->fd.get(), c->id, c->registered);
-        m_conns.emplace(c->id, std::move(c));
-    }
 }
 
 void Server::read_client(Connection& c) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace jp::daemon {
@@ -39,7 +40,6 @@ private:
     void read_client(Connection& c);
     void serve_requests(Connection& c, std::int64_t now);
     void serve_ready();
-    [[nodiscard]] std::size_t count_of_uid(uid_t uid) const;
     void read_http(Connection& c);
     static void send(Connection& c, std::string_view bytes);
     void after_io(Connection& c);
@@ -48,7 +48,9 @@ private:
     void on_signals();
     void reload();
     void stop();
-    [[nodiscard]] std::size_t count(Connection::Kind kind) const;
+    // Connections of a kind (and of one uid, when given).
+    [[nodiscard]] std::size_t count(Connection::Kind kind,
+                                    std::optional<uid_t> uid = std::nullopt) const;
 
     std::unique_ptr<Engine> m_engine;
     DaemonState m_state;
