@@ -77,6 +77,7 @@ Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         m_published.emplace_back(std::clamp<std::size_t>(per_floor, 16, 1U << 16U));
     }
     m_published_upto.assign(n, 0);
+    m_published_t.assign(n, 0);
     m_health.assign(n, ChannelHealth{});
     set_rules(config.access);
     m_sampler = std::make_unique<Sampler>(std::move(sensors), std::move(table), sampling, 0);
@@ -125,6 +126,7 @@ void Engine::set_rules(const AccessRules& rules) {
                                rules.unrestricted_backends.end());
     }
     m_next_publish = 0; // the next tick opens a window with the new floor
+    m_candidate.reset();
 }
 
 std::uint64_t Engine::missed_deadlines() const noexcept {
@@ -143,8 +145,11 @@ void Engine::tick(std::int64_t now_ns) {
             h.up = h.up && e.kind != "gone" && e.kind != "read_error";
         }
     }
-    if (now_ns >= m_next_publish) {
+    if (m_candidate && now_ns >= m_candidate->chosen_ns + m_rules.floor.count()) {
         publish(now_ns);
+    }
+    if (now_ns >= m_next_publish) {
+        choose(now_ns);
     }
 }
 
@@ -160,28 +165,64 @@ void Engine::absorb(const std::vector<trace::SampleRecord>& records) {
     }
 }
 
-void Engine::publish(std::int64_t now_ns) {
+void Engine::choose(std::int64_t now_ns) {
+    Candidate c{now_ns, std::vector<std::uint64_t>(m_channels.size(), 0)};
     for (std::size_t i = 0; i < m_channels.size(); ++i) {
-        const auto& h = m_history[i];
-        if (h.empty() || h.newest() == m_published_upto[i]) {
-            continue;
-        }
-        Reading r = h.latest();
-        if (m_channels[i].quantity != Quantity::energy) { // power, utilisation: the window's mean
-            const auto from = std::max(h.oldest(), m_published_upto[i] + 1);
-            double sum = 0;
-            for (auto seq = from; seq <= h.newest(); ++seq) {
-                sum += h.at(seq).value;
-            }
-            r.value = sum / static_cast<double>(h.newest() - from + 1);
-        }
-        m_published[i].push(r);
-        m_published_upto[i] = h.newest();
+        c.seq[i] = m_history[i].newest();
     }
+    m_candidate = std::move(c);
     const auto jitter = m_rules.jitter.count();
     const auto extra =
         jitter > 0 ? std::uniform_int_distribution<std::int64_t>{0, jitter}(m_random) : 0;
     m_next_publish = now_ns + m_rules.floor.count() + extra;
+}
+
+bool Engine::near_floored_read(std::int64_t t_ns) const noexcept {
+    const auto floor = m_rules.floor.count();
+    return std::ranges::any_of(m_floored_reads, [&](const Span& s) {
+        return s.last_ns > t_ns - floor && s.first_ns < t_ns + floor;
+    });
+}
+
+void Engine::publish(std::int64_t now_ns) {
+    const auto floor = m_rules.floor.count();
+    for (std::size_t i = 0; i < m_channels.size(); ++i) {
+        const auto& h = m_history[i];
+        const auto seq = m_candidate->seq[i];
+        if (seq == 0 || seq <= m_published_upto[i] || seq < h.oldest()) {
+            continue;
+        }
+        Reading r = h.at(seq);
+        // A slow channel's reading may be older than the instant chosen: keep the
+        // floor between its own times too. Either way the window merges into the next.
+        if ((m_published_t[i] != 0 && r.t_ns - m_published_t[i] < floor) ||
+            near_floored_read(r.t_ns)) {
+            continue;
+        }
+        if (m_channels[i].quantity != Quantity::energy) { // power, utilisation: the window's mean
+            const auto from = std::max(h.oldest(), m_published_upto[i] + 1);
+            double sum = 0;
+            for (auto s = from; s <= seq; ++s) {
+                sum += h.at(s).value;
+            }
+            r.value = sum / static_cast<double>(seq - from + 1);
+        }
+        m_published[i].push(r);
+        m_published_upto[i] = seq;
+        m_published_t[i] = r.t_ns;
+    }
+    m_candidate.reset();
+    // What can no longer veto a window: the next candidate is chosen from now on, and
+    // its readings are at most one channel interval old.
+    const auto slowest = m_intervals.empty() ? m_base_interval : std::ranges::max(m_intervals);
+    const auto horizon = now_ns - 2 * floor - slowest.count();
+    while (!m_floored_reads.empty() && m_floored_reads.front().last_ns < horizon) {
+        m_floored_reads.pop_front();
+    }
+}
+
+void Engine::note_floored_read(std::int64_t first_ns, std::int64_t last_ns) {
+    m_floored_reads.push_back({first_ns, last_ns});
 }
 
 void Engine::read_now(std::vector<std::pair<std::size_t, Reading>>& out) {

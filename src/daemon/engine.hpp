@@ -5,11 +5,16 @@
 // joules since the daemon started. Each channel keeps a bounded history; the
 // channels restricted to a floor are also published at random windows of at
 // least the floor, the only view of them that floored callers and /metrics get.
+// A window's end is chosen at random, shown only once the floor has passed
+// since it, and dropped (its window merges into the next) when a floored
+// caller's exact read came within the floor of it: no reading a floored
+// caller can hold is closer than the floor to another (docs/security.md).
 #include "daemon/history.hpp"
 #include "daemon/settings.hpp"
 #include "sampler/sampler.hpp"
 #include "sensors/host.hpp"
 
+#include <deque>
 #include <memory>
 #include <random>
 #include <string>
@@ -49,6 +54,9 @@ public:
     // Reads every fast sensor now (an exact read); appends (channel, reading)
     // for each value read. Slow channels are not read here.
     void read_now(std::vector<std::pair<std::size_t, Reading>>& out);
+    // A floored caller was given readings taken from first_ns to last_ns: no
+    // publication within the floor of them will be shown.
+    void note_floored_read(std::int64_t first_ns, std::int64_t last_ns);
 
     [[nodiscard]] const History& history(std::size_t i) const noexcept { return m_history[i]; }
     [[nodiscard]] const History& published(std::size_t i) const noexcept { return m_published[i]; }
@@ -61,7 +69,19 @@ private:
            const SamplerConfig& sampling,
            const DaemonConfig& config);
     void absorb(const std::vector<trace::SampleRecord>& records);
+    void choose(std::int64_t now_ns);
     void publish(std::int64_t now_ns);
+    [[nodiscard]] bool near_floored_read(std::int64_t t_ns) const noexcept;
+
+    // The next window's end: each channel's newest reading when it was chosen.
+    struct Candidate {
+        std::int64_t chosen_ns = 0;
+        std::vector<std::uint64_t> seq; // 0: nothing to publish for that channel
+    };
+    struct Span {
+        std::int64_t first_ns = 0;
+        std::int64_t last_ns = 0;
+    };
 
     std::vector<Channel> m_channels;
     std::vector<Nanos> m_intervals;
@@ -70,6 +90,9 @@ private:
     std::vector<History> m_history;
     std::vector<History> m_published;
     std::vector<std::uint64_t> m_published_upto; // history seq the last publication covered
+    std::vector<std::int64_t> m_published_t;     // its reading's time (0: none yet)
+    std::optional<Candidate> m_candidate;
+    std::deque<Span> m_floored_reads; // younger than twice the floor and the jitter
     std::vector<ChannelHealth> m_health;
     std::vector<std::string> m_notes;
     AccessRules m_rules;

@@ -5,6 +5,7 @@
 #include "daemon/connection.hpp"
 #include "daemon/engine.hpp"
 #include "daemon/sessions.hpp"
+#include "daemon/spacing.hpp"
 
 #include <string>
 
@@ -16,6 +17,7 @@ struct DaemonState {
     Engine& engine;
     SessionTable sessions;
     EdgeBudget budget;
+    ExactReadSpacing spacing; // floored callers' last exact reads
     std::int64_t started_ns = 0;
     std::size_t clients = 0; // protocol connections open now
 };

@@ -35,7 +35,7 @@ Nanos tick_of(Nanos interval) {
 Server::Server(DaemonConfig config,
                std::unique_ptr<Engine> engine,
                std::filesystem::path reload_path)
-    : m_engine(std::move(engine)), m_state{std::move(config), *m_engine, {}, {}, mono_ns(), 0},
+    : m_engine(std::move(engine)), m_state{std::move(config), *m_engine, {}, {}, {}, mono_ns(), 0},
       m_reload_path(std::move(reload_path)) {}
 
 Server::~Server() {

@@ -9,7 +9,7 @@
 namespace jp::daemon {
 namespace {
 
-constexpr std::array<std::pair<ErrorCode, std::string_view>, 12> k_codes{{
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 13> k_codes{{
     {ErrorCode::bad_request, "bad_request"},
     {ErrorCode::too_large, "too_large"},
     {ErrorCode::hello_first, "hello_first"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 12> k_codes{{
     {ErrorCode::no_such_session, "no_such_session"},
     {ErrorCode::not_yours, "not_yours"},
     {ErrorCode::rate_limited, "rate_limited"},
+    {ErrorCode::too_soon, "too_soon"},
     {ErrorCode::too_many_sessions, "too_many_sessions"},
     {ErrorCode::shutting_down, "shutting_down"},
     {ErrorCode::internal, "internal"},

@@ -31,6 +31,7 @@ enum class ErrorCode {
     no_such_session,     // no open session has this id
     not_yours,           // the session belongs to another user
     rate_limited,        // exact reads used up: retry_after_ms says when the next is allowed
+    too_soon,            // a floored caller's exact reads are the floor apart: retry_after_ms
     too_many_sessions,   // the user's (or the daemon's) session limit is reached
     shutting_down,       // the daemon is stopping
     internal,            // a sensor or daemon failure; the message says which

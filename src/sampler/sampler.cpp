@@ -212,10 +212,13 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
     } else {
         slot.sensor->read(slot.buf);
     }
-    const std::int64_t t_read = before + (now() - before) / 2;
+    const std::int64_t after = now();
+    const std::int64_t t_read = before + (after - before) / 2;
     for (std::size_t i = 0; i < slot.buf.size(); ++i) {
         const auto& v = slot.buf[i];
-        const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, t_read) : t_read;
+        // A source's own time may lie anywhere in the call (a daemon's edge read that
+        // waited for its floor is taken at the call's end), never after it.
+        const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, after) : t_read;
         // Stale: taken before the edge was asked for. A value taken during a
         // slow call (a daemon on a busy machine) is exact and keeps its own time.
         if (edge && v.status == ReadStatus::ok && before - t > k_stale_edge_ns) {

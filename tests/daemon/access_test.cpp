@@ -107,6 +107,44 @@ TEST_F(DaemonAccess, UnprivilegedRunGetsMeasuredPackageEnergyOverExactEdges) {
     }
 }
 
+// A floored user's exact reads are the floor (1 s) apart: a 0.2 s job gets exact edges a
+// second apart, the end edge waiting for it, its energy interpolated, and the run says so.
+TEST_F(DaemonAccess, AJobShorterThanTheFloorIsMeasuredOverTheFloor) {
+    start_daemon();
+    const auto trace = home(k_alice) + "/short.jptrace";
+    const auto job = home(k_alice) + "/job.txt";
+    const auto r = sh(as(k_alice, jp(fmt::format("run --json --no-live -o {} -- "
+                                                 "{}/jp_test_job 0.2 {} 2>{}/err.txt",
+                                                 trace, bin, job, home(k_alice)))));
+    ASSERT_EQ(r.exit_code, 0) << r.out << daemon_log();
+    const auto err = sh("cat " + home(k_alice) + "/err.txt").out;
+    EXPECT_NE(err.find("the end edge waits"), std::string::npos) << err;
+    EXPECT_NE(err.find("interpolated"), std::string::npos) << err;
+    EXPECT_NE(err.find("at least 1000 ms apart"), std::string::npos) << err;
+    auto reader = trace::Reader::open(trace);
+    ASSERT_TRUE(reader) << reader.error().message();
+    const auto epoch = std::stoll(reader->meta().at("epoch_mono_ns"));
+    auto samples = reader->samples(reader->runs().at(0).id, 0);
+    ASSERT_TRUE(samples) << samples.error().message();
+    const auto& pts = samples->points;
+    ASSERT_GE(pts.size(), 2U);
+    const auto first = epoch + pts.front().t_ns;
+    const auto last = epoch + pts.back().t_ns;
+    EXPECT_GE(last - first, 1'000'000'000) << "the exact edges are the floor apart";
+    std::ifstream f{job};
+    long long job_start = 0;
+    long long job_end = 0;
+    f >> job_start >> job_end;
+    EXPECT_LE(first, job_start) << "the window covers the job";
+    EXPECT_LE(job_end, last) << "the window covers the job";
+    // The job's share of the window, interpolated: more than nothing, less than the window.
+    const double window = writer->joules_between(first, last);
+    const auto j = json::parse(r.out);
+    const auto& part = j["groups"][0]["runs"][0]["parts"][0];
+    EXPECT_GT(part["energy_j"].get<double>(), 0.0) << r.out;
+    EXPECT_LT(part["energy_j"].get<double>(), window) << r.out;
+}
+
 TEST_F(DaemonAccess, AnotherUserCannotReadMarkOrCloseTheSession) {
     start_daemon();
     auto alice = probe(k_alice);
@@ -145,8 +183,7 @@ TEST_F(DaemonAccess, AnotherUserCannotReadMarkOrCloseTheSession) {
 }
 
 TEST_F(DaemonAccess, FlooredUserGetsNoMoreThanThePolicyAllows) {
-    start_daemon("floor = \"500ms\"\njitter = \"200ms\"\nedge_reads_burst = 5\n"
-                 "edge_reads_per_minute = 6\n");
+    start_daemon("floor = \"500ms\"\njitter = \"200ms\"\n");
     auto alice = probe(k_alice);
     const auto h = alice->call(hello());
     ASSERT_EQ(h["access"], "floor") << h;
@@ -156,28 +193,34 @@ TEST_F(DaemonAccess, FlooredUserGetsNoMoreThanThePolicyAllows) {
     EXPECT_EQ(ch["resolution_ms"], 500);
     const auto id = alice->call({{"op", "open"}})["session"].get<std::string>();
 
-    int exact = 0;
-    for (int i = 0; i < 50; ++i) { // as fast as it can
-        const auto r = alice->call({{"op", "read"}, {"session", id}});
+    int fresh = 0;
+    int reused = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 50; ++i) { // as fast as it can, start and end edges in turn
+        const auto r =
+            alice->call({{"op", "read"}, {"session", id}, {"edge", i % 2 == 0 ? "start" : "end"}});
         if (r["ok"] == true) {
-            ++exact;
+            ++(r.contains("reused_ns") ? reused : fresh);
         } else {
-            ASSERT_EQ(r["error"], "rate_limited") << r;
+            ASSERT_EQ(r["error"], "too_soon") << r;
             EXPECT_GT(r["retry_after_ms"].get<long>(), 0);
+            EXPECT_LE(r["retry_after_ms"].get<long>(), 500);
         }
     }
-    // The burst, plus at most one read refilled (6 per minute) while the loop ran.
-    EXPECT_GE(exact, 5);
-    EXPECT_LE(exact, 6);
+    // Exact reads at least the floor apart: one fresh read per 500 ms the loop took (one,
+    // unless the machine stalled), the start edges given the last one again.
+    const auto took = std::chrono::steady_clock::now() - t0;
+    EXPECT_GE(fresh, 1);
+    EXPECT_LE(fresh, 1 + took / std::chrono::milliseconds{500});
+    EXPECT_GE(reused, 25 - fresh);
 
     ASSERT_EQ(alice->call({{"op", "stream"}, {"session", id}, {"interval_ms", 1}})["ok"], true);
     collect(*alice, 3.0);
     const auto r = readings(alice->events);
     ASSERT_GE(r.size(), 2U);
     for (std::size_t i = 1; i < r.size(); ++i) {
-        // Windows last at least the floor; a reading's own time is the daemon's
-        // sample inside it, so two may be one 100 ms sampling interval closer.
-        EXPECT_GE(r[i].first - r[i - 1].first, 400'000'000) << "reading " << i;
+        // Windows last at least the floor, between the readings' own times.
+        EXPECT_GE(r[i].first - r[i - 1].first, 500'000'000) << "reading " << i;
     }
 }
 

@@ -98,9 +98,10 @@ protected:
     }
     std::optional<std::string> m_asan_before;
 
-    std::unique_ptr<Peer> attacker(const std::vector<std::string>& args) const {
-        std::vector<std::string> argv{
-            "runuser", "-u", k_alice, "--", "python3", bin + "/attacker.py", socket};
+    std::unique_ptr<Peer> attacker(const std::vector<std::string>& args,
+                                   const char* user = k_alice) const {
+        std::vector<std::string> argv{"runuser", "-u", user, "--", "python3", bin + "/attacker.py",
+                                      socket};
         argv.insert(argv.end(), args.begin(), args.end());
         return std::make_unique<Peer>(argv);
     }
@@ -148,6 +149,38 @@ TEST_F(DaemonAttack, PipeliningOnEveryConnectionNeitherGrowsTheDaemonNorLocksOth
                 before >> 20, max_rss >> 20, hello_s * 1000);
     alice->close_stdin();
     alice->wait();
+}
+
+// The floor against timing (docs/security.md): alice gathers every reading she can
+// (a 1 ms stream, latest polled, an exact read at once after each new publication
+// and start/end edges in between) and never holds two closer than the floor. Root,
+// doing the same, gets fine-grained readings: the measure can see a short window.
+// JP_ATTACK_SECONDS (default 20) sets how long each attacks; 60 was run by hand.
+TEST_F(DaemonAttack, AFlooredUserNeverHoldsTwoReadingsCloserThanTheFloor) {
+    start_daemon("floor = \"500ms\"\njitter = \"500ms\"\n");
+    const char* env = std::getenv("JP_ATTACK_SECONDS");
+    const std::string seconds = env != nullptr ? env : "20";
+    const auto limit = std::chrono::seconds{std::stoi(seconds) + 30};
+    auto alice = attacker({"windows", seconds});
+    const auto got = json::parse(alice->line(limit).value_or("null"));
+    ASSERT_TRUE(got.is_object()) << daemon_log();
+    alice->wait();
+    EXPECT_EQ(got["access"], "floor") << got;
+    ASSERT_FALSE(got["shortest_ms"].is_null()) << got;
+    EXPECT_GE(got["shortest_ms"].get<double>(), 500.0) << got;
+    EXPECT_GE(got["fresh"].get<int>(), 2) << got << " (exact reads were given)";
+    EXPECT_GT(got["too_soon"].get<int>(), 0) << got;
+    EXPECT_GT(got["readings"].get<int>(), 10) << got;
+    RecordProperty("floored_shortest_ms", static_cast<int>(got["shortest_ms"].get<double>()));
+    std::printf("alice (floor 500 ms, %s s): %s\n", seconds.c_str(), got.dump().c_str());
+
+    auto root = attacker({"windows", "3"}, "root");
+    const auto control = json::parse(root->line(std::chrono::seconds{40}).value_or("null"));
+    ASSERT_TRUE(control.is_object()) << daemon_log();
+    root->wait();
+    EXPECT_EQ(control["access"], "full") << control;
+    EXPECT_LT(control["shortest_ms"].get<double>(), 200.0) << control;
+    std::printf("root (control, 3 s): %s\n", control.dump().c_str());
 }
 
 TEST_F(DaemonAttack, MarkersAreBoundedPerUserInBytes) {

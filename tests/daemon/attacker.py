@@ -7,6 +7,10 @@ Run as an unprivileged user; prints one JSON line of what it got, then exits.
                                               each without ever reading a reply
     attacker.py SOCKET markers SECONDS         open sessions and fill them with markers
                                               until the daemon refuses
+    attacker.py SOCKET windows SECONDS         gather every reading the daemon gives (a 1 ms
+                                              stream, latest polled, exact reads at once
+                                              after each new publication and in between)
+                                              and print the shortest window between two
 Every loop is bounded by SECONDS; only the given Unix socket is touched.
 """
 import json
@@ -113,6 +117,83 @@ def markers(path, seconds):
     sys.stdin.readline()
 
 
+def windows(path, seconds):
+    import threading
+    control = connect(path)
+    f = control.makefile("rwb", buffering=0)
+
+    def call(req):
+        f.write((json.dumps(req) + "\n").encode())
+        return json.loads(f.readline())
+
+    hello = call({"op": "hello", "versions": [1]})
+    floored = [c["index"] for c in call({"op": "channels"})["channels"] if c["floored"]]
+    watched = floored or [0]  # root sees nothing floored: every channel is fine-grained
+    session = call({"op": "open", "label": "windows"})["session"]
+    times = {i: set() for i in watched}
+    lock = threading.Lock()
+
+    def keep(values):
+        with lock:
+            for i, t, _ in values:
+                if i in times:
+                    times[i].add(t)
+
+    deadline = time.monotonic() + seconds
+
+    def stream():
+        s = connect(path)
+        g = s.makefile("rwb", buffering=0)
+        g.write(b'{"op":"hello","versions":[1]}\n')
+        g.readline()
+        g.write((json.dumps({"op": "stream", "session": session, "interval_ms": 1}) +
+                 "\n").encode())
+        s.settimeout(0.5)
+        while time.monotonic() < deadline:
+            try:
+                line = g.readline()
+            except (socket.timeout, OSError):
+                continue
+            if not line:
+                return
+            event = json.loads(line)
+            for row in event.get("data", []):  # [channel, first, t0, v0, t1, v1, ...]
+                keep([(row[0], t, v) for t, v in zip(row[2::2], row[3::2])])
+
+    streamer = threading.Thread(target=stream, daemon=True)
+    streamer.start()
+    counts = {"fresh": 0, "reused": 0, "too_soon": 0, "rate_limited": 0, "latest": 0}
+    newest = 0
+    edge = "start"
+    while time.monotonic() < deadline:
+        latest = call({"op": "latest", "session": session})
+        counts["latest"] += 1
+        keep(latest.get("values", []))
+        seen = max([t for _, t, _ in latest.get("values", [])] or [0])
+        # A new publication: read at once (the attack the floor must hold against);
+        # otherwise start and end edges in turn.
+        if seen > newest:
+            newest, edge = seen, "end"
+        r = call({"op": "read", "session": session, "edge": edge})
+        edge = "start" if edge == "end" else "end"
+        if r.get("ok"):
+            counts["reused" if "reused_ns" in r else "fresh"] += 1
+            keep(r["values"])
+        else:
+            counts[r.get("error", "other")] = counts.get(r.get("error", "other"), 0) + 1
+    streamer.join(2)
+    shortest = None
+    readings = 0
+    for ts in times.values():
+        ordered = sorted(ts)
+        readings += len(ordered)
+        for a, b in zip(ordered, ordered[1:]):
+            shortest = b - a if shortest is None else min(shortest, b - a)
+    print(json.dumps({"access": hello.get("access"), "channels": len(watched),
+                      "readings": readings, "shortest_ms": None if shortest is None
+                      else shortest / 1e6, **counts}), flush=True)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -121,6 +202,8 @@ def main():
         flood(path, int(sys.argv[3]), float(sys.argv[4]))
     elif mode == "markers":
         markers(path, float(sys.argv[3]))
+    elif mode == "windows":
+        windows(path, float(sys.argv[3]))
     else:
         sys.exit(__doc__)
 

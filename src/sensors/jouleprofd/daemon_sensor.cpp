@@ -2,11 +2,13 @@
 #include "sensors/jouleprofd/daemon_sensor.hpp"
 
 #include "core/clock.hpp"
+#include "core/duration.hpp"
 #include "core/log.hpp"
 #include "daemon_client/json_field.hpp"
 #include "sensors/jouleprofd/readings.hpp"
 
 #include <algorithm>
+#include <thread>
 
 namespace jp::sensors::jouleprofd {
 
@@ -139,17 +141,41 @@ void DaemonSensor::read(std::span<Value> out) noexcept {
     fill(out, false);
 }
 
-// {"t_ns": T, "values": [[channel, t_ns, value], ...]}
+// {"t_ns": T, "values": [[channel, t_ns, value], ...]}; the first edge asked for is
+// the start, every later one an end.
 void DaemonSensor::read_edge(std::span<Value> out) noexcept {
     std::ranges::fill(out, Value{0, ReadStatus::retry});
+    const char* edge = m_edges++ == 0 ? "start" : "end";
     try {
-        auto r = m_client->call({{"op", "read"}, {"session", m_session}}, k_call_timeout);
+        auto r = m_client->call({{"op", "read"}, {"session", m_session}, {"edge", edge}},
+                                k_call_timeout);
+        // Users outside the full-resolution groups get exact reads at least the
+        // floor apart: an end edge that came sooner waits for it (the window then
+        // ends after the job instead of stopping short of it).
+        if (!r && r.error().code == daemon::ErrorCode::too_soon && r.error().retry_after_ms > 0 &&
+            r.error().retry_after_ms <= k_longest_wait.count()) {
+            JP_LOG_WARN("jouleprofd: {}: the end edge waits {} ms; this run's energy is "
+                        "interpolated from exact reads that far apart (ask your admin for full "
+                        "resolution)",
+                        r.error().message, r.error().retry_after_ms);
+            std::this_thread::sleep_for(std::chrono::milliseconds{r.error().retry_after_ms});
+            r = m_client->call({{"op", "read"}, {"session", m_session}, {"edge", edge}},
+                               k_call_timeout);
+        }
         if (r) {
+            if (const auto reused = r->find("reused_ns"); reused != r->end() && !m_said_reused) {
+                m_said_reused = true;
+                JP_LOG_WARN("jouleprofd: the start edge is your exact read of {} ago (users "
+                            "outside the full-resolution groups get exact reads at least the "
+                            "floor apart); this run's energy is interpolated from it",
+                            format_duration(Nanos{reused->get<std::int64_t>()}));
+            }
             const std::lock_guard lock{m_mutex};
             take_values(*r, out);
             return;
         }
-        if (r.error().code == daemon::ErrorCode::rate_limited) {
+        if (r.error().code == daemon::ErrorCode::rate_limited ||
+            r.error().code == daemon::ErrorCode::too_soon) {
             const std::lock_guard lock{m_mutex};
             if (!m_said_rate_limit) {
                 m_said_rate_limit = true;

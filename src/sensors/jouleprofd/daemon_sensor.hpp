@@ -34,6 +34,8 @@ public:
     void prepare(Nanos interval) override;
 
     static constexpr Nanos k_call_timeout{std::chrono::seconds{2}};
+    // The longest an end edge waits for the daemon's floor between exact reads.
+    static constexpr std::chrono::milliseconds k_longest_wait{std::chrono::seconds{5}};
 
 private:
     struct Latest {
@@ -57,6 +59,8 @@ private:
     std::vector<Latest> m_latest;
     bool m_streaming = false;
     bool m_said_rate_limit = false;
+    bool m_said_reused = false;
+    int m_edges = 0; // edges asked for so far: the first is the start
     bool m_said_lost = false;
     bool m_said_gone = false;
 };

@@ -22,7 +22,7 @@ struct World {
         }
         engine = std::move(*e);
         state =
-            std::make_unique<DaemonState>(DaemonState{std::move(config), *engine, {}, {}, 0, 0});
+            std::make_unique<DaemonState>(DaemonState{std::move(config), *engine, {}, {}, {}, 0, 0});
     }
 
     // A connection from uid (a socketpair stands in for the client's socket).

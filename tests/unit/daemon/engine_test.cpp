@@ -41,13 +41,48 @@ TEST(Engine, KeepsAHistoryAndPublishesWindowsNoShorterThanTheFloor) {
     ASSERT_GE(p.newest(), 2U);
     EXPECT_LT(p.newest(), h.newest());
     for (auto seq = p.oldest() + 1; seq <= p.newest(); ++seq) {
-        // Windows are floor + U(0, jitter) long; a reading's time is a sample
-        // inside its window, at most one sampling interval off.
-        EXPECT_GE(p.at(seq).t_ns - p.at(seq - 1).t_ns, 90'000'000) << seq;
+        // Windows are floor + U(0, jitter) long, between the readings' own times.
+        EXPECT_GE(p.at(seq).t_ns - p.at(seq - 1).t_ns, 100'000'000) << seq;
     }
     EXPECT_DOUBLE_EQ(h.at(1).value, 0.0) << "joules since the daemon started";
     EXPECT_GT(h.latest().value, 0.0);
     EXPECT_TRUE(w.engine->restricted(0));
+}
+
+TEST(Engine, AWindowIsShownOnlyAfterTheFloorAndNeverNearAFlooredExactRead) {
+    constexpr std::int64_t floor = 100'000'000;
+    World w{fast(Nanos{floor}, std::chrono::milliseconds{30})};
+    std::uint64_t uj = 1'000'000;
+    std::vector<std::int64_t> reads;
+    for (int round = 0; round < 6; ++round) {
+        const auto end = mono_ns() + 150'000'000;
+        while (mono_ns() < end) {
+            uj += 1000;
+            w.set_energy_uj(uj);
+            std::this_thread::sleep_for(std::chrono::milliseconds{3});
+            const auto now = mono_ns();
+            w.engine->tick(now);
+            if (const auto& p = w.engine->published(0); !p.empty()) {
+                ASSERT_LE(p.latest().t_ns, now - floor) << "shown before the floor had passed";
+            }
+        }
+        std::vector<std::pair<std::size_t, Reading>> values;
+        w.engine->read_now(values);
+        ASSERT_FALSE(values.empty());
+        w.engine->note_floored_read(values.front().second.t_ns, values.back().second.t_ns);
+        reads.push_back(values.front().second.t_ns);
+    }
+    run_for(w, std::chrono::milliseconds{300}, uj, 1000);
+    const auto& p = w.engine->published(0);
+    ASSERT_GE(p.newest(), 2U) << "windows are still published between the reads";
+    for (auto seq = p.oldest(); seq <= p.newest(); ++seq) {
+        for (const auto t : reads) {
+            EXPECT_GE(std::abs(p.at(seq).t_ns - t), floor) << "window " << seq;
+        }
+        if (seq > p.oldest()) {
+            EXPECT_GE(p.at(seq).t_ns - p.at(seq - 1).t_ns, floor) << seq;
+        }
+    }
 }
 
 TEST(Engine, AnExactReadIsTakenNowAndJoinsTheHistory) {

@@ -109,18 +109,66 @@ TEST(Handlers, ExactReadsAreRationedForFlooredUsersOnly) {
     w.call(*root, hello());
     const auto a = w.call(*alice, {{"op", "open"}})["session"];
     const auto r = w.call(*root, {{"op", "open"}})["session"];
+    // Spaced by the floor (1 s), so that only the budget can refuse.
     const auto now = mono_ns();
-    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now)["ok"], true);
-    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now)["ok"], true);
-    const auto refused = w.call(*alice, {{"op", "read"}, {"session", a}}, now);
+    constexpr std::int64_t s = 1'000'000'000;
+    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now + s)["ok"], true);
+    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now + 2 * s + s / 10)["ok"], true);
+    const auto refused = w.call(*alice, {{"op", "read"}, {"session", a}}, now + 4 * s);
     EXPECT_EQ(refused["error"], "rate_limited");
-    EXPECT_EQ(refused["retry_after_ms"], 10'000);
+    // 3 s of refill at 6 a minute since the first read: 0.3 of a read, 0.7 to wait at 6 a minute.
+    EXPECT_NEAR(refused["retry_after_ms"].get<double>(), 7'000, 2) << refused;
     EXPECT_NE(refused["message"].get<std::string>().find("2 at once"), std::string::npos);
     for (int i = 0; i < 10; ++i) {
         EXPECT_EQ(w.call(*root, {{"op", "read"}, {"session", r}}, now)["ok"], true);
     }
     EXPECT_EQ(w.call(*alice, {{"op", "latest"}, {"session", a}}, now)["ok"], true)
         << "floored readings are never rationed";
+}
+
+TEST(Handlers, AFlooredUsersExactReadsAreTheFloorApart) {
+    DaemonConfig c;
+    c.access.floor = std::chrono::milliseconds{500};
+    World w{c};
+    auto alice = w.connect(1000);
+    auto root = w.connect(0);
+    w.call(*alice, hello());
+    w.call(*root, hello());
+    const auto a = w.call(*alice, {{"op", "open"}})["session"];
+    const auto r = w.call(*root, {{"op", "open"}})["session"];
+    const auto now = mono_ns();
+    w.set_energy_uj(2'000'000);
+    const auto first = w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "start"}}, now);
+    ASSERT_EQ(first["ok"], true) << first;
+    EXPECT_FALSE(first.contains("reused_ns"));
+    const auto first_t = first["values"][0][1].get<std::int64_t>();
+    w.set_energy_uj(2'500'000);
+
+    // An end edge 100 ms later waits for the floor; a start edge is given the same reading.
+    constexpr std::int64_t ms = 1'000'000;
+    const auto soon =
+        w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "end"}}, now + 100 * ms);
+    EXPECT_EQ(soon["error"], "too_soon") << soon;
+    const auto wait = soon["retry_after_ms"].get<std::int64_t>();
+    EXPECT_GE(wait, 400);
+    EXPECT_LE(wait, 400 + (first_t - now) / ms + 1);
+    EXPECT_NE(soon["message"].get<std::string>().find("at least 500 ms apart"), std::string::npos);
+    const auto again =
+        w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "start"}}, now + 100 * ms);
+    ASSERT_EQ(again["ok"], true) << again;
+    EXPECT_EQ(again["values"], first["values"]) << "nothing new: the reading alice holds";
+    EXPECT_EQ(again["reused_ns"], now + 100 * ms - (first_t > now ? first_t : now));
+    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now + 100 * ms)["error"], "too_soon")
+        << "an edge not named is an end";
+    EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "middle"}})["error"],
+              "bad_request");
+
+    // Root is never spaced; alice reads afresh once the floor has passed.
+    EXPECT_FALSE(
+        w.call(*root, {{"op", "read"}, {"session", r}}, now + 100 * ms).contains("reused_ns"));
+    const auto later = w.call(*alice, {{"op", "read"}, {"session", a}}, mono_ns() + 500 * ms);
+    ASSERT_EQ(later["ok"], true) << later;
+    EXPECT_NEAR(later["values"][0][2].get<double>(), 1.5, 1e-9) << "exact: 1.5 J since the start";
 }
 
 TEST(Handlers, SessionsPerUserAreBounded) {

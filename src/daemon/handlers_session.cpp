@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The session operations: markers (bounded per session and per user in bytes),
+// a session's details and markers in pages, the caller's sessions, close.
+#include "daemon/ops.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace jp::daemon::ops {
+namespace {
+
+constexpr std::int64_t k_skew_ns = 60'000'000'000; // a marker's time may stray by a minute
+
+// What a marker costs the daemon's memory, for the per-user bound.
+std::size_t marker_bytes(const std::string& kind, const std::string& name) {
+    return sizeof(MarkerEntry) + kind.capacity() + name.capacity();
+}
+
+// A session's markers come in pages of at most this many ('markers_from' picks the
+// first), so no reply grows past the connection's bounds.
+constexpr std::size_t k_markers_per_reply = 2000;
+
+json session_json(const Session& s, bool with_markers, std::size_t from = 0) {
+    json j{{"session", s.id},
+           {"uid", s.owner.uid},
+           {"pid", s.owner.pid},
+           {"label", s.label},
+           {"access", to_string(s.grant)},
+           {"opened_ns", s.opened_ns},
+           {"exact_reads", s.exact_reads},
+           {"stream_interval_ms", s.stream_interval_ns / 1'000'000},
+           {"markers_count", s.markers.size()}};
+    if (with_markers) {
+        json m = json::array();
+        const auto end = std::min(s.markers.size(), from + k_markers_per_reply);
+        for (auto i = std::min(from, end); i < end; ++i) {
+            const auto& e = s.markers[i];
+            m.push_back({e.t_ns, e.kind, e.name});
+        }
+        j["markers"] = std::move(m);
+        j["markers_from"] = std::min(from, end);
+        if (end < s.markers.size()) {
+            j["markers_next"] = end; // ask again with "markers_from": this
+        }
+    }
+    return j;
+}
+
+} // namespace
+
+Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now) {
+    auto s = session_of(d, c, req);
+    auto kind = text_field(req, "kind", 8, "point");
+    auto name = text_field(req, "name", 256, std::nullopt);
+    if (!s || !kind || !name) {
+        return std::unexpected(!s ? s.error() : !kind ? kind.error() : name.error());
+    }
+    if (*kind != "begin" && *kind != "end" && *kind != "point") {
+        return refuse(ErrorCode::bad_request, "'kind' must be begin, end or point");
+    }
+    if (name->empty()) {
+        return refuse(ErrorCode::bad_request, "'name' must not be empty");
+    }
+    auto t = now;
+    if (const auto it = req.find("t_ns"); it != req.end()) {
+        // A marker is stamped during its session, on this clock: from the session's
+        // opening (less a minute of clock reading skew) to a minute after now.
+        if (!it->is_number_integer() || it->get<std::int64_t>() < (*s)->opened_ns - k_skew_ns ||
+            it->get<std::int64_t>() > now + k_skew_ns) {
+            return refuse(ErrorCode::bad_request,
+                          "'t_ns' must be a CLOCK_MONOTONIC time in ns within the session");
+        }
+        t = it->get<std::int64_t>();
+    }
+    auto& markers = (*s)->markers;
+    if (markers.size() >= SessionTable::k_max_markers) {
+        return refuse(ErrorCode::bad_request, fmt::format("a session holds at most {} markers",
+                                                          SessionTable::k_max_markers));
+    }
+    const auto bytes = marker_bytes(*kind, *name);
+    if (c.peer.uid != 0 && d.sessions.marker_bytes_of(c.peer.uid) + bytes >
+                               SessionTable::k_max_marker_bytes_per_user) {
+        return refuse(ErrorCode::bad_request,
+                      fmt::format("uid {} holds {} MiB of markers in its sessions, the most one "
+                                  "user may",
+                                  c.peer.uid, SessionTable::k_max_marker_bytes_per_user >> 20));
+    }
+    markers.push_back({t, std::move(*kind), std::move(*name)});
+    (*s)->marker_bytes += bytes;
+    return json::object();
+}
+
+Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t /*now*/) {
+    auto s = session_of(d, c, req);
+    if (!s) {
+        return std::unexpected(s.error());
+    }
+    std::size_t from = 0;
+    if (const auto it = req.find("markers_from"); it != req.end()) {
+        if (!it->is_number_unsigned()) {
+            return refuse(ErrorCode::bad_request, "'markers_from' must be a marker's index");
+        }
+        from = it->get<std::size_t>();
+    }
+    return session_json(**s, true, from);
+}
+
+Reply op_sessions(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t /*now*/) {
+    json list = json::array();
+    d.sessions.for_each([&](Session& s) {
+        if (may_use(s, c.peer.uid)) {
+            list.push_back(session_json(s, false));
+        }
+    });
+    return json{{"sessions", std::move(list)}};
+}
+
+Reply op_close(DaemonState& d, Connection& c, const json& req, std::int64_t /*now*/) {
+    auto s = session_of(d, c, req);
+    if (!s) {
+        return std::unexpected(s.error());
+    }
+    d.sessions.close((*s)->id);
+    return json::object();
+}
+
+} // namespace jp::daemon::ops
