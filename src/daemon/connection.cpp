@@ -32,4 +32,13 @@ bool Connection::flush() {
     return true;
 }
 
+void Connection::send(std::string_view bytes) {
+    queue(bytes);
+    if (!flush()) {
+        closing = true;
+        out.clear();
+        out_sent = 0;
+    }
+}
+
 } // namespace jp::daemon

@@ -36,6 +36,7 @@ struct Connection {
     std::string out;
     std::size_t out_sent = 0;
     bool closing = false;         // close once out is sent; nothing more is read or served
+    bool said_too_large = false;  // the refusal of an oversized request is queued
     std::uint32_t registered = 0; // the epoll events it is registered for
 
     // Requests are served only while fewer reply bytes than this wait unread:
@@ -49,7 +50,14 @@ struct Connection {
     // Sent bytes are dropped from the front of `out` once this many have gone.
     static constexpr std::size_t k_compact_after = std::size_t{64} * 1024;
 
+    // The bounds above, per connection (a test or fuzz target makes them small).
+    std::size_t out_high = k_out_high;
+    std::size_t max_pending_out = k_max_pending_out;
+
     void queue(std::string_view bytes) { out.append(bytes); }
+    // Queues bytes and sends what the socket takes; a peer that is gone gets the
+    // connection marked closing and nothing more queued for it.
+    void send(std::string_view bytes);
     [[nodiscard]] std::size_t pending_out() const noexcept { return out.size() - out_sent; }
     // Sends what the socket takes now. False when the peer is gone.
     bool flush();

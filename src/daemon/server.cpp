@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "daemon/http.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/serve.hpp"
 
 #include <array>
 #include <cerrno>
@@ -190,24 +191,10 @@ void Server::read_client(Connection& c) {
     serve_requests(c, now);
 }
 
-// Serves the requests received, a turn's worth, while the replies fit under the
-// high mark; what is left waits for a later turn or for the client to read.
+// Serves the requests received, a turn's worth (serve.hpp), then registers for
+// what the connection can take next.
 void Server::serve_requests(Connection& c, std::int64_t now) {
-    for (int served = 0; served < Connection::k_requests_per_turn &&
-                         c.pending_out() < Connection::k_out_high && c.in.has_line();) {
-        if (const auto line = c.in.next(); line && !line->empty()) {
-            send(c, handle_line(m_state, c, *line, now));
-            ++served;
-        }
-    }
-    if (!c.in.has_line() && c.in.oversized()) {
-        send(c, refusal_line(
-                    ErrorCode::too_large,
-                    fmt::format("a request may be at most {} bytes long", k_max_request_bytes)));
-        c.closing = true;
-    }
-    const bool partial = c.in.partial() && !c.in.has_line();
-    c.partial_since_ns = partial ? (c.partial_since_ns != 0 ? c.partial_since_ns : now) : 0;
+    (void)serve_turn(m_state, c, now);
     after_io(c);
 }
 
@@ -223,36 +210,27 @@ void Server::read_http(Connection& c) {
         if (auto parsed = parse_http_request(c.raw)) {
             c.closing = true;
             if (!parsed->request) {
-                send(c, http_response(parsed->status, "text/plain", "bad request\n"));
+                c.send(http_response(parsed->status, "text/plain", "bad request\n"));
             } else if (parsed->request->method != "GET" && parsed->request->method != "HEAD") {
-                send(c, http_response(405, "text/plain", "only GET\n"));
+                c.send(http_response(405, "text/plain", "only GET\n"));
             } else if (parsed->request->path == "/metrics") {
-                send(c, http_response(200, "text/plain; version=0.0.4; charset=utf-8",
-                                      metrics_text(m_state, mono_ns())));
+                c.send(http_response(200, "text/plain; version=0.0.4; charset=utf-8",
+                                     metrics_text(m_state, mono_ns())));
             } else if (parsed->request->path == "/") {
-                send(c, http_response(200, "text/plain", "jouleprofd: metrics at /metrics\n"));
+                c.send(http_response(200, "text/plain", "jouleprofd: metrics at /metrics\n"));
             } else {
-                send(c, http_response(404, "text/plain", "not found: try /metrics\n"));
+                c.send(http_response(404, "text/plain", "not found: try /metrics\n"));
             }
         }
     }
     after_io(c);
 }
 
-void Server::send(Connection& c, std::string_view bytes) {
-    c.queue(bytes);
-    if (!c.flush()) {
-        c.closing = true;
-        c.out.clear();
-        c.out_sent = 0;
-    }
-}
-
 // Registers for what the connection can take now: input only while no request
 // waits and the replies fit under the high mark, output while replies wait.
 // Closes what is done or too slow.
 void Server::after_io(Connection& c) {
-    if (c.pending_out() > Connection::k_max_pending_out) {
+    if (c.pending_out() > c.max_pending_out) {
         drop(c.id, "it did not read its replies (too slow)");
         return;
     }
@@ -261,7 +239,7 @@ void Server::after_io(Connection& c) {
         drop(c.id, "");
         return;
     }
-    const bool room = c.pending_out() < Connection::k_out_high;
+    const bool room = c.pending_out() < c.out_high;
     if (waiting && room) {
         m_ready.insert(c.id);
     }
@@ -319,7 +297,7 @@ void Server::tick() {
     });
     for (const auto& [id, event] : events) { // sends may drop connections (and their sessions)
         if (const auto it = m_conns.find(id); it != m_conns.end()) {
-            send(*it->second, event);
+            it->second->send(event);
             after_io(*it->second);
         }
     }
@@ -328,7 +306,7 @@ void Server::tick() {
     for (auto& [id, c] : m_conns) {
         const auto limit = c->kind == Connection::Kind::http ? k_http_timeout_ns : timeout;
         const bool stalled_request = c->partial_since_ns != 0 && now - c->partial_since_ns > limit;
-        if (stalled_request || c->pending_out() > Connection::k_max_pending_out) {
+        if (stalled_request || c->pending_out() > c->max_pending_out) {
             late.push_back(id);
         }
     }

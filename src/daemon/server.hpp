@@ -41,7 +41,6 @@ private:
     void serve_requests(Connection& c, std::int64_t now);
     void serve_ready();
     void read_http(Connection& c);
-    static void send(Connection& c, std::string_view bytes);
     void after_io(Connection& c);
     void drop(std::uint64_t id, std::string_view why);
     void tick();

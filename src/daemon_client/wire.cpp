@@ -57,9 +57,13 @@ void LineReader::append(std::string_view bytes) {
     if (m_oversized) {
         return;
     }
-    if (m_pos > 0 && m_pos == m_buf.size()) {
-        m_buf.clear();
-        m_pos = m_scan = 0;
+    // Lines taken leave the buffer: at once when all are taken, else once they fill the
+    // limit (a client that ends every read inside a line must not make it grow by all
+    // it ever sent).
+    if (m_pos > 0 && (m_pos == m_buf.size() || m_pos >= m_limit)) {
+        m_buf.erase(0, m_pos);
+        m_scan = m_scan > m_pos ? m_scan - m_pos : 0;
+        m_pos = 0;
     }
     m_buf.append(bytes);
     // A line without its end already longer than the limit can never become valid:

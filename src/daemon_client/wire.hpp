@@ -50,12 +50,16 @@ public:
     // The next complete line, without its '\n' (and a '\r' before it).
     [[nodiscard]] std::optional<std::string> next();
     [[nodiscard]] bool oversized() const noexcept { return m_oversized; }
+    [[nodiscard]] std::size_t limit() const noexcept { return m_limit; }
     // A complete line is waiting to be taken by next().
     [[nodiscard]] bool has_line() const noexcept {
         return !m_oversized && m_buf.find('\n', std::max(m_scan, m_pos)) != std::string::npos;
     }
     // Bytes of a line begun but not finished.
     [[nodiscard]] bool partial() const noexcept { return m_buf.size() > m_pos; }
+    // Bytes held (lines taken but not yet dropped included): at most the limit of
+    // taken lines, plus what is waiting.
+    [[nodiscard]] std::size_t held() const noexcept { return m_buf.size(); }
 
 private:
     std::size_t m_limit;
