@@ -181,8 +181,10 @@ std::string provenance_text(const Item& item) {
     if (item.lower_bound) {
         prov += ", lower bound";
     }
-    if (item.lost_at_s) {
-        prov += fmt::format(", lost at {:.1f} s", *item.lost_at_s);
+    if (item.lost_at_s && *item.lost_at_s <= 0) {
+        prov += ", lost: no reading after the start";
+    } else if (item.lost_at_s) {
+        prov += fmt::format(", lost after {:.1f} s", *item.lost_at_s);
     }
     if (item.never_changed) {
         prov += ", never changed";

@@ -28,8 +28,9 @@ struct Item {
     std::optional<double> mean_util; // GPUs: mean utilisation in %, when known
     bool counted = true;
     std::string parent;
-    // Seconds into the run at which the channel was lost (gone, unreadable);
-    // its figures cover only the time before. For the node: its first lost part.
+    // Seconds into the run of the last reading of a channel that was lost (gone,
+    // unreadable); its figures cover only the time until then, and the rest of
+    // the run is not counted (not as zero either). For the node: its first lost part.
     std::optional<double> lost_at_s;
     // An energy counter that never moved over the run and that the monitor saw stuck
     // (5 s or more unchanged): it measured nothing (a virtual machine's power PMU that

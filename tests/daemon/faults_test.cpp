@@ -87,6 +87,28 @@ TEST_F(DaemonFaults, DaemonKilledMidJobLeavesTheJobAndItsTraceIntact) {
     EXPECT_EQ(report.exit_code, 0) << report.out;
     EXPECT_NE(report.out.find("lost"), std::string::npos) << "the figure is not shown as complete\n"
                                                           << report.out;
+    // "Lost after" is the last reading's time: the readings and the report agree, and the
+    // time after it is not counted as zero.
+    const auto json_report =
+        sh(fmt::format("{}/jouleprof report --json {} 2>/dev/null", bin, trace));
+    const auto j = nlohmann::json::parse(json_report.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << json_report.out;
+    const auto& part = j["groups"][0]["runs"][0]["parts"][0];
+    ASSERT_TRUE(part.contains("lost_at_s")) << part;
+    auto samples = reader->samples(run.id, 0);
+    ASSERT_TRUE(samples);
+    // (The start edge is read just before the run starts: a figure covers no less than 0 s.)
+    const auto last_s =
+        std::max(0.0, static_cast<double>(samples->points.back().t_ns - run.start_ns) * 1e-9);
+    EXPECT_NEAR(part["lost_at_s"].get<double>(), last_s, 1e-6) << part;
+    if (last_s > 0) {
+        EXPECT_NEAR(part["avg_w"].get<double>(), part["energy_j"].get<double>() / last_s, 1e-6)
+            << "the mean power is over the time the figure covers";
+        EXPECT_NE(report.out.find("the rest is not counted, not as zero"), std::string::npos)
+            << report.out;
+    } else {
+        EXPECT_NE(report.out.find("no reading after the start"), std::string::npos) << report.out;
+    }
 }
 
 TEST_F(DaemonFaults, ClientKilledMidSessionEndsTheSession) {

@@ -44,6 +44,10 @@ public:
         std::vector<trace::SampleRecord> samples;
         for (int s = 0; s <= seconds; ++s) {
             for (std::size_t i = 0; i < m_channels.size(); ++i) {
+                if (const auto lost = lose_after.find(i);
+                    lost != lose_after.end() && s > lost->second) {
+                    continue;
+                }
                 const bool energy = m_channels[i].quantity == Quantity::energy;
                 samples.push_back({static_cast<std::int32_t>(i), 0, m_t + s * k_s,
                                    energy ? watts[i] * s : watts[i]});
@@ -62,6 +66,7 @@ public:
         EXPECT_TRUE(m_writer.commit());
     }
     trace::Reader reader() { return std::move(*trace::Reader::open(m_path)); }
+    std::map<std::size_t, int> lose_after; // channel: its last reading's second in a run
 
 private:
     std::filesystem::path m_path;
@@ -184,6 +189,42 @@ TEST(Summary, ACounterThatNeverMovedIsNotAMeasurementOfZero) {
         flagged = flagged || (p["name"] == "psys" && p.value("never_changed", false));
     }
     EXPECT_TRUE(flagged) << j.dump();
+}
+
+TEST(Summary, ALostChannelCoversTheTimeToItsLastReadingAndNotTheGapAsZero) {
+    test::FakeSysfs fs;
+    TraceBuilder b{fs,
+                   {make("cpu0.package", Domain::cpu_package, Quantity::energy),
+                    make("cpu0.dram", Domain::dram, Quantity::energy)}};
+    b.lose_after = {{0, 4}, {1, 0}}; // the package's last reading at 4 s, the dram's at the start
+    const auto id = b.run("a", "measure", {100, 10}, 10);
+    b.event({id, 0, 4 * k_s + k_s / 2, "gone", "cpu0.package disappeared"});
+    b.event({id, 1, k_s / 2, "gone", "cpu0.dram disappeared"});
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    const auto& pkg = *std::ranges::find(s->parts, "cpu0.package", &Item::name);
+    ASSERT_TRUE(pkg.lost_at_s);
+    EXPECT_DOUBLE_EQ(*pkg.lost_at_s, 4.0) << "its last reading, not when the loss was noticed";
+    EXPECT_NEAR(pkg.energy_j, 400.0, 1e-9) << "the 4 s it covers";
+    EXPECT_NEAR(pkg.avg_w, 100.0, 1e-9) << "averaged over those 4 s, not the run's 10";
+    const auto& dram = *std::ranges::find(s->parts, "cpu0.dram", &Item::name);
+    EXPECT_DOUBLE_EQ(dram.lost_at_s.value_or(-1), 0.0);
+    EXPECT_FALSE(s->complete);
+    const auto said = [&](std::string_view what) {
+        return std::ranges::any_of(
+            s->notes, [&](const auto& n) { return n.find(what) != std::string::npos; });
+    };
+    EXPECT_TRUE(said("its last reading was at 4.000 s: its figures, and the node's, cover only "
+                     "those 4.000 s of 10.000 s (the rest is not counted, not as zero either)"));
+    EXPECT_TRUE(said("cpu0.dram was lost 0.500 s into the run (cpu0.dram disappeared) with no "
+                     "reading after the start: it measured nothing of this run"));
+    const auto groups = summarize_trace(r);
+    ASSERT_TRUE(groups);
+    const auto text = format_text(*groups, node_facts(r));
+    EXPECT_NE(text.find("measured (test), lost after 4.0 s"), std::string::npos) << text;
+    EXPECT_NE(text.find("measured (test), lost: no reading after the start"), std::string::npos)
+        << text;
 }
 
 TEST(Summary, AnEstimatedPartMakesTheNodeEstimatedAndStillALowerBound) {
