@@ -22,6 +22,14 @@ json item_json(const Item& i) {
            {"parent", i.parent}};
     j["peak_w"] = opt(i.peak_w);
     j["lower_bound"] = i.lower_bound;
+    if (i.bound) { // docs/uncertainty.md
+        j["energy_low_j"] = i.bound->low;
+        j["energy_high_j"] = i.bound->high;
+        j["energy_bound_j"] = i.bound->half_width();
+        j["bound_dominant"] = i.bound->dominant;
+        j["bound_assumes_peak"] = i.bound->max_assumed;
+        j["measurable"] = !i.not_measurable();
+    }
     if (i.lost_at_s) {
         j["lost_at_s"] = *i.lost_at_s;
     }

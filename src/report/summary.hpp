@@ -6,9 +6,11 @@
 // the job; the node's power distribution; idle accelerators. Also aggregates
 // repeats as mean ± sample std.
 #include "report/basis.hpp"
+#include "report/bound.hpp"
 #include "report/distribution.hpp"
 #include "trace/reader.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -39,6 +41,13 @@ struct Item {
     // The node without a node meter or a rest-of-node model: the sum of its
     // parts, so the true figure is at least this.
     bool lower_bound = false;
+    // Where the energy can be, from the sensor's own limits (report/bound.hpp,
+    // docs/uncertainty.md): energy counters and what is summed from them only.
+    std::optional<Bound> bound;
+    // The bound is wider than the figure: not measurable at this sensor's resolution.
+    [[nodiscard]] bool not_measurable() const noexcept {
+        return bound && bound->half_width() > std::abs(energy_j);
+    }
 };
 
 // How a node figure was obtained: estimated by a model, a lower bound, both or neither.

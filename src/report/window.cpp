@@ -56,6 +56,12 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     const double runtime = static_cast<double>(t1 - t0) * 1e-9;
     it.avg_w = runtime > 0 ? it.energy_j / runtime : 0;
     it.peak_w = peak_of(d, i, t0, t1);
+    if (c.quantity == Quantity::energy) {
+        // The highest power seen is the run's, at the counter's resolution.
+        const auto seen = peak_of(d, i, d.t0, d.t1);
+        it.bound = counter_bound(d.series[i], t0, t1,
+                                 limits_of(c, d.timing[i].update_ns, d.series[i], seen));
+    }
     return it;
 }
 
@@ -94,12 +100,25 @@ std::map<std::string, double> utilisation(const RunData& d, std::int64_t t0, std
     return out;
 }
 
+// The bound of a sum: the ends added (worst case: the parts' errors are not
+// independent, one power step moves them all); none when a term has none.
+std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<Bound>& b) {
+    if (!a || !b) {
+        return std::nullopt;
+    }
+    return Bound{a->low + b->low, a->high + b->high,
+                 a->half_width() >= b->half_width() ? a->dominant : b->dominant,
+                 a->max_assumed || b->max_assumed};
+}
+
 void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
     double parts_j = 0;
     Provenance parts_prov = Provenance::measured;
+    std::optional<Bound> parts_bound = Bound{};
     for (const auto& p : f.parts) {
         parts_j += p.energy_j;
         parts_prov = weakest(parts_prov, p.provenance);
+        parts_bound = sum_of(parts_bound, p.bound);
     }
     if (d.node_channel) {
         f.node = item_of(d, *d.node_channel, t0, t1);
@@ -112,6 +131,13 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         if (!f.parts.empty()) {
             f.rest = named_item("rest", weakest(Provenance::derived, parts_prov), "",
                                 f.node.energy_j - parts_j);
+            if (f.node.bound && parts_bound) { // the node less the parts, ends crossed
+                f.rest->bound = Bound{
+                    f.node.bound->low - parts_bound->high, f.node.bound->high - parts_bound->low,
+                    f.node.bound->half_width() >= parts_bound->half_width() ? f.node.bound->dominant
+                                                                            : parts_bound->dominant,
+                    f.node.bound->max_assumed || parts_bound->max_assumed};
+            }
         }
     } else {
         // No node meter: the sum of the parts, plus the rest-of-node model where
@@ -123,6 +149,9 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         f.node = named_item("node", prov, "", parts_j + rest_w * f.runtime_s);
         f.node.domain = Domain::node;
         f.node.lower_bound = !d.facts.rest_watts;
+        if (!d.facts.rest_watts && !f.parts.empty()) { // a model's error is not stated here
+            f.node.bound = parts_bound;
+        }
         const auto g = node_grid(d, t0, t1);
         if (!g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
@@ -152,6 +181,7 @@ void finish(Figures& f) {
 
 void add(Item& acc, const Item& x, double acc_s, double x_s) {
     acc.energy_j += x.energy_j;
+    acc.bound = sum_of(acc.bound, x.bound);
     if (x.peak_w) {
         acc.peak_w = std::max(acc.peak_w.value_or(*x.peak_w), *x.peak_w);
     }

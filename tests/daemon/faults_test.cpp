@@ -61,10 +61,19 @@ using DaemonFaults = DaemonTest;
 TEST_F(DaemonFaults, DaemonKilledMidJobLeavesTheJobAndItsTraceIntact) {
     start_daemon();
     const auto trace = home(k_alice) + "/killed.jptrace";
-    const auto cmd = as(k_alice, jp(fmt::format("run -i 200ms --no-live -o {} -- {}/jp_test_job 3 "
+    const auto cmd = as(k_alice, jp(fmt::format("run -i 200ms --no-live -o {} -- {}/jp_test_job 5 "
                                                 "{}/job.txt 5 2>&1",
                                                 trace, bin, home(k_alice))));
-    std::thread killer{[this] {
+    // Killed 1.2 s after alice's session opened (not after a fixed time: on a loaded
+    // machine her jouleprof may take longer than that to start).
+    auto root = probe("root");
+    ASSERT_EQ(root->call(hello())["ok"], true);
+    std::thread killer{[this, &root] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{30};
+        while (root->call({{"op", "sessions"}})["sessions"].empty() &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds{20});
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds{1200});
         ::kill(daemon_pid, SIGKILL);
     }};
@@ -93,10 +102,12 @@ TEST_F(DaemonFaults, DaemonKilledMidJobLeavesTheJobAndItsTraceIntact) {
         sh(fmt::format("{}/jouleprof report --json {} 2>/dev/null", bin, trace));
     const auto j = nlohmann::json::parse(json_report.out, nullptr, false);
     ASSERT_TRUE(j.is_object()) << json_report.out;
-    const auto& part = j["groups"][0]["runs"][0]["parts"][0];
+    const auto& parts = j["groups"][0]["runs"][0]["parts"];
+    ASSERT_TRUE(parts.is_array() && !parts.empty()) << json_report.out;
+    const auto& part = parts[0];
     ASSERT_TRUE(part.contains("lost_at_s")) << part;
     auto samples = reader->samples(run.id, 0);
-    ASSERT_TRUE(samples);
+    ASSERT_TRUE(samples && !samples->points.empty());
     // (The start edge is read just before the run starts: a figure covers no less than 0 s.)
     const auto last_s =
         std::max(0.0, static_cast<double>(samples->points.back().t_ns - run.start_ns) * 1e-9);

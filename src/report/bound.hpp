@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// A bound that holds on an energy counter's figure over a window, from the
+// counter's own limits (docs/uncertainty.md): its quantum, how often it updates
+// (a reading may be up to one update period old), the most power the domain can
+// draw, and where the readings lie around the window's edges. Not a standard
+// deviation: the true energy is inside [low, high] whatever the power did,
+// as long as the counter's limits are as stated.
+#include "core/channel.hpp"
+#include "core/integrate.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace jp::report {
+
+struct CounterLimits {
+    double quantum_j = 0;       // the counter's step (the value shown is truncated to it)
+    double max_watts = 0;       // the most the domain can draw
+    std::int64_t update_ns = 0; // the longest a reading can lag the counter
+    bool max_assumed = false;   // max_watts is twice the highest power seen, not the sensor's
+};
+
+// What the figure could be, and which term of the bound is the largest.
+struct Bound {
+    double low = 0;
+    double high = 0;
+    std::string_view dominant; // "quantum", "edge staleness" or "gap between readings"
+    bool max_assumed = false;  // it holds if the power never exceeded twice its highest seen
+    [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
+};
+
+// The counter's step by backend: RAPL's coarsest energy status unit (2^-14 J),
+// NVML's millijoule, pm_counters' joule, and a millijoule where nothing is known.
+[[nodiscard]] double quantum_of(const Channel& c) noexcept;
+
+// The limits of channel c whose readings change every update_ns (the backend's
+// figure or the one learned from the readings; 0: as often as it was read, then
+// the longest spacing of its readings is taken). The most it can draw is twice
+// what its sensor states (limit or maximum); a sensor that states neither is
+// taken to draw at most twice seen_peak_w, the highest power seen at its
+// resolution (an assumption, said with the bound), else jouleprof's plausible
+// maximum (5 kW a domain, 100 kW a node).
+[[nodiscard]] CounterLimits limits_of(const Channel& c,
+                                      std::int64_t update_ns,
+                                      std::span<const TimedValue> readings,
+                                      std::optional<double> seen_peak_w) noexcept;
+
+// The energy over [t0, t1] of a counter read as `readings` (sorted by time,
+// cumulative joules, at least one), or nullopt with none.
+[[nodiscard]] std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
+                                                 std::int64_t t0,
+                                                 std::int64_t t1,
+                                                 const CounterLimits& limits) noexcept;
+
+} // namespace jp::report
