@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/engine.hpp"
 
+#include "core/clock.hpp"
 #include "core/counter.hpp"
 #include "core/log.hpp"
 #include "sensors/registry.hpp"
@@ -81,7 +82,11 @@ Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
     m_health.assign(n, ChannelHealth{});
     set_rules(config.access);
     m_sampler = std::make_unique<Sampler>(std::move(sensors), std::move(table), sampling, 0);
+    m_started_ns = mono_ns();
     m_sampler->begin(0);
+    // Every counter is 0 at the start, an instant anyone can learn (status' uptime): like
+    // an exact read, no window is published within the floor of it.
+    m_floored_reads.push_back({m_started_ns, mono_ns()});
 }
 
 Engine::~Engine() {
@@ -167,8 +172,17 @@ void Engine::absorb(const std::vector<trace::SampleRecord>& records) {
 
 void Engine::choose(std::int64_t now_ns) {
     Candidate c{now_ns, std::vector<std::uint64_t>(m_channels.size(), 0)};
+    const auto floor = m_rules.floor.count();
     for (std::size_t i = 0; i < m_channels.size(); ++i) {
-        c.seq[i] = m_history[i].newest();
+        const auto& h = m_history[i];
+        // A reading older than its channel's interval and the floor is not offered: the
+        // floored reads that could veto it may already be forgotten (a stalled source).
+        if (!h.empty() && h.latest().t_ns >= now_ns - m_intervals[i].count() - floor) {
+            c.seq[i] = h.newest();
+            // Shown a floor after the newest reading in it, never sooner (a reading the
+            // sampler's threads took after now).
+            c.chosen_ns = std::max(c.chosen_ns, h.latest().t_ns);
+        }
     }
     m_candidate = std::move(c);
     const auto jitter = m_rules.jitter.count();
@@ -213,9 +227,9 @@ void Engine::publish(std::int64_t now_ns) {
     }
     m_candidate.reset();
     // What can no longer veto a window: the next candidate is chosen from now on, and
-    // its readings are at most one channel interval old.
+    // its readings are at most one channel interval and a floor old (choose()).
     const auto slowest = m_intervals.empty() ? m_base_interval : std::ranges::max(m_intervals);
-    const auto horizon = now_ns - 2 * floor - slowest.count();
+    const auto horizon = now_ns - 3 * floor - slowest.count();
     while (!m_floored_reads.empty() && m_floored_reads.front().last_ns < horizon) {
         m_floored_reads.pop_front();
     }

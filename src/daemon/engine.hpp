@@ -45,6 +45,8 @@ public:
     [[nodiscard]] Nanos interval(std::size_t i) const noexcept { return m_intervals[i]; }
     [[nodiscard]] Nanos base_interval() const noexcept { return m_base_interval; }
     [[nodiscard]] const std::vector<std::string>& notes() const noexcept { return m_notes; }
+    // When its counters started from 0 (CLOCK_MONOTONIC).
+    [[nodiscard]] std::int64_t started_ns() const noexcept { return m_started_ns; }
 
     // New floor, jitter and unrestricted backends (SIGHUP).
     void set_rules(const AccessRules& rules);
@@ -97,6 +99,7 @@ private:
     std::vector<std::string> m_notes;
     AccessRules m_rules;
     std::int64_t m_next_publish = 0;
+    std::int64_t m_started_ns = 0;
     std::mt19937_64 m_random;
     std::vector<trace::SampleRecord> m_records; // reused by tick()
     std::vector<trace::Event> m_events;

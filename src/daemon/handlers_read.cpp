@@ -31,6 +31,15 @@ Reply op_read(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
     }
     const auto& a = d.config.access;
     const bool floored = c.grant == Grant::floor && a.floor.count() > 0;
+    // The counters were 0 at the daemon's start: no floored read within the floor of it.
+    if (const auto since = now - d.engine.started_ns(); floored && since < a.floor.count()) {
+        const auto wait_ms = (a.floor.count() - since + 999'999) / 1'000'000;
+        return refuse(ErrorCode::too_soon,
+                      fmt::format("jouleprofd started {} ms ago; exact reads of users outside "
+                                  "the full-resolution groups begin {} ms after its start",
+                                  since / 1'000'000, to_ms(a.floor)),
+                      wait_ms);
+    }
     if (const auto* last = floored ? d.spacing.recent(c.peer.uid, now, a.floor.count()) : nullptr) {
         if (*edge == "start") { // what the caller already holds, so the window covers the job
             return json{{"t_ns", mono_ns()},

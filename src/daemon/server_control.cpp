@@ -35,7 +35,15 @@ void Server::reload() {
         return;
     }
     m_state.config.access = fresh->access;
+    std::vector<bool> restricted_before;
+    for (std::size_t i = 0; i < m_engine->channels().size(); ++i) {
+        restricted_before.push_back(m_engine->restricted(i));
+    }
     m_engine->set_rules(fresh->access);
+    bool restricted_changed = false;
+    for (std::size_t i = 0; i < restricted_before.size(); ++i) {
+        restricted_changed = restricted_changed || restricted_before[i] != m_engine->restricted(i);
+    }
     std::vector<std::uint64_t> denied;
     for (auto& [id, c] : m_conns) {
         if (c->kind == Connection::Kind::client && c->said_hello) {
@@ -53,9 +61,11 @@ void Server::reload() {
     }
     m_state.sessions.for_each([&](Session& s) {
         const auto g = grant_for(fresh->access, s.owner);
-        if (g != s.grant) {
+        // A new grant, or channels newly restricted or not (unrestricted_backends): streams
+        // go on in the numbering of the view each channel is now served from.
+        if (g != s.grant || restricted_changed) {
             s.grant = g;
-            for (std::size_t i = 0; i < s.next_seq.size(); ++i) { // the other view's numbering
+            for (std::size_t i = 0; i < s.next_seq.size(); ++i) {
                 s.next_seq[i] = view_of(*m_engine, g, i).newest() + 1;
             }
         }

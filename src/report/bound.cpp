@@ -41,29 +41,44 @@ Range at(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) 
 } // namespace
 
 double quantum_of(const Channel& c) noexcept {
-    if (c.backend == "powercap" || c.backend == "perf_rapl" || c.backend == "hwmon") {
+    // Through jouleprofd, the source's own backend: its name opens the channel's source.
+    std::string_view backend = c.backend;
+    if (backend == "jouleprofd") {
+        const std::string_view source = c.source;
+        backend = source.substr(0, source.find(' '));
+    }
+    if (backend == "powercap" || backend == "perf_rapl" || backend == "hwmon") {
         return 1.0 / 16384; // RAPL's energy status unit is 2^-14 J or finer (61 µJ)
     }
-    if (c.backend == "pm_counters") {
-        return 1.0;
+    if (backend == "pm_counters" || backend == "slurm" || backend == "ipmi") {
+        return 1.0; // whole joules
+    }
+    if (backend == "redfish") { // EnergykWh to three decimals is 3.6 kJ a step
+        return c.source.find("kWh") != std::string::npos ? 3.6e3 : 1.0;
     }
     return 1e-3; // NVML, ROCm SMI and the rest: a millijoule
 }
 
 CounterLimits limits_of(const Channel& c,
-                        std::int64_t update_ns,
+                        const Timing& t,
                         std::span<const TimedValue> readings,
                         std::optional<double> seen_peak_w) noexcept {
-    CounterLimits l{quantum_of(c), plausible_max_watts(c), update_ns, false};
+    CounterLimits l{quantum_of(c), plausible_max_watts(c), c.update_ns.value_or(0), false};
     const bool stated = c.max_watts.value_or(0) > 0 || c.limit_watts.value_or(0) > 0;
     if (!stated && seen_peak_w && *seen_peak_w > 0) {
         l.max_watts = std::min(l.max_watts, 2 * *seen_peak_w);
         l.max_assumed = true;
     }
-    if (l.update_ns <= 0) { // it changed at every reading: it lags by at most a spacing
-        for (std::size_t i = 1; i < readings.size(); ++i) {
-            l.update_ns = std::max(l.update_ns, readings[i].t_ns - readings[i - 1].t_ns);
-        }
+    // The longest a reading can lag: the backend's figure; where readings repeat (the
+    // period is learned), the longest time between two changes seen, as updates need
+    // not be regular; where the value changed at every reading and the backend says
+    // nothing, the longest spacing of the readings.
+    std::int64_t longest = 0;
+    for (std::size_t i = 1; i < readings.size(); ++i) {
+        longest = std::max(longest, readings[i].t_ns - readings[i - 1].t_ns);
+    }
+    if (t.update_learned || l.update_ns <= 0) {
+        l.update_ns = std::max(l.update_ns, longest);
     }
     return l;
 }

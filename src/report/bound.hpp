@@ -8,6 +8,7 @@
 // as long as the counter's limits are as stated.
 #include "core/channel.hpp"
 #include "core/integrate.hpp"
+#include "report/timing.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -32,19 +33,20 @@ struct Bound {
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 
-// The counter's step by backend: RAPL's coarsest energy status unit (2^-14 J),
-// NVML's millijoule, pm_counters' joule, and a millijoule where nothing is known.
+// The counter's step by backend (through jouleprofd, the source's): RAPL's
+// coarsest energy status unit (2^-14 J), whole joules for pm_counters, Slurm and
+// IPMI, a Redfish BMC's joule or 0.001 kWh, and a millijoule for NVML, ROCm SMI
+// and what is not known.
 [[nodiscard]] double quantum_of(const Channel& c) noexcept;
 
-// The limits of channel c whose readings change every update_ns (the backend's
-// figure or the one learned from the readings; 0: as often as it was read, then
-// the longest spacing of its readings is taken). The most it can draw is twice
-// what its sensor states (limit or maximum); a sensor that states neither is
-// taken to draw at most twice seen_peak_w, the highest power seen at its
-// resolution (an assumption, said with the bound), else jouleprof's plausible
-// maximum (5 kW a domain, 100 kW a node).
+// The limits of channel c read as `readings` (its knots: the readings where its
+// value changed) with timing t. The most it can draw is twice what its sensor
+// states (limit or maximum); a sensor that states neither is taken to draw at
+// most twice seen_peak_w, the highest power seen at its resolution (an
+// assumption, said with the bound), else jouleprof's plausible maximum (5 kW a
+// domain, 100 kW a node).
 [[nodiscard]] CounterLimits limits_of(const Channel& c,
-                                      std::int64_t update_ns,
+                                      const Timing& t,
                                       std::span<const TimedValue> readings,
                                       std::optional<double> seen_peak_w) noexcept;
 

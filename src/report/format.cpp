@@ -189,11 +189,13 @@ std::string provenance_text(const Item& item) {
     if (item.never_changed) {
         prov += ", never changed";
     }
-    if (item.not_measurable()) {
-        prov += fmt::format(", not measurable at this sensor's resolution (±{:.3g} J)",
-                            item.bound->half_width());
+    if (item.not_measurable()) { // what the energy could be, and why it is that wide
+        prov += fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", item.bound->low,
+                            item.bound->high, item.bound->dominant,
+                            item.bound->max_assumed ? "; assumes ≤ 2× the peak seen" : "");
     } else if (item.bound && item.bound->half_width() > 0) {
-        prov += fmt::format(", ±{:.2g} J ({}{})", item.bound->half_width(), item.bound->dominant,
+        prov += fmt::format(", {:.4g}–{:.4g} J ({}{})", item.bound->low, item.bound->high,
+                            item.bound->dominant,
                             item.bound->max_assumed ? "; assumes ≤ 2× the peak seen" : "");
     }
     return prov;

@@ -59,8 +59,7 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     if (c.quantity == Quantity::energy) {
         // The highest power seen is the run's, at the counter's resolution.
         const auto seen = peak_of(d, i, d.t0, d.t1);
-        it.bound = counter_bound(d.series[i], t0, t1,
-                                 limits_of(c, d.timing[i].update_ns, d.series[i], seen));
+        it.bound = counter_bound(d.series[i], t0, t1, limits_of(c, d.timing[i], d.series[i], seen));
     }
     return it;
 }
@@ -114,7 +113,7 @@ std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<B
 void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
     double parts_j = 0;
     Provenance parts_prov = Provenance::measured;
-    std::optional<Bound> parts_bound = Bound{};
+    std::optional<Bound> parts_bound = Bound{0, 0, "quantum", false};
     for (const auto& p : f.parts) {
         parts_j += p.energy_j;
         parts_prov = weakest(parts_prov, p.provenance);

@@ -26,6 +26,18 @@ def connect(path):
     return s
 
 
+def client(path):
+    """A connection and a call(request) -> reply on it, after hello."""
+    s = connect(path)
+    f = s.makefile("rwb", buffering=0)
+
+    def call(req):
+        f.write((json.dumps(req) + "\n").encode())
+        return json.loads(f.readline())
+
+    return s, call, call({"op": "hello", "versions": [1]})
+
+
 def refusal(s, wait=0.5):
     """The daemon's line, if it refused the connection at once."""
     s.settimeout(wait)
@@ -86,14 +98,7 @@ def flood(path, count, seconds):
 
 
 def markers(path, seconds):
-    s = connect(path)
-    f = s.makefile("rwb", buffering=0)
-
-    def call(req):
-        f.write((json.dumps(req) + "\n").encode())
-        return json.loads(f.readline())
-
-    call({"op": "hello", "versions": [1]})
+    _, call, _ = client(path)
     name = "m" * 250
     accepted, sessions, refusal_words = 0, 0, ""
     deadline = time.monotonic() + seconds
@@ -119,14 +124,7 @@ def markers(path, seconds):
 
 def windows(path, seconds):
     import threading
-    control = connect(path)
-    f = control.makefile("rwb", buffering=0)
-
-    def call(req):
-        f.write((json.dumps(req) + "\n").encode())
-        return json.loads(f.readline())
-
-    hello = call({"op": "hello", "versions": [1]})
+    _, call, hello = client(path)
     floored = [c["index"] for c in call({"op": "channels"})["channels"] if c["floored"]]
     watched = floored or [0]  # root sees nothing floored: every channel is fine-grained
     session = call({"op": "open", "label": "windows"})["session"]

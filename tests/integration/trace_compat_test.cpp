@@ -16,6 +16,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// got with only the object keys that `then` has (recursively): the figures that were
+// there, whatever fields the report gained since (a key `then` has and got lacks
+// stays missing, so it still fails).
+nlohmann::json only_fields_of(const nlohmann::json& got, const nlohmann::json& then) {
+    if (got.is_object() && then.is_object()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [key, value] : then.items()) {
+            if (const auto it = got.find(key); it != got.end()) {
+                out[key] = only_fields_of(*it, value);
+            }
+        }
+        return out;
+    }
+    if (got.is_array() && then.is_array()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            out.push_back(i < then.size() ? only_fields_of(got[i], then[i]) : got[i]);
+        }
+        return out;
+    }
+    return got;
+}
+
 TEST(TraceCompat, AVersionOneTraceReportsAsItDidThen) {
     const fs::path fixture = fs::path{JP_TEST_SOURCE_DIR} / "data/trace-v1";
     FakeSysfs tmp;
@@ -27,7 +50,7 @@ TEST(TraceCompat, AVersionOneTraceReportsAsItDidThen) {
     ASSERT_EQ(report.exit_code, 0) << report.out;
     const auto got = nlohmann::json::parse(report.out);
     const auto then = nlohmann::json::parse(slurp(fixture / "v1.report.json"));
-    EXPECT_EQ(got.at("groups"), then.at("groups"));
+    EXPECT_EQ(only_fields_of(got.at("groups"), then.at("groups")), then.at("groups"));
     EXPECT_EQ(got.at("traces"), then.at("traces"));
 
     const auto csv = sh(

@@ -150,14 +150,16 @@ void DaemonSensor::read_edge(std::span<Value> out) noexcept {
         auto r = m_client->call({{"op", "read"}, {"session", m_session}, {"edge", edge}},
                                 k_call_timeout);
         // Users outside the full-resolution groups get exact reads at least the
-        // floor apart: an end edge that came sooner waits for it (the window then
-        // ends after the job instead of stopping short of it).
+        // floor apart: an edge that came sooner waits for it (an end edge: the window
+        // then ends after the job instead of stopping short of it; a start edge does
+        // so only within the floor of the daemon's own start).
         if (!r && r.error().code == daemon::ErrorCode::too_soon && r.error().retry_after_ms > 0 &&
             r.error().retry_after_ms <= k_longest_wait.count()) {
-            JP_LOG_WARN("jouleprofd: {}: the end edge waits {} ms; this run's energy is "
-                        "interpolated from exact reads that far apart (ask your admin for full "
-                        "resolution)",
-                        r.error().message, r.error().retry_after_ms);
+            JP_LOG_WARN("jouleprofd: {}: the {} edge waits {} ms{}", r.error().message, edge,
+                        r.error().retry_after_ms,
+                        m_edges > 1 ? "; this run's energy is interpolated from exact reads that "
+                                      "far apart (ask your admin for full resolution)"
+                                    : "");
             std::this_thread::sleep_for(std::chrono::milliseconds{r.error().retry_after_ms});
             r = m_client->call({{"op", "read"}, {"session", m_session}, {"edge", edge}},
                                k_call_timeout);

@@ -61,7 +61,8 @@ TEST(Handlers, AJobSessionFromOpenToClose) {
     const auto id = opened["session"].get<std::string>();
     EXPECT_EQ(id.size(), 32U);
     w.set_energy_uj(4'000'000);
-    const auto r = w.call(*c, {{"op", "read"}, {"session", id}}, mono_ns());
+    // (A second on: no floored read comes within the floor of the daemon's start.)
+    const auto r = w.call(*c, {{"op", "read"}, {"session", id}}, mono_ns() + 1'000'000'000);
     ASSERT_EQ(r["ok"], true) << r;
     EXPECT_NEAR(r["values"][0][2].get<double>(), 3.0, 1e-9) << "exact: 3 J since the start";
     const auto m = w.call(
@@ -99,16 +100,27 @@ TEST(Handlers, OnlyTheOwnerAndRootMayUseASession) {
     EXPECT_EQ(w.state->sessions.close_connection(alice->id), 1U) << "ends with its connection";
 }
 
+// Alice (floored) and root, each with a session open.
+struct TwoUsers {
+    explicit TwoUsers(World& w)
+        : alice(w.connect(1000)), root(w.connect(0)),
+          a((w.call(*alice, hello()), w.call(*alice, {{"op", "open"}})["session"])),
+          r((w.call(*root, hello()), w.call(*root, {{"op", "open"}})["session"])) {}
+    std::unique_ptr<Connection> alice;
+    std::unique_ptr<Connection> root;
+    json a; // alice's session
+    json r; // root's
+};
+
 TEST(Handlers, ExactReadsAreRationedForFlooredUsersOnly) {
     DaemonConfig c;
     c.access.edge_reads_burst = 2;
     World w{c};
-    auto alice = w.connect(1000);
-    auto root = w.connect(0);
-    w.call(*alice, hello());
-    w.call(*root, hello());
-    const auto a = w.call(*alice, {{"op", "open"}})["session"];
-    const auto r = w.call(*root, {{"op", "open"}})["session"];
+    TwoUsers u{w};
+    auto& alice = u.alice;
+    auto& root = u.root;
+    const auto& a = u.a;
+    const auto& r = u.r;
     // Spaced by the floor (1 s), so that only the budget can refuse.
     const auto now = mono_ns();
     constexpr std::int64_t s = 1'000'000'000;
@@ -126,17 +138,28 @@ TEST(Handlers, ExactReadsAreRationedForFlooredUsersOnly) {
         << "floored readings are never rationed";
 }
 
+TEST(Handlers, NoFlooredExactReadWithinTheFloorOfTheDaemonsStart) {
+    World w; // floor 1 s
+    TwoUsers u{w};
+    const auto at_start = w.call(*u.alice, {{"op", "read"}, {"session", u.a}, {"edge", "start"}},
+                                 w.engine->started_ns() + 300'000'000);
+    EXPECT_EQ(at_start["error"], "too_soon") << at_start;
+    EXPECT_NEAR(at_start["retry_after_ms"].get<double>(), 700, 1) << at_start;
+    EXPECT_EQ(w.call(*u.root, {{"op", "read"}, {"session", u.r}}, w.engine->started_ns())["ok"],
+              true)
+        << "root is not floored";
+}
+
 TEST(Handlers, AFlooredUsersExactReadsAreTheFloorApart) {
     DaemonConfig c;
     c.access.floor = std::chrono::milliseconds{500};
     World w{c};
-    auto alice = w.connect(1000);
-    auto root = w.connect(0);
-    w.call(*alice, hello());
-    w.call(*root, hello());
-    const auto a = w.call(*alice, {{"op", "open"}})["session"];
-    const auto r = w.call(*root, {{"op", "open"}})["session"];
-    const auto now = mono_ns();
+    TwoUsers u{w};
+    auto& alice = u.alice;
+    auto& root = u.root;
+    const auto& a = u.a;
+    const auto& r = u.r;
+    const auto now = mono_ns() + 500'000'000; // the floor after the daemon's start
     w.set_energy_uj(2'000'000);
     const auto first = w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "start"}}, now);
     ASSERT_EQ(first["ok"], true) << first;
@@ -151,7 +174,7 @@ TEST(Handlers, AFlooredUsersExactReadsAreTheFloorApart) {
     EXPECT_EQ(soon["error"], "too_soon") << soon;
     const auto wait = soon["retry_after_ms"].get<std::int64_t>();
     EXPECT_GE(wait, 400);
-    EXPECT_LE(wait, 400 + (first_t - now) / ms + 1);
+    EXPECT_LE(wait, 400 + std::max<std::int64_t>(0, first_t - now) / ms + 1);
     EXPECT_NE(soon["message"].get<std::string>().find("at least 500 ms apart"), std::string::npos);
     const auto again =
         w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "start"}}, now + 100 * ms);
@@ -166,7 +189,7 @@ TEST(Handlers, AFlooredUsersExactReadsAreTheFloorApart) {
     // Root is never spaced; alice reads afresh once the floor has passed.
     EXPECT_FALSE(
         w.call(*root, {{"op", "read"}, {"session", r}}, now + 100 * ms).contains("reused_ns"));
-    const auto later = w.call(*alice, {{"op", "read"}, {"session", a}}, mono_ns() + 500 * ms);
+    const auto later = w.call(*alice, {{"op", "read"}, {"session", a}}, now + 600 * ms);
     ASSERT_EQ(later["ok"], true) << later;
     EXPECT_NEAR(later["values"][0][2].get<double>(), 1.5, 1e-9) << "exact: 1.5 J since the start";
 }

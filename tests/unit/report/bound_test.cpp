@@ -4,6 +4,7 @@
 // period, readings faster and slower than the updates, jobs of 20 ms to 60 s)
 // whose true energy over the job must lie inside the stated bound in every
 // case. The seed is printed so a failure reruns (JP_BOUND_SEED=N).
+#include "core/channel.hpp"
 #include "report/bound.hpp"
 
 #include <algorithm>
@@ -167,6 +168,32 @@ TEST(CounterBound, AShortPhaseOnASlowCounterIsWiderThanItsValue) {
     ASSERT_TRUE(b);
     EXPECT_GT(b->half_width(), 30.0) << "up to 140 J could have gone by unseen";
     EXPECT_EQ(b->dominant, "edge staleness");
+}
+
+TEST(CounterBound, ALearnedUpdatePeriodIsTheLongestGapBetweenChangesNotTheMedian) {
+    // Updates every 20 ms and once after 200 ms, read every 10 ms (so the period is
+    // learned from repeats): a reading may lag by the 200 ms, not the median 20 ms.
+    const std::vector<TimedValue> knots{{0, 0},           {20 * k_ms, 6},  {40 * k_ms, 12},
+                                        {60 * k_ms, 18},  {80 * k_ms, 24}, {280 * k_ms, 84},
+                                        {300 * k_ms, 90}, {400 * k_ms, 90}};
+    Channel c;
+    c.backend = "nvml";
+    c.limit_watts = 300;
+    Timing t;
+    t.update_ns = 20 * k_ms;
+    t.update_learned = true;
+    const auto l = limits_of(c, t, knots, std::nullopt);
+    EXPECT_GE(l.update_ns, 200 * k_ms);
+    EXPECT_DOUBLE_EQ(l.max_watts, 600.0) << "twice the stated limit";
+    EXPECT_FALSE(l.max_assumed);
+    Channel rapl;
+    rapl.backend = "jouleprofd";
+    rapl.source = "powercap /sys/class/powercap/intel-rapl:0 via jouleprofd, 1000 ms resolution";
+    rapl.update_ns = k_ms;
+    EXPECT_DOUBLE_EQ(quantum_of(rapl), 1.0 / 16384) << "the source's backend, through the daemon";
+    EXPECT_EQ(limits_of(rapl, Timing{}, knots, 50.0).update_ns, k_ms)
+        << "the backend's own period where the value changed at every reading";
+    EXPECT_TRUE(limits_of(rapl, Timing{}, knots, 50.0).max_assumed);
 }
 
 TEST(CounterBound, ALongRunOnAFineCounterIsBoundByItsEdges) {
