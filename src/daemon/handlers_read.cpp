@@ -44,7 +44,7 @@ Reply op_read(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
         if (*edge == "start") { // what the caller already holds, so the window covers the job
             return json{{"t_ns", mono_ns()},
                         {"values", values_json(last->values)},
-                        {"reused_ns", now - last->t_ns}};
+                        {"reused_ns", std::max<std::int64_t>(0, now - last->t_ns)}};
         }
         const auto wait_ms = (last->t_ns + a.floor.count() - now + 999'999) / 1'000'000;
         return refuse(ErrorCode::too_soon,
