@@ -56,10 +56,7 @@ Timing timing_of(const Channel& c, std::span<const TimedValue> readings) {
         }
         last_change = p[i].t_ns;
     }
-    t.sample_ns = median(steps);
-    for (const auto step : steps) { // the latest a reading came
-        t.jitter_ns = std::max(t.jitter_ns, step > t.sample_ns ? step - t.sample_ns : 0);
-    }
+    t.sample_ns = median(std::move(steps));
     const bool repeating =
         static_cast<double>(repeats) >= k_repeat_share * static_cast<double>(p.size() - 1);
     if (repeating && changes.size() >= 2 && c.quantity != Quantity::utilization) {
@@ -69,9 +66,6 @@ Timing timing_of(const Channel& c, std::span<const TimedValue> readings) {
         t.update_ns = *c.update_ns;
     }
     t.resolution_ns = resolution_for(c.quantity, t.sample_ns, t.update_ns);
-    if (c.quantity == Quantity::energy && t.update_ns > 0) {
-        t.resolution_ns = std::max(t.resolution_ns, k_span_factor * t.jitter_ns);
-    }
     if (c.averaging_ns && *c.averaging_ns > t.resolution_ns) {
         t.resolution_ns = *c.averaging_ns; // each reading is already a mean over this window
     }
@@ -123,15 +117,6 @@ std::string timing_note(const Channel& c, const Timing& t) {
     }
     if (t.sample_ns <= 0 || t.resolution_ns <= t.sample_ns) {
         return {};
-    }
-    if (t.jitter_ns > 0 && k_span_factor * t.jitter_ns >= t.resolution_ns &&
-        k_span_factor * t.jitter_ns > k_span_factor * std::min(t.sample_ns, t.update_ns)) {
-        return fmt::format("{}: read every {}, but readings came up to {} late (a loaded "
-                           "machine), so its power is derived over spans of {} or more, within "
-                           "10 %",
-                           c.name, format_duration(Nanos{t.sample_ns}),
-                           format_duration(Nanos{t.jitter_ns}),
-                           format_duration(Nanos{t.resolution_ns}));
     }
     const auto source = t.update_learned ? std::string{"learned from its readings"}
                                          : fmt::format("{}'s own update period", c.backend);

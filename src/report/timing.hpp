@@ -29,11 +29,6 @@ struct Timing {
     std::int64_t update_ns = 0;
     bool update_learned = false;
     std::int64_t resolution_ns = 0; // shortest span power is derived over
-    // How late the latest reading came (its spacing past the median: a loaded
-    // machine delays the reader, and one late reading puts a span's power off as
-    // much as many): a reading's time is that uncertain, so spans are this times
-    // k_span_factor at least.
-    std::int64_t jitter_ns = 0;
     // True when the readings were taken faster than the source updates.
     [[nodiscard]] bool oversampled() const noexcept { return update_ns > sample_ns; }
 };
