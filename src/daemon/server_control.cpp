@@ -36,6 +36,7 @@ void Server::reload() {
     }
     m_state.config.access = fresh->access;
     std::vector<bool> restricted_before;
+    restricted_before.reserve(m_engine->channels().size());
     for (std::size_t i = 0; i < m_engine->channels().size(); ++i) {
         restricted_before.push_back(m_engine->restricted(i));
     }
