@@ -21,8 +21,8 @@ struct World {
             throw std::runtime_error(e.error().message());
         }
         engine = std::move(*e);
-        state =
-            std::make_unique<DaemonState>(DaemonState{std::move(config), *engine, {}, {}, {}, 0, 0});
+        state = std::make_unique<DaemonState>(
+            DaemonState{std::move(config), *engine, {}, {}, {}, 0, 0});
     }
 
     // A connection from uid (a socketpair stands in for the client's socket).
