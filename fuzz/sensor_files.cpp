@@ -5,6 +5,7 @@
 #include "fuzz_input.hpp"
 #include "sensors/perf_rapl/pmu.hpp"
 #include "sensors/pm_counters/pm_counters.hpp"
+#include "sys/cpu_list.hpp"
 #include "sys/file.hpp"
 
 #include <cmath>
@@ -29,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)pm::parse_counter(text, "W");
         break;
     case 3:
-        if (auto cpus = perf::parse_cpu_list(text)) {
+        if (auto cpus = sys::parse_cpu_list(text)) {
             for (int cpu : *cpus) {
                 if (cpu < 0) {
                     std::abort();

@@ -167,6 +167,9 @@ using State = MeasurementSession::State;
 using detail::monitor_cpu_since_last_run;
 using detail::new_run;
 
+// How often a job's CPU use is read for attribution (and the wait wakes up).
+constexpr int k_usage_tick_ms = 100;
+
 // Runs the command once under measurement; returns its shell exit code.
 int measured_run(
     State& s, const Series& series, const std::string& kind, int repeat, std::string& failure) {
@@ -187,13 +190,18 @@ int measured_run(
         return child.error().kind == ErrorKind::not_found ? 127 : 126;
     }
     s.markers.spawned();
+    auto usage = s.attribution ? attrib::Tracker::prepare(child->pid(), s.usage) : std::nullopt;
     run.start_ns = s.sampler.begin(run.id);
+    if (usage) {
+        usage->begin(run.start_ns);
+    }
     s.markers.started(s.epoch + run.start_ns);
     if (auto released = child->release(); !released) {
         failure = fmt::format("cannot run '{}': {}", series.command[0], released.error().detail);
         auto st = child->wait(100, {});
         run.end_ns = s.sampler.end();
         s.markers.ended(s.epoch + *run.end_ns);
+        usage.reset(); // nothing ran
         run.status = "failed";
         run.exit_code = st.shell_code();
         s.recorder.end_run(run);
@@ -201,12 +209,21 @@ int measured_run(
     }
     s.recorder.end_run(run); // the exact start, committed for readers now
     StatusLine status{s.live && ::isatty(STDERR_FILENO) == 1};
-    const auto st = child->wait(500, [&] {
-        status.update(static_cast<double>(mono_ns() - s.epoch - run.start_ns) * 1e-9,
-                      s.sampler.live(), s.estimated);
+    int ticks = 0;
+    const auto st = child->wait(k_usage_tick_ms, [&] {
+        if (usage) {
+            usage->sample(mono_ns() - s.epoch);
+        }
+        if (ticks++ % (500 / k_usage_tick_ms) == 0) {
+            status.update(static_cast<double>(mono_ns() - s.epoch - run.start_ns) * 1e-9,
+                          s.sampler.live(), s.estimated);
+        }
     });
     run.end_ns = s.sampler.end();
     s.markers.ended(s.epoch + *run.end_ns);
+    if (usage) {
+        s.recorder.add_usage(run.id, usage->finish(*run.end_ns));
+    }
     status.clear();
     run.monitor_cpu_s = monitor_cpu_since_last_run(s);
     run.status = is_interrupt_status(st.shell_code()) ? "interrupted" : "complete";
@@ -269,8 +286,14 @@ MeasurementSession::open(SessionOptions o, const sensors::Host& host, const Conf
         return std::unexpected(r ? Error{ErrorKind::io, path.string(), "cannot write the trace", {}}
                                  : r.error());
     }
-    return std::unique_ptr<MeasurementSession>{new MeasurementSession{std::make_unique<State>(
-        std::move(o), std::move(found), std::move(writer), path, epoch.mono, config)}};
+    auto state = std::make_unique<State>(std::move(o), std::move(found), std::move(writer), path,
+                                         epoch.mono, config);
+    state->usage.sysfs_root = host.sysfs_root; // the CPU topology of the node measured
+    state->usage.env = [](const char* name) -> std::optional<std::string> {
+        const char* v = std::getenv(name); // the job gets the monitor's environment
+        return v != nullptr ? std::optional<std::string>{v} : std::nullopt;
+    };
+    return std::unique_ptr<MeasurementSession>{new MeasurementSession{std::move(state)}};
 }
 
 const std::filesystem::path& MeasurementSession::path() const {

@@ -3,6 +3,7 @@
 // MeasurementSession's state, shared by measurement.cpp (series of commands,
 // the session's start and end) and measurement_block.cpp (in-process runs):
 // private to those two files.
+#include "attrib/tracker.hpp"
 #include "cli/job_markers.hpp"
 #include "cli/measurement.hpp"
 #include "cli/recorder.hpp"
@@ -37,7 +38,12 @@ struct MeasurementSession::State {
           estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
                                           SamplerConfig{o.interval, config.intervals}, epoch_mono},
           recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
-                                                        epoch_mono, path} {}
+                                                        epoch_mono, path},
+          attribution(config.attribution.enabled) {
+        usage.idle_watts.insert(config.attribution.idle_watts.begin(),
+                                config.attribution.idle_watts.end());
+        usage.job_cpu = config.attribution.job_cpu;
+    }
 
     bool live;
     std::filesystem::path path;
@@ -46,6 +52,9 @@ struct MeasurementSession::State {
     Sampler sampler;
     Recorder recorder;
     JobMarkers markers;
+    // Each job's CPU use against the node's (attrib/tracker.hpp); off in [attribution].
+    bool attribution = true;
+    attrib::TrackerOptions usage;
     int runs = 0; // jobs started in this session
     // Process CPU time already reported with earlier runs: each run reports
     // everything the monitor spent since (the first one its start-up too).

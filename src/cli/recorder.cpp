@@ -139,6 +139,16 @@ void Recorder::add_summary(std::int64_t run_id, std::span<const trace::SummaryRo
     });
 }
 
+void Recorder::add_usage(std::int64_t run_id, const trace::Usage& usage) {
+    const std::lock_guard lock{m_mutex};
+    write([&]() -> Result<void> {
+        if (auto r = m_writer.add_usage(run_id, usage); !r) {
+            return r;
+        }
+        return commit();
+    });
+}
+
 void Recorder::add_marker(std::int64_t t_ns, std::string_view kind, std::string_view name) {
     const std::lock_guard lock{m_mutex};
     if (m_failed || m_run_id == 0) {

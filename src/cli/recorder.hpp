@@ -30,6 +30,7 @@ public:
     std::int64_t begin_run(trace::RunInfo& run);
     void end_run(const trace::RunInfo& run);
     void add_summary(std::int64_t run_id, std::span<const trace::SummaryRow> rows);
+    void add_usage(std::int64_t run_id, const trace::Usage& usage);
     // A marker of the current run (t_ns since the trace epoch); committed with
     // the next periodic commit. Ignored before the first run.
     void add_marker(std::int64_t t_ns, std::string_view kind, std::string_view name);

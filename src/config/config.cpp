@@ -2,6 +2,7 @@
 #include "config/config_toml.hpp"
 #include "config/sources_parse.hpp"
 #include "config/toml_scope.hpp"
+#include "core/text.hpp"
 #include "sys/file.hpp"
 
 #include <algorithm>
@@ -117,6 +118,47 @@ Result<void> parse_report(const Scope& s, ReportConfig& out) {
     return {};
 }
 
+Result<void> parse_attribution(const Scope& s, AttributionConfig& out) {
+    if (auto r = s.only({"enabled", "idle_watts", "job_cpu"}); !r) {
+        return r;
+    }
+    auto job_cpu = s.string("job_cpu");
+    if (!job_cpu) {
+        return std::unexpected(job_cpu.error());
+    }
+    if (*job_cpu) {
+        constexpr std::array<std::string_view, 4> k_ways{"auto", "cgroup-v1", "cgroup-v2",
+                                                         "process-tree"};
+        if (std::ranges::find(k_ways, **job_cpu) == k_ways.end()) {
+            return s.error(*s.table.get("job_cpu"), "job_cpu",
+                           fmt::format("must be one of {}", joined(k_ways)));
+        }
+        out.job_cpu = **job_cpu;
+    }
+    auto enabled = s.boolean("enabled");
+    if (!enabled) {
+        return std::unexpected(enabled.error());
+    }
+    out.enabled = enabled->value_or(true);
+    auto idle = s.table_at("idle_watts");
+    if (!idle) {
+        return std::unexpected(idle.error());
+    }
+    if (*idle) {
+        for (const auto& [key, value] : (*idle)->table) {
+            auto w = (*idle)->number(key.str(), false);
+            if (!w) {
+                return std::unexpected(w.error());
+            }
+            if (key.str().empty() || text_problem(key.str()) != nullptr || key.str().size() > 64) {
+                return s.error(value, key.str(), "is not a channel name");
+            }
+            out.idle_watts.emplace(std::string{key.str()}, **w);
+        }
+    }
+    return {};
+}
+
 Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out) {
     const bool has_library = backend == "nvml" || backend == "rocm_smi";
     std::vector<std::string_view> allowed{"enabled"};
@@ -205,10 +247,11 @@ Result<Config> config_from_table(const toml::table& root,
     for (const auto& [key, value] : root) {
         const auto k = key.str();
         const bool known = k == "node" || k == "carbon" || k == "report" || k == "sensors" ||
-                           k == "sysfs_root" ||
+                           k == "attribution" || k == "sysfs_root" ||
                            std::ranges::find(extra_tables, k) != extra_tables.end();
         if (!known) {
-            std::vector<std::string_view> all{"node", "carbon", "report", "sensors", "sysfs_root"};
+            std::vector<std::string_view> all{"node",    "carbon",      "report",
+                                              "sensors", "attribution", "sysfs_root"};
             all.insert(all.end(), extra_tables.begin(), extra_tables.end());
             return top.error(value, k, fmt::format("unknown key (known here: {})", joined(all)));
         }
@@ -218,6 +261,8 @@ Result<Config> config_from_table(const toml::table& root,
          {section(top, "node", [&](const Scope& s) { return parse_node(s, config.node); }),
           section(top, "carbon", [&](const Scope& s) { return parse_carbon(s, config.carbon); }),
           section(top, "report", [&](const Scope& s) { return parse_report(s, config.report); }),
+          section(top, "attribution",
+                  [&](const Scope& s) { return parse_attribution(s, config.attribution); }),
           section(top, "sensors", [&](const Scope& s) { return parse_sensors(s, config); })}) {
         if (!r) {
             return std::unexpected(r.error());

@@ -40,8 +40,20 @@ struct ReportConfig {
     std::optional<double> threshold_watts;   // report time with node power above this
 };
 
+// Splitting a shared node's energy between jobs (docs/attribution.md).
+struct AttributionConfig {
+    bool enabled = true; // false: node figures only, no cgroup made for the job
+    // How the job's CPU time is read: "auto" (attrib/job_cpu.hpp's order), "cgroup-v1",
+    // "cgroup-v2" or "process-tree" (the one asked for, else the process tree).
+    std::string job_cpu = "auto";
+    // Idle power per channel ("cpu0.package", "gpu1") and "rest" (the node's parts no
+    // sensor sees), in watts: the part of each channel's power given out by allocation.
+    std::map<std::string, double, std::less<>> idle_watts;
+};
+
 struct Config {
     NodeModel node;
+    AttributionConfig attribution;
     CarbonConfig carbon;
     ReportConfig report;
     std::map<std::string, Nanos, std::less<>> intervals; // backend name -> sampling interval

@@ -11,6 +11,33 @@ json opt(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+json share_json(const attrib::Share& s) {
+    return {
+        {"job_j", s.job_j()},   {"idle_j", s.job_idle_j},           {"dynamic_j", s.job_dynamic_j},
+        {"node_j", s.node_j()}, {"unallocated_j", s.unallocated_j}, {"other_j", s.other_j}};
+}
+
+// docs/attribution.md: the job's share of the node, per part and in all.
+json attribution_json(const Attribution& a) {
+    json j = share_json(a.node);
+    j.update({{"exclusive", a.exclusive},
+              {"method", a.method},
+              {"job_cpu", a.job_cpu},
+              {"idle_source", a.idle_source.empty() ? json(nullptr) : json(a.idle_source)},
+              {"job_cpu_s", a.job_cpu_s},
+              {"node_busy_cpu_s", a.node_busy_s},
+              {"given_cpus", a.given_cpus},
+              {"node_cpus", a.node_cpus},
+              {"notes", a.notes}});
+    j["parts"] = json::array();
+    for (const auto& p : a.parts) {
+        json pj = share_json(p.share);
+        pj.update({{"name", p.name}, {"idle_w", p.idle_w}, {"by", p.by}});
+        j["parts"].push_back(std::move(pj));
+    }
+    return j;
+}
+
 json item_json(const Item& i) {
     json j{{"name", i.name},
            {"domain", to_string(i.domain)},
@@ -38,6 +65,9 @@ json item_json(const Item& i) {
     }
     if (i.mean_util) {
         j["mean_util_percent"] = *i.mean_util;
+    }
+    if (i.share) {
+        j["share"] = share_json(*i.share);
     }
     return j;
 }
@@ -126,6 +156,7 @@ json run_to_json(const RunSummary& run) {
     for (const auto& d : s.idle) {
         j["idle_accelerators"].push_back(idle_json(d));
     }
+    j["attribution"] = s.attribution ? attribution_json(*s.attribution) : json(nullptr);
     return j;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/summary.hpp"
 
+#include "report/attribution.hpp"
 #include "report/idle.hpp"
 #include "report/phases.hpp"
 #include "report/window.hpp"
@@ -207,6 +208,55 @@ NodeFacts node_facts(const trace::Reader& reader) {
     return {meta_double(reader, "node.rest_watts"), meta_double(reader, "node.rated_watts")};
 }
 
+namespace {
+
+// The latest complete baseline run before `run`, as idle power per channel.
+std::map<std::string, double> baseline_idle(trace::Reader& reader, const trace::RunInfo& run) {
+    const trace::RunInfo* base = nullptr;
+    for (const auto& r : reader.runs()) {
+        if (r.kind == "baseline" && r.status == "complete" && r.end_ns &&
+            r.start_ns < run.start_ns) {
+            base = &r;
+        }
+    }
+    if (base == nullptr) {
+        return {};
+    }
+    auto data = load_run(reader, *base);
+    return data ? idle_of_baseline(*data) : std::map<std::string, double>{};
+}
+
+// The job's share of each figure, where the run recorded its CPU use.
+Result<void> add_attribution(trace::Reader& reader, const RunData& data, RunSummary& out) {
+    auto usage = reader.usage(out.run.id);
+    if (!usage) {
+        return std::unexpected(usage.error());
+    }
+    if (!*usage || out.run.kind == "baseline") {
+        return {};
+    }
+    auto a = attribute(data, **usage, baseline_idle(reader, out.run));
+    if (!a) {
+        out.notes.emplace_back("the run's usage record is damaged: node figures only");
+        return {};
+    }
+    for (const auto& p : a->parts) {
+        if (p.name == "rest" && out.rest) {
+            out.rest->share = p.share;
+        }
+        for (auto& item : out.parts) {
+            if (item.name == p.name) {
+                item.share = p.share;
+            }
+        }
+    }
+    out.node.share = a->node;
+    out.attribution = std::move(*a);
+    return {};
+}
+
+} // namespace
+
 Result<RunSummary>
 summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOptions& options) {
     auto data = load_run(reader, run);
@@ -242,6 +292,9 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     }
     mark_lost(reader, out);
     mark_never_changed(reader, out);
+    if (auto r = add_attribution(reader, *data, out); !r) {
+        return std::unexpected(r.error());
+    }
     return out;
 }
 

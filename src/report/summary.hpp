@@ -5,6 +5,7 @@
 // provenance of every figure; the same figures for every phase marked inside
 // the job; the node's power distribution; idle accelerators. Also aggregates
 // repeats as mean ± sample std.
+#include "report/attribution_types.hpp"
 #include "report/basis.hpp"
 #include "report/bound.hpp"
 #include "report/distribution.hpp"
@@ -44,6 +45,9 @@ struct Item {
     // Where the energy can be, from the sensor's own limits (report/bound.hpp,
     // docs/uncertainty.md): energy counters and what is summed from them only.
     std::optional<Bound> bound;
+    // On a shared node: who the energy belongs to (the job, unallocated, other
+    // processes; report/attribution.hpp). Absent where the run has no usage recorded.
+    std::optional<attrib::Share> share;
     // The bound is wider than the figure: not measurable at this sensor's resolution.
     [[nodiscard]] bool not_measurable() const noexcept {
         return bound && bound->half_width() > std::abs(energy_j);
@@ -100,6 +104,8 @@ struct RunSummary : Figures {
     std::vector<IdleDevice> idle;
     std::optional<Rating> rating; // the node's rated power, from the trace
     std::optional<double> idle_w; // the trace's idle baseline, if it has one
+    // The job's share of the node; absent when the trace has no usage for the run.
+    std::optional<Attribution> attribution;
 };
 
 // Node model figures recorded in the trace's meta at measurement time.

@@ -7,6 +7,7 @@
 #include "trace/time_range.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <span>
 #include <string_view>
@@ -281,6 +282,40 @@ Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
         }
     }
     return out;
+}
+
+Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
+    auto has = m_db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'");
+    if (!has || !has->step().value_or(false)) {
+        return std::optional<Usage>{}; // a trace from before attribution
+    }
+    auto facts = m_db.prepare("SELECT facts FROM allocation WHERE run_id = ?");
+    if (!facts) {
+        return std::unexpected(facts.error());
+    }
+    facts->bind(1, run_id);
+    if (!facts->step().value_or(false)) {
+        return std::optional<Usage>{};
+    }
+    Usage u;
+    u.facts = facts->column_text(0);
+    auto stmt = m_db.prepare("SELECT t_ns, package, job_s, busy_s FROM usage WHERE run_id = ? "
+                             "ORDER BY t_ns, package");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id);
+    while (stmt->step().value_or(false)) {
+        const auto package = stmt->column_int(1);
+        UsageRecord r{stmt->column_int(0), static_cast<std::int32_t>(package),
+                      stmt->column_double(2), stmt->column_double(3)};
+        if (!time_in_range(r.t_ns) || package < 0 || package > 4096 || !std::isfinite(r.job_s) ||
+            !std::isfinite(r.busy_s)) {
+            return fail(ErrorKind::parse, m_path.string(), "a usage row out of range");
+        }
+        u.records.push_back(r);
+    }
+    return std::optional{std::move(u)};
 }
 
 Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id) {

@@ -35,6 +35,9 @@ public:
     Result<ChannelSamples> samples(std::int64_t run_id, std::size_t channel);
     Result<std::vector<Marker>> markers(std::int64_t run_id);
     Result<std::vector<Event>> events(std::int64_t run_id);
+    // The run's usage for attribution; nullopt when the trace has none (older
+    // traces, a monitor that died before the run's end, a run through jouleprofd).
+    Result<std::optional<Usage>> usage(std::int64_t run_id);
     // Time of the last sample of a run (for runs whose end was never written).
     Result<std::optional<std::int64_t>> last_sample_time(std::int64_t run_id);
 

@@ -77,7 +77,26 @@ CREATE TABLE summary (
 );
 )sql";
 
+// Made with a run's first usage (Writer::add_usage), so traces without any stay small.
+constexpr std::string_view k_usage_schema = R"sql(
+CREATE TABLE IF NOT EXISTS usage (                 -- CPU time for attribution (docs/attribution.md)
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    t_ns INTEGER NOT NULL,
+    package INTEGER NOT NULL,        -- CPU package
+    job_s REAL NOT NULL,             -- the job's CPU seconds on it since the run began
+    busy_s REAL NOT NULL             -- every process's busy CPU seconds on it, likewise
+);
+CREATE TABLE IF NOT EXISTS allocation (            -- what the job was given, how its use was read
+    run_id INTEGER PRIMARY KEY REFERENCES run(id),
+    facts TEXT NOT NULL              -- JSON (docs/attribution.md)
+);
+)sql";
+
 } // namespace
+
+Result<void> create_usage_tables(Database& db) {
+    return db.exec(k_usage_schema);
+}
 
 Result<void> create_schema(Database& db) {
     if (auto r = db.exec(k_schema); !r) {

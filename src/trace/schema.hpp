@@ -6,6 +6,8 @@ namespace jp::trace {
 
 // Creates every table of schema k_schema_version (documented in docs/trace-format.md).
 Result<void> create_schema(Database& db);
+// The usage and allocation tables (attribution), made when first written.
+Result<void> create_usage_tables(Database& db);
 // Checks the file is a jouleprof trace of a version this build reads.
 Result<int> check_schema(Database& db);
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace jp::trace {
 
@@ -55,6 +56,22 @@ struct Event {
     std::int64_t t_ns = 0;
     std::string kind; // jump | wrap | gone | stuck | read_error | dropped
     std::string detail;
+};
+
+// CPU time for attributing a shared node's energy (docs/attribution.md): at t_ns,
+// the CPU seconds since the run began on one CPU package, the job's and all busy time.
+struct UsageRecord {
+    std::int64_t t_ns = 0;
+    std::int32_t package = 0;
+    double job_s = 0;
+    double busy_s = 0;
+};
+
+// A run's usage: what the job was given and how its use was read (JSON, written
+// by attrib::Tracker and read by report/attribution.cpp), and its readings by time.
+struct Usage {
+    std::string facts;
+    std::vector<UsageRecord> records;
 };
 
 } // namespace jp::trace

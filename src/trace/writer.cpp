@@ -192,6 +192,33 @@ Result<void> Writer::add_summary(std::int64_t run_id, std::span<const SummaryRow
     return {};
 }
 
+Result<void> Writer::add_usage(std::int64_t run_id, const Usage& usage) {
+    if (auto r = create_usage_tables(m_db); !r) {
+        return r;
+    }
+    auto facts = m_db.prepare("INSERT OR REPLACE INTO allocation(run_id, facts) VALUES (?,?)");
+    if (!facts) {
+        return std::unexpected(facts.error());
+    }
+    facts->bind(1, run_id).bind(2, usage.facts);
+    if (auto r = facts->run(); !r) {
+        return r;
+    }
+    auto stmt =
+        m_db.prepare("INSERT INTO usage(run_id, t_ns, package, job_s, busy_s) VALUES (?,?,?,?,?)");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    for (const auto& u : usage.records) {
+        stmt->bind(1, run_id).bind(2, u.t_ns).bind(3, std::int64_t{u.package});
+        stmt->bind(4, u.job_s).bind(5, u.busy_s);
+        if (auto r = stmt->run(); !r) {
+            return r;
+        }
+    }
+    return {};
+}
+
 Result<void> Writer::commit() {
     if (auto r = m_blocks.write(m_upsert_block); !r) {
         return r;

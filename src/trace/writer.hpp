@@ -48,6 +48,8 @@ public:
     Result<void> add_event(const Event& event);
     Result<void> add_marker(const Marker& marker);
     Result<void> add_summary(std::int64_t run_id, std::span<const SummaryRow> rows);
+    // A run's usage for attribution (its rows by time); a trace without it has node figures only.
+    Result<void> add_usage(std::int64_t run_id, const Usage& usage);
     // Makes everything so far durable and visible to readers.
     Result<void> commit();
 

@@ -41,15 +41,8 @@ std::optional<std::size_t> parse_fields(std::string_view line,
     return std::min(n, std::size_t{k_field_count});
 }
 
-} // namespace
-
-std::optional<CpuTimes> parse_cpu_line(std::string_view stat_text) noexcept {
-    constexpr std::string_view prefix = "cpu ";
-    const auto eol = stat_text.find('\n');
-    if (!stat_text.starts_with(prefix) || eol == std::string_view::npos) {
-        return std::nullopt;
-    }
-    const auto line = stat_text.substr(prefix.size(), eol - prefix.size());
+// The ticks of a line's fields after its name.
+std::optional<CpuTimes> times_of(std::string_view line) noexcept {
     std::array<std::uint64_t, k_field_count> f{};
     const auto n = parse_fields(line, f);
     if (!n || *n < k_required_fields) {
@@ -59,6 +52,45 @@ std::optional<CpuTimes> parse_cpu_line(std::string_view stat_text) noexcept {
     t.busy_ticks = f[user] + f[nice] + f[system] + f[irq] + f[softirq];
     t.total_ticks = t.busy_ticks + f[idle] + f[iowait] + f[steal];
     return t;
+}
+
+} // namespace
+
+std::optional<CpuTimes> parse_cpu_line(std::string_view stat_text) noexcept {
+    constexpr std::string_view prefix = "cpu ";
+    const auto eol = stat_text.find('\n');
+    if (!stat_text.starts_with(prefix) || eol == std::string_view::npos) {
+        return std::nullopt;
+    }
+    return times_of(stat_text.substr(prefix.size(), eol - prefix.size()));
+}
+
+std::optional<std::vector<std::pair<int, CpuTimes>>> parse_per_cpu(std::string_view stat_text) {
+    std::vector<std::pair<int, CpuTimes>> cpus;
+    while (!stat_text.empty()) {
+        const auto eol = stat_text.find('\n');
+        if (eol == std::string_view::npos) {
+            break; // a line without its end is not whole
+        }
+        const auto line = stat_text.substr(0, eol);
+        stat_text.remove_prefix(eol + 1);
+        if (line.size() <= 3 || !line.starts_with("cpu") || line[3] < '0' || line[3] > '9') {
+            continue;
+        }
+        const auto blank = line.find_first_of(" \t");
+        int id = -1;
+        const auto name = line.substr(3, blank == std::string_view::npos ? line.npos : blank - 3);
+        const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+        if (ec != std::errc{} || end != name.data() + name.size() || blank == line.npos) {
+            return std::nullopt;
+        }
+        const auto t = times_of(line.substr(blank));
+        if (!t) {
+            return std::nullopt;
+        }
+        cpus.emplace_back(id, *t);
+    }
+    return cpus;
 }
 
 int count_cpu_lines(std::string_view stat_text) noexcept {

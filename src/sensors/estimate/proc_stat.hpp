@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace jp::sensors::estimate {
 
@@ -22,6 +24,11 @@ struct CpuTimes {
 // complete line (ending in '\n'); extra fields of newer kernels are ignored.
 // nullopt when the text is empty, truncated, or not numbers.
 [[nodiscard]] std::optional<CpuTimes> parse_cpu_line(std::string_view stat_text) noexcept;
+
+// The "cpuN" lines of /proc/stat: (N, its ticks) in the order given. Lines that are not
+// per-CPU lines are skipped; a per-CPU line that does not parse ends the list (nullopt).
+[[nodiscard]] std::optional<std::vector<std::pair<int, CpuTimes>>>
+parse_per_cpu(std::string_view stat_text);
 
 // Number of per-CPU lines ("cpu0", "cpu1", ...): the online logical CPUs. 0 if none.
 [[nodiscard]] int count_cpu_lines(std::string_view stat_text) noexcept;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/perf_rapl/pmu.hpp"
 
+#include "sys/cpu_list.hpp"
 #include "sys/file.hpp"
 
 #include <charconv>
@@ -18,26 +19,6 @@ template <class T> std::optional<T> whole_number(std::string_view s, int base = 
         return std::nullopt;
     }
     return v;
-}
-
-// More CPUs than any Linux kernel supports (NR_CPUS is at most 8192): a list
-// naming more is not a cpumask, and must not make us allocate gigabytes.
-constexpr int k_max_cpus = 65536;
-
-// One "a" or "a-b" item of a CPU list.
-bool append_range(std::string_view item, std::vector<int>& out) {
-    const auto dash = item.find('-');
-    const auto first = whole_number<int>(item.substr(0, dash));
-    const auto last =
-        dash == std::string_view::npos ? first : whole_number<int>(item.substr(dash + 1));
-    if (!first || !last || *first < 0 || *last < *first || *last >= k_max_cpus ||
-        out.size() + static_cast<std::size_t>(*last - *first) >= k_max_cpus) {
-        return false;
-    }
-    for (int cpu = *first; cpu <= *last; ++cpu) {
-        out.push_back(cpu);
-    }
-    return true;
 }
 
 std::optional<PmuEvent> read_event(const std::filesystem::path& events,
@@ -62,19 +43,6 @@ std::optional<PmuEvent> read_event(const std::filesystem::path& events,
 }
 
 } // namespace
-
-std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
-    text = sys::trim(text);
-    std::vector<int> cpus;
-    while (!text.empty()) {
-        const auto comma = text.find(',');
-        if (!append_range(text.substr(0, comma), cpus)) {
-            return std::nullopt;
-        }
-        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-    }
-    return cpus.empty() ? std::nullopt : std::optional{cpus};
-}
 
 std::optional<std::uint64_t> parse_event_config(std::string_view text) {
     text = sys::trim(text);
@@ -114,7 +82,7 @@ Result<Pmu> read_pmu(const std::filesystem::path& dir,
     if (!mask) {
         return std::unexpected(mask.error());
     }
-    auto cpus = parse_cpu_list(*mask);
+    auto cpus = sys::parse_cpu_list(*mask);
     if (!cpus) {
         return fail(ErrorKind::parse, (dir / "cpumask").string(), "'" + *mask + "'");
     }

@@ -34,8 +34,6 @@ struct Pmu {
                                    const std::vector<std::string_view>& names,
                                    std::vector<std::string>& notes);
 
-// "0,32" or "0-3,8" -> CPU numbers in order; nullopt when malformed or empty.
-[[nodiscard]] std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
 // "event=0x02" -> 2; nullopt for other terms (umask=..., config1=...) or garbage.
 [[nodiscard]] std::optional<std::uint64_t> parse_event_config(std::string_view text);
 // "2.3283064365386962890625e-10" -> the double; nullopt unless finite and > 0.

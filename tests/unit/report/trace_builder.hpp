@@ -99,6 +99,7 @@ public:
         r.repeat = ++m_repeats[spec.label + "/" + spec.kind];
         r.start_ns = m_t;
         r.id = *m_writer.begin_run(r);
+        m_starts[r.id] = r.start_ns;
         std::vector<double> times;
         for (double t = 0; t < spec.seconds - 1e-9; t += spec.step_s) {
             times.push_back(t);
@@ -130,6 +131,18 @@ public:
         return r.id;
     }
 
+    // The run's CPU use for attribution, times in seconds since the run began.
+    void
+    usage(std::int64_t run_id, std::string facts, const std::vector<trace::UsageRecord>& rows) {
+        trace::Usage u{std::move(facts), rows};
+        const auto start = m_starts.at(run_id);
+        for (auto& r : u.records) {
+            r.t_ns += start;
+        }
+        EXPECT_TRUE(m_writer.add_usage(run_id, u));
+        EXPECT_TRUE(m_writer.commit());
+    }
+
     [[nodiscard]] trace::Reader reader() const { return std::move(*trace::Reader::open(m_path)); }
     [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
 
@@ -138,6 +151,7 @@ private:
         return m_t + static_cast<std::int64_t>(std::llround(t * 1e9));
     }
     std::filesystem::path m_path;
+    std::map<std::int64_t, std::int64_t> m_starts; // run id -> start_ns
     std::vector<Channel> m_channels;
     trace::Writer m_writer;
     std::int64_t m_t = 0;

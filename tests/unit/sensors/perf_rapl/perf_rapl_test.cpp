@@ -3,6 +3,7 @@
 #include "sensor_checks.hpp"
 #include "sensors/perf_rapl/perf_rapl.hpp"
 #include "sensors/perf_rapl/pmu.hpp"
+#include "sys/cpu_list.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -127,15 +128,15 @@ TEST(PerfRaplPmu, ParsesSysfsFormats) {
     EXPECT_DOUBLE_EQ(*perf_rapl::parse_scale("2.3283064365386962890625e-10\n"), k_pkg_scale);
     EXPECT_FALSE(perf_rapl::parse_scale("0"));
     EXPECT_FALSE(perf_rapl::parse_scale("1e-10J"));
-    EXPECT_EQ(perf_rapl::parse_cpu_list("0,32\n"), (std::vector<int>{0, 32}));
-    EXPECT_EQ(perf_rapl::parse_cpu_list("0-2,8"), (std::vector<int>{0, 1, 2, 8}));
-    EXPECT_FALSE(perf_rapl::parse_cpu_list(""));
-    EXPECT_FALSE(perf_rapl::parse_cpu_list("3-1"));
+    EXPECT_EQ(sys::parse_cpu_list("0,32\n"), (std::vector<int>{0, 32}));
+    EXPECT_EQ(sys::parse_cpu_list("0-2,8"), (std::vector<int>{0, 1, 2, 8}));
+    EXPECT_FALSE(sys::parse_cpu_list(""));
+    EXPECT_FALSE(sys::parse_cpu_list("3-1"));
     // Not a cpumask, and no gigabytes for it (found by fuzz/sensor_files).
-    EXPECT_FALSE(perf_rapl::parse_cpu_list("0-2000000000"));
-    EXPECT_FALSE(perf_rapl::parse_cpu_list("0-60000,0-60000"));
-    EXPECT_EQ(perf_rapl::parse_cpu_list("0-8191")->size(), 8192U);
-    EXPECT_FALSE(perf_rapl::parse_cpu_list("0,,1"));
+    EXPECT_FALSE(sys::parse_cpu_list("0-2000000000"));
+    EXPECT_FALSE(sys::parse_cpu_list("0-60000,0-60000"));
+    EXPECT_EQ(sys::parse_cpu_list("0-8191")->size(), 8192U);
+    EXPECT_FALSE(sys::parse_cpu_list("0,,1"));
 }
 
 TEST_F(PerfRapl, OneCounterPerEventAndPackage) {

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "attrib/cgroup.hpp"
+
+#include "sys/file.hpp"
+
+#include <charconv>
+#include <system_error>
+
+namespace jp::attrib {
+namespace {
+
+bool is_dir(const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::is_directory(p, ec);
+}
+
+bool has_file(const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::exists(p, ec);
+}
+
+std::optional<std::uint64_t> number(std::string_view s) {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+// A path from the kernel's file: absolute, no "." or ".." step (a fake or hostile
+// file must not lead the reader out of the hierarchy).
+bool safe_path(std::string_view p) {
+    if (!p.starts_with('/')) {
+        return false;
+    }
+    while (!p.empty()) {
+        p.remove_prefix(1);
+        const auto slash = p.find('/');
+        const auto step = p.substr(0, slash);
+        if (step == "." || step == "..") {
+            return false;
+        }
+        p = slash == std::string_view::npos ? std::string_view{} : p.substr(slash);
+    }
+    return true;
+}
+
+bool names_controller(std::string_view list, std::string_view controller) {
+    while (!list.empty()) {
+        const auto comma = list.find(',');
+        if (list.substr(0, comma) == controller) {
+            return true;
+        }
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    }
+    return false;
+}
+
+} // namespace
+
+CgroupMounts find_mounts(const std::filesystem::path& root) {
+    CgroupMounts m;
+    const auto base = sys::under_root(root, "/sys/fs/cgroup");
+    if (has_file(base / "cgroup.controllers")) {
+        m.v2 = base;
+    } else if (has_file(base / "unified" / "cgroup.controllers")) {
+        m.v2 = base / "unified";
+    }
+    for (auto [name, slot] : {std::pair{"cpuacct", &m.cpuacct}, std::pair{"cpuset", &m.cpuset},
+                              std::pair{"memory", &m.memory}}) {
+        if (!m.v2 || *m.v2 != base) {
+            if (const auto dir = base / name;
+                is_dir(dir) && !has_file(dir / "cgroup.controllers")) {
+                *slot = dir;
+            }
+        }
+    }
+    return m;
+}
+
+ProcessGroups parse_proc_cgroup(std::string_view text) {
+    ProcessGroups g;
+    while (!text.empty()) {
+        const auto eol = text.find('\n');
+        const auto line = text.substr(0, eol);
+        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+        const auto c1 = line.find(':');
+        const auto c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
+        if (c2 == std::string_view::npos) {
+            continue;
+        }
+        const auto controllers = line.substr(c1 + 1, c2 - c1 - 1);
+        const auto path = line.substr(c2 + 1);
+        if (!safe_path(path)) {
+            continue;
+        }
+        if (line.substr(0, c1) == "0" && controllers.empty()) {
+            g.v2 = std::string{path};
+            continue;
+        }
+        for (auto [name, slot] : {std::pair{"cpuacct", &g.cpuacct}, std::pair{"cpuset", &g.cpuset},
+                                  std::pair{"memory", &g.memory}}) {
+            if (names_controller(controllers, name)) {
+                *slot = std::string{path};
+            }
+        }
+    }
+    return g;
+}
+
+std::optional<std::filesystem::path> group_dir(const std::optional<std::filesystem::path>& mount,
+                                               const std::optional<std::string>& path) {
+    if (!mount || !path || !safe_path(*path)) {
+        return std::nullopt;
+    }
+    return path->size() == 1 ? *mount : *mount / std::string_view{*path}.substr(1);
+}
+
+std::optional<std::uint64_t> parse_cpu_stat_usage_ns(std::string_view text) {
+    constexpr std::string_view key = "usage_usec ";
+    while (!text.empty()) {
+        const auto eol = text.find('\n');
+        const auto line = text.substr(0, eol);
+        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+        if (line.starts_with(key)) {
+            const auto us = number(sys::trim(line.substr(key.size())));
+            if (!us || *us > UINT64_MAX / 1000) {
+                return std::nullopt;
+            }
+            return *us * 1000;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::uint64_t>> parse_usage_percpu(std::string_view text) {
+    text = sys::trim(text);
+    std::vector<std::uint64_t> ns;
+    while (!text.empty()) {
+        const auto blank = text.find(' ');
+        const auto v = number(text.substr(0, blank));
+        if (!v || ns.size() >= 65536) {
+            return std::nullopt;
+        }
+        ns.push_back(*v);
+        text = blank == std::string_view::npos ? std::string_view{} : sys::trim(text.substr(blank));
+    }
+    return ns.empty() ? std::nullopt : std::optional{std::move(ns)};
+}
+
+std::optional<std::uint64_t> parse_memory_limit(std::string_view text) {
+    const auto v = number(sys::trim(text));
+    if (!v || *v >= (std::uint64_t{1} << 62)) {
+        return std::nullopt; // "max", junk, or v1's page-rounded LONG_MAX
+    }
+    return v;
+}
+
+std::string slurm_job_of(std::string_view path) {
+    while (!path.empty()) {
+        const auto slash = path.find('/');
+        const auto step = path.substr(0, slash);
+        path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
+        if (step.starts_with("job_") && step.size() > 4 && number(step.substr(4))) {
+            return std::string{step.substr(4)};
+        }
+    }
+    return {};
+}
+
+} // namespace jp::attrib

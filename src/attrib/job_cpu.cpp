@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "attrib/job_cpu.hpp"
+
+#include "attrib/cgroup.hpp"
+#include "sys/file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace jp::attrib {
+namespace {
+
+// Moves pid into the group directory dir; an errno value on failure.
+int move_into(const std::filesystem::path& dir, pid_t pid) {
+    const int fd = ::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return errno;
+    }
+    const auto text = fmt::format("{}\n", pid);
+    const int err = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size())
+                        ? 0
+                        : (errno != 0 ? errno : EIO);
+    ::close(fd);
+    return err;
+}
+
+// What an unprivileged monitor or a container meets: expected, not worth a note.
+bool expected_refusal(int err) {
+    return err == EACCES || err == EPERM || err == EROFS;
+}
+
+// A group of its own for pid under parent: its directory, or why not ("" when the
+// refusal is the expected one of an unprivileged user or a read-only mount).
+std::optional<std::filesystem::path>
+make_group(const std::filesystem::path& parent, pid_t pid, std::string& why) {
+    why.clear();
+    const auto dir = parent / fmt::format("jouleprof-{}", pid);
+    if (::mkdir(dir.c_str(), 0755) != 0) {
+        if (!expected_refusal(errno)) {
+            why = fmt::format("cannot make {}: {}", dir.string(), std::strerror(errno));
+        }
+        return std::nullopt;
+    }
+    if (const int err = move_into(dir, pid); err != 0) {
+        if (!expected_refusal(err)) {
+            why = fmt::format("cannot move the job into {}: {}", dir.string(), std::strerror(err));
+        }
+        ::rmdir(dir.c_str());
+        return std::nullopt;
+    }
+    return dir;
+}
+
+std::optional<double> v2_seconds(const std::filesystem::path& dir) {
+    const auto text = sys::read_text(dir / "cpu.stat");
+    const auto ns = text ? parse_cpu_stat_usage_ns(*text) : std::nullopt;
+    return ns ? std::optional{static_cast<double>(*ns) * 1e-9} : std::nullopt;
+}
+
+std::optional<std::vector<double>> v1_seconds(const std::filesystem::path& dir) {
+    const auto text = sys::read_text(dir / "cpuacct.usage_percpu");
+    const auto ns = text ? parse_usage_percpu(*text) : std::nullopt;
+    if (!ns) {
+        return std::nullopt;
+    }
+    std::vector<double> s;
+    s.reserve(ns->size());
+    for (const auto v : *ns) {
+        s.push_back(static_cast<double>(v) * 1e-9);
+    }
+    return s;
+}
+
+} // namespace
+
+JobCpu::JobCpu(JobCpu&&) noexcept = default;
+JobCpu& JobCpu::operator=(JobCpu&&) noexcept = default;
+JobCpu::~JobCpu() {
+    if (m_made) {
+        ::rmdir(m_dir.c_str()); // best effort: finish() says when it stays
+    }
+}
+
+JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_view way) {
+    JobCpu j;
+    const auto self = sys::read_text(sys::under_root(root, "/proc/self/cgroup"));
+    const auto groups = self ? parse_proc_cgroup(*self) : ProcessGroups{};
+    const auto mounts = find_mounts(root);
+    const bool any = way == "auto";
+    const auto v2 = any || way == "cgroup-v2" ? group_dir(mounts.v2, groups.v2) : std::nullopt;
+    const auto v1 =
+        any || way == "cgroup-v1" ? group_dir(mounts.cpuacct, groups.cpuacct) : std::nullopt;
+
+    // Inside a Slurm job: its group is the job; never move a task out of it.
+    for (const auto& [path, dir, kind] :
+         {std::tuple{groups.v2, v2, Kind::v2}, std::tuple{groups.cpuacct, v1, Kind::v1}}) {
+        if (!path || !dir || slurm_job_of(*path).empty()) {
+            continue;
+        }
+        j.m_slurm_job = slurm_job_of(*path);
+        j.m_kind = kind;
+        j.m_dir = *dir;
+        if (kind == Kind::v2 ? v2_seconds(*dir).has_value() : v1_seconds(*dir).has_value()) {
+            j.m_method = fmt::format("Slurm job {}'s cgroup {}", j.m_slurm_job, dir->string());
+            if (auto r = j.read()) { // its use before the job: the monitor's start-up
+                j.m_base_s = r->total_s;
+                j.m_base_per_cpu = r->per_cpu_s;
+            }
+            return j;
+        }
+    }
+    std::string why;
+    if (v1) {
+        if (auto dir = make_group(*v1, pid, why); dir && v1_seconds(*dir)) {
+            j.m_kind = Kind::v1;
+            j.m_dir = *dir;
+            j.m_made = true;
+            j.m_method = fmt::format("cgroup v1 {}", dir->string());
+            return j;
+        }
+        if (!why.empty()) {
+            j.m_notes.push_back(why);
+        }
+    }
+    if (v2) {
+        if (auto dir = make_group(*v2, pid, why); dir && v2_seconds(*dir)) {
+            j.m_kind = Kind::v2;
+            j.m_dir = *dir;
+            j.m_made = true;
+            j.m_method = fmt::format("cgroup v2 {}", dir->string());
+            return j;
+        }
+        if (!why.empty()) {
+            j.m_notes.push_back(why);
+        }
+    }
+    j.m_kind = Kind::tree;
+    j.m_tree = std::make_unique<ProcTree>(root, pid);
+    j.m_children_base_s = rusage_children_s();
+    j.m_method = fmt::format("process tree of pid {} (/proc)", pid);
+    return j;
+}
+
+std::optional<JobCpu::Reading> JobCpu::read() {
+    Reading r;
+    switch (m_kind) {
+    case Kind::v2: {
+        const auto s = v2_seconds(m_dir);
+        if (!s) {
+            return std::nullopt;
+        }
+        r.total_s = *s;
+        break;
+    }
+    case Kind::v1: {
+        auto s = v1_seconds(m_dir);
+        if (!s) {
+            return std::nullopt;
+        }
+        for (std::size_t i = 0; i < s->size(); ++i) {
+            (*s)[i] -= i < m_base_per_cpu.size() ? m_base_per_cpu[i] : 0.0;
+            r.total_s += (*s)[i];
+        }
+        r.per_cpu_s = std::move(*s);
+        return r;
+    }
+    case Kind::tree:
+        r.total_s = m_tree->read();
+        return r;
+    case Kind::none:
+        return std::nullopt;
+    }
+    r.total_s -= m_base_s.value_or(0.0);
+    return r;
+}
+
+std::optional<JobCpu::Reading> JobCpu::finish() {
+    if (m_kind == Kind::tree) {
+        m_tree->add_reaped(rusage_children_s() - m_children_base_s);
+    }
+    auto last = read();
+    if (m_made) {
+        if (::rmdir(m_dir.c_str()) == 0 || errno == ENOENT) {
+            m_made = false;
+        } else {
+            m_notes.push_back(
+                fmt::format("{} stays: processes the job left running are still in it ({})",
+                            m_dir.string(), std::strerror(errno)));
+            m_made = false; // left for its processes; not removed at exit either
+        }
+    }
+    return last;
+}
+
+} // namespace jp::attrib

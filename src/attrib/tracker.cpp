@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "attrib/tracker.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace jp::attrib {
+namespace {
+
+int package_of(const Allocation& a, int cpu) {
+    const auto it = a.package_of.find(cpu);
+    return it == a.package_of.end() ? 0 : it->second;
+}
+
+double at(const std::vector<double>& v, int i) {
+    return i >= 0 && static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : 0.0;
+}
+
+} // namespace
+
+Tracker::Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions options)
+    : m_node(std::move(node)), m_job(std::move(job)), m_alloc(std::move(alloc)),
+      m_options(std::move(options)) {
+    std::set<int> packages{0};
+    for (const auto& [cpu, pkg] : m_alloc.package_of) {
+        packages.insert(pkg);
+    }
+    if (!m_alloc.package_of.empty()) {
+        packages.clear();
+        for (const int cpu : m_alloc.node_cpus) {
+            packages.insert(attrib::package_of(m_alloc, cpu));
+        }
+    }
+    m_packages.assign(packages.begin(), packages.end());
+    m_job_pkg.assign(m_packages.size(), 0.0);
+    m_busy_pkg.assign(m_packages.size(), 0.0);
+}
+
+std::optional<Tracker> Tracker::prepare(pid_t pid, TrackerOptions options) {
+    auto node = NodeCpu::open(options.proc_root);
+    if (!node || !node->read()) {
+        return std::nullopt;
+    }
+    auto alloc = allocation_of(
+        pid, options.proc_root, options.sysfs_root, node->cpus(),
+        options.env ? options.env : [](const char*) { return std::optional<std::string>{}; });
+    auto job = JobCpu::track(options.proc_root, pid, options.job_cpu);
+    return Tracker{std::move(*node), std::move(job), std::move(alloc), std::move(options)};
+}
+
+void Tracker::begin(std::int64_t t_ns) {
+    m_node_base = m_node.read().value_or(std::vector<double>{});
+    m_busy_last.assign(m_node_base.size(), 0.0);
+    for (const auto pkg : m_packages) {
+        m_records.push_back({t_ns, pkg, 0.0, 0.0});
+    }
+}
+
+void Tracker::sample(std::int64_t t_ns) {
+    record(t_ns, m_job.read());
+}
+
+trace::Usage Tracker::finish(std::int64_t t_ns) {
+    record(t_ns, m_job.finish());
+    return {facts(), std::move(m_records)};
+}
+
+void Tracker::record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& job) {
+    const auto now = m_node.read();
+    if (!now || !job) {
+        ++m_failed_reads;
+        return;
+    }
+    std::vector<double> since(std::max(now->size(), m_node_base.size()), 0.0);
+    for (std::size_t i = 0; i < now->size(); ++i) {
+        since[i] = std::max((*now)[i] - at(m_node_base, static_cast<int>(i)), 0.0);
+    }
+    // Each package's busy time, and its busy time on the CPUs the job may use since
+    // the last reading (where the job's time is apportioned when it comes as a total).
+    std::vector<double> busy(m_packages.size(), 0.0);
+    std::vector<double> weight(m_packages.size(), 0.0);
+    std::vector<double> given(m_packages.size(), 0.0);
+    const auto index = [&](int cpu) {
+        const auto it = std::ranges::find(m_packages, attrib::package_of(m_alloc, cpu));
+        return static_cast<std::size_t>(it - m_packages.begin());
+    };
+    for (const int cpu : m_alloc.node_cpus) {
+        if (const auto i = index(cpu); i < busy.size()) {
+            busy[i] += at(since, cpu);
+        }
+    }
+    for (const int cpu : m_alloc.given_cpus) {
+        if (const auto i = index(cpu); i < busy.size()) {
+            weight[i] += std::max(at(since, cpu) - at(m_busy_last, cpu), 0.0);
+            given[i] += 1.0;
+        }
+    }
+    if (!job->per_cpu_s.empty()) {
+        m_per_cpu = true;
+        std::ranges::fill(m_job_pkg, 0.0);
+        for (std::size_t cpu = 0; cpu < job->per_cpu_s.size(); ++cpu) {
+            if (const auto i = index(static_cast<int>(cpu)); i < m_job_pkg.size()) {
+                m_job_pkg[i] += std::max(job->per_cpu_s[cpu], 0.0);
+            }
+        }
+    } else {
+        const double delta = std::max(job->total_s - m_job_last, 0.0);
+        double sum = 0;
+        for (const double w : weight) {
+            sum += w;
+        }
+        double given_sum = 0;
+        for (const double g : given) {
+            given_sum += g;
+        }
+        for (std::size_t i = 0; i < m_job_pkg.size(); ++i) {
+            const double w = sum > 0 ? weight[i] / sum
+                                     : (given_sum > 0 ? given[i] / given_sum
+                                                      : 1.0 / static_cast<double>(given.size()));
+            m_job_pkg[i] += delta * w;
+        }
+    }
+    m_job_last = std::max(m_job_last, job->total_s);
+    m_busy_last = since;
+    for (std::size_t i = 0; i < m_packages.size(); ++i) {
+        m_busy_pkg[i] = std::max(m_busy_pkg[i], busy[i]);
+        m_records.push_back({t_ns, m_packages[i], m_job_pkg[i], m_busy_pkg[i]});
+    }
+    if (m_records.size() > m_options.max_records) {
+        // Every other reading in time goes (the values are cumulative, so nothing is
+        // lost but resolution); the first and the last stay.
+        const auto n = m_packages.size();
+        const auto times = m_records.size() / n;
+        std::vector<trace::UsageRecord> kept;
+        kept.reserve(m_records.size() / 2 + n);
+        for (std::size_t t = 0; t < times; ++t) {
+            if (t % 2 == 0 || t + 1 == times) {
+                kept.insert(kept.end(), m_records.begin() + static_cast<std::ptrdiff_t>(t * n),
+                            m_records.begin() + static_cast<std::ptrdiff_t>((t + 1) * n));
+            }
+        }
+        m_records = std::move(kept);
+    }
+}
+
+std::string Tracker::facts() const {
+    nlohmann::json j;
+    j["version"] = 1;
+    j["job"] = m_job.method();
+    if (!m_job.slurm_job().empty()) {
+        j["slurm_job"] = m_job.slurm_job();
+    }
+    j["node_cpu"] = m_node.source();
+    j["job_per_cpu"] = m_per_cpu;
+    j["cpus"] = m_alloc.node_cpus;
+    j["given_cpus"] = m_alloc.given_cpus;
+    auto packages = nlohmann::json::object();
+    for (const auto& [cpu, pkg] : m_alloc.package_of) {
+        packages[std::to_string(cpu)] = pkg;
+    }
+    j["package_of"] = packages;
+    j["memory_total"] = m_alloc.memory_total ? nlohmann::json(*m_alloc.memory_total) : nullptr;
+    j["memory_given"] = m_alloc.memory_given ? nlohmann::json(*m_alloc.memory_given) : nullptr;
+    j["gpus_given"] = m_alloc.gpus_given ? nlohmann::json(*m_alloc.gpus_given) : nullptr;
+    j["gpu_source"] = m_alloc.gpu_source;
+    auto idle = nlohmann::json::object();
+    for (const auto& [name, w] : m_options.idle_watts) {
+        idle[name] = w;
+    }
+    j["idle_w"] = idle;
+    auto notes = m_alloc.notes;
+    notes.insert(notes.end(), m_job.notes().begin(), m_job.notes().end());
+    if (m_failed_reads > 0) {
+        notes.push_back(std::to_string(m_failed_reads) +
+                        " readings of the CPU time failed and were skipped");
+    }
+    j["notes"] = notes;
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace jp::attrib

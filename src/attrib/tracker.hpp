@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Follows one job's CPU use against the node's, per CPU package, from its start
+// to its end (docs/attribution.md): the rows and facts a trace keeps so reports
+// can split each channel's energy between the job and the rest of the node.
+#include "attrib/allocation.hpp"
+#include "attrib/job_cpu.hpp"
+#include "attrib/node_cpu.hpp"
+#include "trace/types.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jp::attrib {
+
+struct TrackerOptions {
+    std::filesystem::path proc_root{"/"};     // /proc and /sys/fs/cgroup: the real ones
+    std::filesystem::path sysfs_root{"/"};    // the CPU topology (a fake node's, in tests)
+    EnvLookup env;                            // the job's environment
+    std::map<std::string, double> idle_watts; // per channel name (and "rest"), from config
+    std::string job_cpu = "auto";             // how the job's CPU time is read (JobCpu::track)
+    std::size_t max_records = 200000;         // beyond, every other reading is dropped
+};
+
+class Tracker {
+public:
+    // Prepares to follow the job (pid, at its gate: it is moved into a cgroup of its
+    // own here); nullopt when the node's CPU time cannot be read (no /proc/stat).
+    static std::optional<Tracker> prepare(pid_t pid, TrackerOptions options);
+    // The job starts at t_ns (ns since the trace epoch): its use and the node's count from here.
+    void begin(std::int64_t t_ns);
+    // A reading at t_ns (ns since the trace epoch).
+    void sample(std::int64_t t_ns);
+    // The last reading after the job was reaped; the usage to store with the run.
+    [[nodiscard]] trace::Usage finish(std::int64_t t_ns);
+    [[nodiscard]] const Allocation& allocation() const noexcept { return m_alloc; }
+    [[nodiscard]] const JobCpu& job() const noexcept { return m_job; }
+
+private:
+    Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions options);
+    void record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& job);
+    [[nodiscard]] std::string facts() const;
+
+    NodeCpu m_node;
+    JobCpu m_job;
+    Allocation m_alloc;
+    TrackerOptions m_options;
+    std::vector<int> m_packages;
+    std::vector<double> m_node_base; // per CPU at the start
+    std::vector<double> m_busy_last; // per CPU at the last reading (since the start)
+    double m_job_last = 0;
+    std::vector<double> m_job_pkg;  // per package, cumulative
+    std::vector<double> m_busy_pkg; // per package, cumulative
+    bool m_per_cpu = false;         // the job's use came per CPU (cgroup v1)
+    std::size_t m_failed_reads = 0;
+    std::vector<trace::UsageRecord> m_records;
+};
+
+} // namespace jp::attrib

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// What report/attribution.hpp computes: the job's share of a shared node's energy.
+#include "attrib/share.hpp"
+
+#include <string>
+#include <vector>
+
+namespace jp::report {
+
+struct PartShare {
+    std::string name; // a part, or "rest"
+    attrib::Share share;
+    double idle_w = 0; // the idle power used (0: unknown)
+    std::string by;    // "package 0's cores", "memory", "holds the GPU", "the node's cores"
+};
+
+struct Attribution {
+    // The job was given the whole node and other processes drew less than 1 % of
+    // its energy: the node's figures are the job's.
+    bool exclusive = false;
+    std::string method;      // one line: how the split was made
+    std::string job_cpu;     // how the job's CPU time was read
+    std::string idle_source; // "config", "baseline run", "" (unknown: all by use)
+    attrib::Share node;
+    std::vector<PartShare> parts; // counted parts, then the rest when there is one
+    double job_cpu_s = 0;         // the job's CPU seconds over the run
+    double node_busy_s = 0;       // every process's
+    double given_cpus = 0;        // of node_cpus
+    double node_cpus = 0;
+    std::vector<std::string> notes;
+};
+
+} // namespace jp::report

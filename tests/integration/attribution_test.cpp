@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Attribution through the real binary (docs/attribution.md). The node is
+// jp_fake_powercap --follow-cpu IDLE:K: each package draws IDLE W plus K W per
+// busy CPU of the machine's real /proc/stat (CPU N on package N % 2), so the
+// truth of a job's dynamic energy is K x its CPU time. Jobs run pinned with
+// taskset (given one CPU, so one package, each), side by side, as on a shared node.
+#include "shell.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace jp::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr double k_idle_w = 10;
+constexpr double k_per_cpu_w = 20;
+
+struct Attribution : ::testing::TestWithParam<const char*> {
+    fs::path dir = fs::temp_directory_path() / fmt::format("jp-attrib-{}", ::getpid());
+    void SetUp() override {
+        if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+            GTEST_SKIP() << "needs two CPUs";
+        }
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        std::ofstream{dir / "c.toml"} << fmt::format(
+            "[attribution]\njob_cpu = \"{}\"\nidle_watts = {{ \"cpu0.package\" = {}, "
+            "\"cpu1.package\" = {} }}\n",
+            GetParam(), k_idle_w, k_idle_w);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    // `jouleprof run` of a shell job pinned to cpu, as a line for sh.
+    [[nodiscard]] std::string job(int cpu, const std::string& name, const std::string& cmd) const {
+        return fmt::format("taskset -c {} {} -q --sysfs-root {} -c {} run -i 100ms -o {} -- sh -c "
+                           "'{}' >/dev/null 2>{}",
+                           cpu, JP_BINARY, (dir / "node").string(), (dir / "c.toml").string(),
+                           (dir / (name + ".jptrace")).string(), cmd,
+                           (dir / (name + ".err")).string());
+    }
+    // Runs `lines` concurrently on the fake node.
+    void on_node(const std::vector<std::string>& lines) const {
+        std::string all;
+        for (const auto& l : lines) {
+            all += l + " & ";
+        }
+        all += "wait";
+        const auto cmd =
+            fmt::format("{} --follow-cpu {}:{} --hz 1000 {} -- sh -c \"{}\"", JP_FAKE_POWERCAP,
+                        k_idle_w, k_per_cpu_w, (dir / "node").string(), all);
+        ASSERT_EQ(sh(cmd).exit_code, 0) << cmd;
+    }
+    [[nodiscard]] json attribution(const std::string& name) const {
+        const auto r =
+            sh(fmt::format("{} report --json {}", JP_BINARY, (dir / (name + ".jptrace")).string()));
+        EXPECT_EQ(r.exit_code, 0) << slurp(dir / (name + ".err"));
+        const auto j = json::parse(r.out, nullptr, false);
+        return j.is_discarded() ? json{} : j.at("groups").at(0).at("runs").at(0);
+    }
+    // Skips the cgroup variants where this machine does not let the test make groups.
+    void need_way(const json& a) const {
+        const std::string method = a.value("job_cpu", "");
+        const std::string want = GetParam();
+        if (want == "cgroup-v1" && method.find("cgroup v1") == std::string::npos) {
+            GTEST_SKIP() << "no writable cgroup v1 cpuacct here: " << method;
+        }
+        if (want == "cgroup-v2" && method.find("cgroup v2") == std::string::npos) {
+            GTEST_SKIP() << "no writable cgroup v2 here: " << method;
+        }
+        if (want == "process-tree") {
+            EXPECT_NE(method.find("process tree"), std::string::npos) << method;
+        }
+    }
+};
+
+const json& part(const json& a, const std::string& name) {
+    for (const auto& p : a.at("parts")) {
+        if (p.at("name") == name) {
+            return p;
+        }
+    }
+    throw std::runtime_error("no part " + name);
+}
+
+// Job + unallocated + other = the node, part by part, against the report's own figures.
+void expect_conserved(const json& run) {
+    const auto& a = run.at("attribution");
+    double sum = 0;
+    for (const auto& p : run.at("parts")) {
+        const auto& s = p.at("share");
+        EXPECT_NEAR(s.at("job_j").get<double>() + s.at("unallocated_j").get<double>() +
+                        s.at("other_j").get<double>(),
+                    p.at("energy_j").get<double>(), 1e-3)
+            << p.at("name");
+        sum += s.at("node_j").get<double>();
+    }
+    EXPECT_NEAR(sum, run.at("node").at("energy_j").get<double>(), 1e-3);
+    EXPECT_NEAR(a.at("node_j").get<double>(), sum, 1e-3);
+}
+
+TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
+    // CPU use 1:3 — a on cpu0 busy 1 s of 3, b on cpu1 busy 3 s of 3.
+    on_node({job(0, "a", "timeout 1 sh -c \\\"while :; do :; done\\\"; sleep 2"),
+             job(1, "b", "timeout 3 sh -c \\\"while :; do :; done\\\"")});
+    const auto ra = attribution("a");
+    const auto rb = attribution("b");
+    ASSERT_TRUE(ra.contains("attribution") && rb.contains("attribution"));
+    need_way(ra.at("attribution"));
+    for (const auto& [run, pkg, cpu_s] :
+         {std::tuple{ra, "cpu0.package", 1.0}, std::tuple{rb, "cpu1.package", 3.0}}) {
+        const auto& a = run.at("attribution");
+        const double job_cpu = a.at("job_cpu_s").get<double>();
+        EXPECT_NEAR(job_cpu, cpu_s, 0.15 * cpu_s) << a.dump();
+        // Its dynamic share is K x its CPU time, within 3 % where a cgroup counts it in
+        // the scheduler's nanoseconds; the process tree reads /proc's 10 ms ticks, two of
+        // which are 2 % of job a's 1 s: 6 % there.
+        const double tolerance = std::string_view{GetParam()} == "process-tree" ? 0.06 : 0.03;
+        const auto& p = part(a, pkg);
+        EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
+                    tolerance * k_per_cpu_w * job_cpu)
+            << a.dump();
+        // Idle exactly by allocation: its package's idle power is all its own (one CPU,
+        // given), the other package's is not its own at all.
+        const double runtime = run.at("runtime_s").get<double>();
+        EXPECT_NEAR(p.at("idle_j").get<double>(), k_idle_w * runtime, 0.005 * k_idle_w * runtime);
+        const auto& other =
+            part(a, std::string{pkg} == "cpu0.package" ? "cpu1.package" : "cpu0.package");
+        EXPECT_NEAR(other.at("idle_j").get<double>(), 0, 1e-9);
+        EXPECT_NEAR(other.at("unallocated_j").get<double>(), k_idle_w * runtime,
+                    0.005 * k_idle_w * runtime);
+        EXPECT_FALSE(a.at("exclusive").get<bool>());
+        expect_conserved(run);
+    }
+}
+
+TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
+    on_node({job(0, "a", "sleep 2"), "taskset -c 0 timeout 2.5 sh -c 'while :; do :; done'"});
+    const auto ra = attribution("a");
+    ASSERT_TRUE(ra.contains("attribution"));
+    need_way(ra.at("attribution"));
+    const auto& p = part(ra.at("attribution"), "cpu0.package");
+    const double dynamic =
+        p.at("node_j").get<double>() - k_idle_w * ra.at("runtime_s").get<double>();
+    EXPECT_GT(dynamic, 0.6 * k_per_cpu_w * 2) << ra.at("attribution").dump();
+    EXPECT_LT(p.at("dynamic_j").get<double>(), 0.03 * dynamic) << ra.at("attribution").dump();
+    EXPECT_GT(p.at("other_j").get<double>(), 0.95 * dynamic);
+    expect_conserved(ra);
+}
+
+INSTANTIATE_TEST_SUITE_P(JobCpu,
+                         Attribution,
+                         ::testing::Values("cgroup-v1", "cgroup-v2", "process-tree"),
+                         [](const auto& p) {
+                             std::string s = p.param;
+                             std::erase(s, '-');
+                             return s;
+                         });
+
+} // namespace
+} // namespace jp::test

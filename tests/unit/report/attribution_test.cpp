@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job's share of a shared node from a trace whose power and CPU use are known:
+// idle power exactly by allocation, dynamic power by CPU time, GPUs by holder, and
+// job + unallocated + other = the node, part by part.
+#include "report/format.hpp"
+#include "report/summary.hpp"
+#include "trace_builder.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::report {
+namespace {
+
+using test::channel;
+
+struct Attribution_ : ::testing::Test {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("jp-attr-" + std::to_string(::getpid()) + ".jptrace");
+    void SetUp() override { std::filesystem::remove(path); }
+    void TearDown() override { std::filesystem::remove(path); }
+
+    static std::vector<Channel> channels() {
+        return {channel("cpu0.package", Domain::cpu_package, Quantity::energy),
+                channel("cpu1.package", Domain::cpu_package, Quantity::energy),
+                channel("gpu0", Domain::gpu, Quantity::energy),
+                channel("gpu1", Domain::gpu, Quantity::energy)};
+    }
+    // Package 0 fully busy (half of it the job's), package 1 half busy (none the job's).
+    static double watts(std::size_t ch, double) {
+        constexpr double w[] = {10 + 20 * 1.0, 10 + 20 * 0.5, 50, 60};
+        return w[ch];
+    }
+    static std::vector<trace::UsageRecord> use(double seconds) {
+        std::vector<trace::UsageRecord> rows;
+        for (int t = 0; t <= static_cast<int>(seconds); ++t) {
+            const auto ns = static_cast<std::int64_t>(t) * test::k_s;
+            rows.push_back({ns, 0, 0.5 * t, 1.0 * t});
+            rows.push_back({ns, 1, 0.0, 0.5 * t});
+        }
+        return rows;
+    }
+    static std::string
+    facts(std::string_view idle, std::string_view given = "[0]", std::string_view gpus = "[0]") {
+        return fmt::format(R"({{"version":1,"job":"test","cpus":[0,1],"given_cpus":{},)"
+                           R"("package_of":{{"0":0,"1":1}},"memory_total":null,)"
+                           R"("memory_given":null,"gpus_given":{},"gpu_source":"",)"
+                           R"("idle_w":{},"notes":[]}})",
+                           given, gpus, idle);
+    }
+    static const PartShare& part(const Attribution& a, std::string_view name) {
+        for (const auto& p : a.parts) {
+            if (p.name == name) {
+                return p;
+            }
+        }
+        throw std::runtime_error("no part " + std::string{name});
+    }
+};
+
+TEST_F(Attribution_, IdleByAllocationDynamicByUseGpuByHolder) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    b.usage(id, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->attribution);
+    const auto& a = *s->attribution;
+    EXPECT_FALSE(a.exclusive);
+    EXPECT_EQ(a.idle_source, "config");
+    const auto& p0 = part(a, "cpu0.package").share;
+    EXPECT_NEAR(p0.job_idle_j, 100, 1e-6);    // 10 W x 10 s, the job holds package 0's one CPU
+    EXPECT_NEAR(p0.job_dynamic_j, 100, 1e-6); // 20 W x 10 s of use, half of it the job's
+    EXPECT_NEAR(p0.other_j, 100, 1e-6);
+    const auto& p1 = part(a, "cpu1.package").share;
+    EXPECT_NEAR(p1.job_j(), 0, 1e-6);
+    EXPECT_NEAR(p1.unallocated_j, 100, 1e-6);
+    EXPECT_NEAR(p1.other_j, 100, 1e-6);
+    const auto& g0 = part(a, "gpu0").share;
+    EXPECT_NEAR(g0.job_idle_j, 300, 1e-6);
+    EXPECT_NEAR(g0.job_dynamic_j, 200, 1e-6);
+    const auto& g1 = part(a, "gpu1").share;
+    EXPECT_NEAR(g1.job_j(), 0, 1e-6); // another's GPU is never the job's idle waste
+    EXPECT_NEAR(g1.unallocated_j, 300, 1e-6);
+    EXPECT_NEAR(g1.other_j, 300, 1e-6);
+    // Conservation, part by part and in all, against the node's own figures.
+    for (const auto& item : s->parts) {
+        ASSERT_TRUE(item.share) << item.name;
+        EXPECT_NEAR(item.share->node_j(), item.energy_j, 1e-3) << item.name;
+    }
+    EXPECT_NEAR(a.node.node_j(), s->node.energy_j, 1e-3);
+    EXPECT_NEAR(a.node.job_j(), 700, 1e-6);
+    EXPECT_NEAR(a.job_cpu_s, 5, 1e-9);
+    EXPECT_NEAR(a.node_busy_s, 15, 1e-9);
+
+    const auto j = run_to_json(*s);
+    EXPECT_NEAR(j.at("attribution").at("job_j").get<double>(), 700, 1e-6);
+    EXPECT_EQ(j.at("attribution").at("exclusive"), false);
+    EXPECT_EQ(j.at("attribution").at("parts").size(), 4U);
+    EXPECT_NEAR(j.at("parts").at(0).at("share").at("idle_j").get<double>(), 100, 1e-6);
+}
+
+TEST_F(Attribution_, IdlePowerFromABaselineRunWhenTheConfigHasNone) {
+    test::TraceBuilder b{path, channels()};
+    auto base = test::make_run("baseline", 5, [](std::size_t ch, double) {
+        constexpr double w[] = {10, 10, 30, 30};
+        return w[ch];
+    });
+    base.kind = "baseline";
+    b.run(base);
+    const auto id = b.run(test::make_run("job", 10, watts));
+    b.usage(id, facts("{}"), use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().back());
+    ASSERT_TRUE(s && s->attribution);
+    EXPECT_EQ(s->attribution->idle_source, "baseline run");
+    EXPECT_NEAR(part(*s->attribution, "cpu0.package").share.job_idle_j, 100, 1e-6);
+    EXPECT_NEAR(part(*s->attribution, "gpu1").share.unallocated_j, 300, 1e-6);
+}
+
+TEST_F(Attribution_, WithoutIdlePowerEverythingGoesByUseAndTheReportSaysSo) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    b.usage(id, facts("{}"), use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    EXPECT_TRUE(s->attribution->idle_source.empty());
+    EXPECT_NEAR(part(*s->attribution, "cpu0.package").share.job_j(), 150, 1e-6); // 300 J x 1/2
+    EXPECT_FALSE(s->attribution->notes.empty());
+}
+
+TEST_F(Attribution_, AJobGivenTheWholeNodeThatDidAllTheWorkIsExclusive) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    std::vector<trace::UsageRecord> rows;
+    for (int t = 0; t <= 10; ++t) {
+        rows.push_back({t * test::k_s, 0, 1.0 * t, 1.0 * t});
+        rows.push_back({t * test::k_s, 1, 0.5 * t, 0.5 * t});
+    }
+    b.usage(id, facts(R"({"cpu0.package":10})", "[0,1]", "null"), rows);
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    EXPECT_TRUE(s->attribution->exclusive);
+    EXPECT_NEAR(s->attribution->node.job_j(), s->node.energy_j, 1e-3);
+}
+
+TEST_F(Attribution_, ARunWithoutUsageHasNodeFiguresOnly) {
+    test::TraceBuilder b{path, channels()};
+    b.run(test::make_run("job", 10, watts));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(s->attribution);
+    EXPECT_FALSE(s->node.share);
+    EXPECT_TRUE(run_to_json(*s).at("attribution").is_null());
+}
+
+TEST_F(Attribution_, DamagedFactsAreSaidNotGuessed) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    b.usage(id, "{not json", use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(s->attribution);
+    EXPECT_NE(std::ranges::find(s->notes, "the run's usage record is damaged: node figures only"),
+              s->notes.end());
+}
+
+} // namespace
+} // namespace jp::report
