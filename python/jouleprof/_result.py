@@ -63,6 +63,21 @@ class Result:
         return None if rest is None else float(rest["energy_j"])
 
     @property
+    def attribution(self) -> Optional[dict[str, Any]]:
+        """The block's share of a shared node (docs/attribution.md): ``job_j``,
+        ``idle_j``, ``dynamic_j``, ``unallocated_j``, ``other_j``, ``node_j``,
+        ``exclusive``, ``method`` and per part; None when it was not recorded."""
+        a = self._data.get("attribution")
+        return None if a is None else copy.deepcopy(a)
+
+    @property
+    def job_j(self) -> float:
+        """The block's own energy in joules: its share of the node when it was
+        attributed (this process's CPU time against the node's), else the node's."""
+        a = self._data.get("attribution")
+        return self.energy_j if a is None or a["exclusive"] else float(a["job_j"])
+
+    @property
     def phases(self) -> list[dict[str, Any]]:
         """Each phase (begin/end pair) marked inside, as in ``run --json``."""
         return copy.deepcopy(self._data["phases"])

@@ -103,7 +103,10 @@ public:
     // In-process runs, where the caller itself is the job (the Python layer):
     // a "measure" run labelled `label` begins at an exact edge; one at a time.
     // Returns the run's id (0 when one is already open).
-    std::int64_t begin_block(const std::string& label, const std::string& command);
+    // attribute_self: the caller is the job (the Python layer): its own process's CPU time
+    // is followed against the node's for the job's share (docs/attribution.md).
+    std::int64_t
+    begin_block(const std::string& label, const std::string& command, bool attribute_self = false);
     // A marker in the open block (kind begin | end | point) at an exact read
     // of every edge sensor, so phases nested in a block have exact edges too.
     // Returns its time (ns since the trace epoch).

@@ -3,15 +3,44 @@
 // (the Python layer, `jouleprof record`): begin, markers, end, and reading the
 // trace written so far.
 #include "cli/measurement_state.hpp"
+#include "core/clock.hpp"
 
+#include <condition_variable>
 #include <fmt/format.h>
+#include <unistd.h>
 
 namespace jp::cli {
 
 using detail::monitor_cpu_since_last_run;
 using detail::new_run;
 
-std::int64_t MeasurementSession::begin_block(const std::string& label, const std::string& command) {
+namespace {
+
+constexpr auto k_block_usage_period = std::chrono::milliseconds{100};
+
+// Reads the block's CPU use every period until stopped.
+void sample_usage(const std::stop_token& stop,
+                  std::mutex& mutex,
+                  std::optional<attrib::Tracker>& usage,
+                  std::int64_t epoch) {
+    std::condition_variable_any wake;
+    std::unique_lock lock{mutex};
+    for (;;) {
+        (void)wake.wait_for(lock, stop, k_block_usage_period, [] { return false; });
+        if (stop.stop_requested()) {
+            return;
+        }
+        if (usage) {
+            usage->sample(mono_ns() - epoch);
+        }
+    }
+}
+
+} // namespace
+
+std::int64_t MeasurementSession::begin_block(const std::string& label,
+                                             const std::string& command,
+                                             bool attribute_self) {
     if (m->block) {
         return 0;
     }
@@ -20,7 +49,18 @@ std::int64_t MeasurementSession::begin_block(const std::string& label, const std
     auto run = new_run(*m, series, "measure", ++m->runs);
     run.command = command;
     m->recorder.begin_run(run);
+    if (m->attribution && attribute_self) {
+        auto options = m->usage;
+        options.job_cpu = "process-tree"; // never move the caller's own process
+        m->block_usage = attrib::Tracker::prepare(::getpid(), std::move(options));
+    }
     run.start_ns = m->sampler.begin(run.id);
+    if (m->block_usage) {
+        m->block_usage->begin(run.start_ns);
+        m->block_usage_thread = std::jthread{[this](const std::stop_token& stop) {
+            sample_usage(stop, m->block_usage_mutex, m->block_usage, m->epoch);
+        }};
+    }
     m->recorder.end_run(run); // the exact start, committed for readers now
     m->block_env = m->markers.prepare(run.id).env;
     m->markers.started(m->epoch + run.start_ns);
@@ -43,6 +83,14 @@ trace::RunInfo MeasurementSession::end_block(std::string_view status) {
     auto run = std::move(*m->block);
     m->block.reset();
     run.end_ns = m->sampler.end();
+    if (m->block_usage_thread.joinable()) {
+        m->block_usage_thread.request_stop();
+        m->block_usage_thread.join();
+    }
+    if (m->block_usage) {
+        m->recorder.add_usage(run.id, m->block_usage->finish(*run.end_ns));
+        m->block_usage.reset();
+    }
     m->markers.ended(m->epoch + *run.end_ns);
     m->block_env.clear();
     run.monitor_cpu_s = monitor_cpu_since_last_run(*m);

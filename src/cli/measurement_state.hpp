@@ -10,8 +10,10 @@
 #include "sampler/sampler.hpp"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,10 @@ struct MeasurementSession::State {
     Result<std::vector<report::RunSummary>> summaries =
         std::unexpected(Error{ErrorKind::internal, "", "not finished", {}});
     std::optional<trace::RunInfo> block; // the open in-process run (begin_block)
+    // The open block's CPU use (attribute_self), read every 100 ms by block_usage_thread.
+    std::mutex block_usage_mutex;
+    std::optional<attrib::Tracker> block_usage;
+    std::jthread block_usage_thread;
     std::vector<std::pair<std::string, std::string>> block_env; // its marker socket
 };
 

@@ -9,6 +9,42 @@
 #include <nlohmann/json.hpp>
 
 namespace jp::report {
+
+// Cumulative (job, busy) CPU seconds of a package (or the node) at each usage time.
+struct Use {
+    std::vector<std::int64_t> t;
+    std::map<int, std::vector<std::pair<double, double>>> by_package;
+    // Linear between readings; held before the first and after the last.
+    [[nodiscard]] std::pair<double, double> value(int package, std::int64_t time) const {
+        const auto it = std::ranges::lower_bound(t, time);
+        if (it == t.end()) {
+            return at(package, t.size() - 1);
+        }
+        const auto k = static_cast<std::size_t>(it - t.begin());
+        if (*it == time || k == 0) {
+            return at(package, k);
+        }
+        const auto lo = at(package, k - 1);
+        const auto hi = at(package, k);
+        const double f =
+            static_cast<double>(time - t[k - 1]) / static_cast<double>(t[k] - t[k - 1]);
+        return {lo.first + f * (hi.first - lo.first), lo.second + f * (hi.second - lo.second)};
+    }
+    [[nodiscard]] std::pair<double, double> at(int package, std::size_t k) const {
+        if (package >= 0) {
+            if (const auto it = by_package.find(package); it != by_package.end()) {
+                return it->second[k];
+            }
+        }
+        std::pair<double, double> sum{0, 0};
+        for (const auto& [p, v] : by_package) {
+            sum.first += v[k].first;
+            sum.second += v[k].second;
+        }
+        return sum;
+    }
+};
+
 namespace {
 
 // "cpu3.package" -> 3, "gpu2" -> 2 for prefix "gpu"; nullopt otherwise.
@@ -83,25 +119,6 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
     return r;
 }
 
-// Cumulative (job, busy) CPU seconds of a package (or the node) at each usage time.
-struct Use {
-    std::vector<std::int64_t> t;
-    std::map<int, std::vector<std::pair<double, double>>> by_package;
-    [[nodiscard]] std::pair<double, double> at(int package, std::size_t k) const {
-        if (package >= 0) {
-            if (const auto it = by_package.find(package); it != by_package.end()) {
-                return it->second[k];
-            }
-        }
-        std::pair<double, double> sum{0, 0};
-        for (const auto& [p, v] : by_package) {
-            sum.first += v[k].first;
-            sum.second += v[k].second;
-        }
-        return sum;
-    }
-};
-
 Use use_of(const trace::Usage& usage) {
     Use u;
     std::vector<int> packages;
@@ -143,9 +160,9 @@ std::map<std::string, double> idle_of_baseline(const RunData& b) {
     return idle;
 }
 
-std::optional<Attribution> attribute(const RunData& d,
-                                     const trace::Usage& usage,
-                                     const std::map<std::string, double>& baseline_idle) {
+std::optional<Attributor> Attributor::make(const RunData& d,
+                                           const trace::Usage& usage,
+                                           const std::map<std::string, double>& baseline_idle) {
     nlohmann::json facts;
     try {
         facts = nlohmann::json::parse(usage.facts);
@@ -164,112 +181,36 @@ std::optional<Attribution> attribute(const RunData& d,
             }
         }
     }
-    Attribution out;
+    Attributor at;
+    at.m_data = &d;
+    auto& out = at.m_template;
     out.job_cpu = facts.value("job", "");
     out.idle_source =
         !config_idle.empty() ? "config" : (!baseline_idle.empty() ? "baseline run" : "");
     const auto& idle_w = !config_idle.empty() ? config_idle : baseline_idle;
     out.node_cpus = static_cast<double>(alloc->node_cpus.size());
     out.given_cpus = static_cast<double>(alloc->given_cpus.size());
-    const auto use = use_of(usage);
+    at.m_whole_node = alloc->whole_node();
+    at.m_use = std::make_shared<Use>(use_of(usage));
 
-    // The intervals: the run's edges and every usage reading inside it.
-    std::vector<std::int64_t> cuts{d.t0};
-    for (const auto t : use.t) {
-        if (t > d.t0 && t < d.t1) {
-            cuts.push_back(t);
-        }
-    }
-    cuts.push_back(d.t1);
-    const auto usage_index = [&](std::int64_t t) -> std::optional<std::size_t> {
-        const auto it = std::ranges::lower_bound(use.t, t);
-        if (it == use.t.end() || *it != t) {
-            // The run's edges: the first and last readings stand for them.
-            if (t == d.t0 && !use.t.empty()) {
-                return 0;
-            }
-            if (t == d.t1 && !use.t.empty()) {
-                return use.t.size() - 1;
-            }
-            return std::nullopt;
-        }
-        return static_cast<std::size_t>(it - use.t.begin());
-    };
-
-    std::vector<std::size_t> parts;
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
         const auto& c = (*d.channels)[i];
         if (c.counted && c.quantity != Quantity::utilization && i != d.node_channel) {
-            parts.push_back(i);
+            at.m_channels.push_back(i);
+            const auto r = rule_for(c, *alloc);
+            at.m_rules.push_back({r.package, r.given, r.gpu});
+            out.parts.push_back({c.name, {}, 0, r.by});
         }
     }
-    const bool rest = d.node_channel.has_value() ? !parts.empty() : d.facts.rest_watts.has_value();
-    std::vector<Rule> rules;
-    for (const auto i : parts) {
-        rules.push_back(rule_for((*d.channels)[i], *alloc));
-        out.parts.push_back({(*d.channels)[i].name, {}, 0, rules.back().by});
-    }
-    if (rest) {
-        Rule r;
-        r.given = alloc->cpu_share(-1);
-        r.by = "the node's cores";
-        rules.push_back(r);
-        out.parts.push_back({"rest", {}, 0, r.by});
+    if (d.node_channel.has_value() ? !at.m_channels.empty() : d.facts.rest_watts.has_value()) {
+        at.m_rules.push_back({-1, alloc->cpu_share(-1), false});
+        out.parts.push_back({"rest", {}, 0, "the node's cores"});
     }
     for (auto& p : out.parts) {
         if (const auto it = idle_w.find(p.name); it != idle_w.end()) {
             p.idle_w = it->second;
         }
     }
-
-    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-        const auto a = cuts[k];
-        const auto b = cuts[k + 1];
-        if (b <= a) {
-            continue;
-        }
-        const double seconds = static_cast<double>(b - a) * 1e-9;
-        const auto ua = usage_index(a);
-        const auto ub = usage_index(b);
-        double parts_j = 0;
-        for (std::size_t n = 0; n < out.parts.size(); ++n) {
-            const bool is_rest = n >= parts.size();
-            double energy = 0;
-            if (!is_rest) {
-                energy = integral_of(d, parts[n], a, b);
-                parts_j += energy;
-            } else if (d.node_channel) {
-                energy = integral_of(d, *d.node_channel, a, b) - parts_j;
-            } else {
-                energy = d.facts.rest_watts.value_or(0) * seconds;
-            }
-            const auto& r = rules[n];
-            attrib::Interval in{energy, seconds, out.parts[n].idle_w, r.given, 0, false};
-            if (r.gpu) {
-                in.use = r.given;
-                in.used = true;
-            } else if (ua && ub) {
-                const auto [job0, busy0] = use.at(r.package, *ua);
-                const auto [job1, busy1] = use.at(r.package, *ub);
-                const double busy = busy1 - busy0;
-                if (busy > 0) {
-                    in.use = std::clamp((job1 - job0) / busy, 0.0, 1.0);
-                    in.used = true;
-                }
-            }
-            out.parts[n].share += attrib::split(in);
-        }
-    }
-    for (const auto& p : out.parts) {
-        out.node += p.share;
-    }
-    if (!use.t.empty()) {
-        const auto [job, busy] = use.at(-1, use.t.size() - 1);
-        out.job_cpu_s = job;
-        out.node_busy_s = busy;
-    }
-    const double node_j = out.node.node_j();
-    out.exclusive = alloc->whole_node() && out.node.other_j <= 0.01 * std::abs(node_j);
     out.method = out.idle_source.empty()
                      ? "all power by CPU time (idle power unknown)"
                      : fmt::format("idle by allocation ({}), dynamic by CPU time", out.idle_source);
@@ -286,7 +227,79 @@ std::optional<Attribution> attribute(const RunData& d,
             }
         }
     }
+    return at;
+}
+
+Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_t>> windows) const {
+    const auto& d = *m_data;
+    const auto& use = *m_use;
+    Attribution out = m_template;
+    for (const auto& [w0, w1] : windows) {
+        const auto t0 = std::clamp(w0, d.t0, d.t1);
+        const auto t1 = std::clamp(w1, t0, d.t1);
+        // The intervals: the window's edges and every usage reading inside it.
+        std::vector<std::int64_t> cuts{t0};
+        for (auto it = std::ranges::upper_bound(use.t, t0); it != use.t.end() && *it < t1; ++it) {
+            cuts.push_back(*it);
+        }
+        cuts.push_back(t1);
+        if (!use.t.empty()) {
+            const auto [job0, busy0] = use.value(-1, t0);
+            const auto [job1, busy1] = use.value(-1, t1);
+            out.job_cpu_s += job1 - job0;
+            out.node_busy_s += busy1 - busy0;
+        }
+        for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+            const auto a = cuts[k];
+            const auto b = cuts[k + 1];
+            if (b <= a) {
+                continue;
+            }
+            const double seconds = static_cast<double>(b - a) * 1e-9;
+            double parts_j = 0;
+            for (std::size_t n = 0; n < out.parts.size(); ++n) {
+                double energy = 0;
+                if (n < m_channels.size()) {
+                    energy = integral_of(d, m_channels[n], a, b);
+                    parts_j += energy;
+                } else if (d.node_channel) {
+                    energy = integral_of(d, *d.node_channel, a, b) - parts_j;
+                } else {
+                    energy = d.facts.rest_watts.value_or(0) * seconds;
+                }
+                const auto& r = m_rules[n];
+                attrib::Interval in{energy, seconds, out.parts[n].idle_w, r.given, 0, false};
+                if (r.gpu) {
+                    in.use = r.given;
+                    in.used = true;
+                } else if (!use.t.empty()) {
+                    const auto [job0, busy0] = use.value(r.package, a);
+                    const auto [job1, busy1] = use.value(r.package, b);
+                    if (busy1 - busy0 > 0) {
+                        in.use = std::clamp((job1 - job0) / (busy1 - busy0), 0.0, 1.0);
+                        in.used = true;
+                    }
+                }
+                out.parts[n].share += attrib::split(in);
+            }
+        }
+    }
+    for (const auto& p : out.parts) {
+        out.node += p.share;
+    }
+    out.exclusive = m_whole_node && out.node.other_j <= 0.01 * std::abs(out.node.node_j());
     return out;
+}
+
+std::optional<Attribution> attribute(const RunData& d,
+                                     const trace::Usage& usage,
+                                     const std::map<std::string, double>& baseline_idle) {
+    const auto at = Attributor::make(d, usage, baseline_idle);
+    if (!at) {
+        return std::nullopt;
+    }
+    const std::pair<std::int64_t, std::int64_t> whole{d.t0, d.t1};
+    return at->over(std::span{&whole, 1});
 }
 
 } // namespace jp::report

@@ -10,14 +10,46 @@
 #include "trace/types.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jp::report {
 
 // Idle power per channel name (and "rest") from a baseline run: each one's mean power.
 [[nodiscard]] std::map<std::string, double> idle_of_baseline(const RunData& baseline);
+
+struct Use; // the job's and the node's CPU time by package, over the run
+
+// The split of a run prepared once (its facts, rules and CPU time), then taken over
+// any windows of it: the whole run, a phase, the union of a phase's occurrences.
+class Attributor {
+public:
+    // nullopt when the usage's facts cannot be read. data must outlive the Attributor.
+    static std::optional<Attributor> make(const RunData& data,
+                                          const trace::Usage& usage,
+                                          const std::map<std::string, double>& baseline_idle);
+    // The shares over windows (sorted, not overlapping; clamped to the run).
+    [[nodiscard]] Attribution
+    over(std::span<const std::pair<std::int64_t, std::int64_t>> windows) const;
+
+private:
+    struct Rule {
+        int package = -1; // whose CPU time decides the use (-1: the node)
+        double given = 0;
+        bool gpu = false;
+    };
+    const RunData* m_data = nullptr;
+    std::shared_ptr<const Use> m_use;
+    std::vector<std::size_t>
+        m_channels; // the counted parts, then the rest (when m_rules is longer)
+    std::vector<Rule> m_rules;
+    bool m_whole_node = false;
+    Attribution m_template; // method, parts' names and idle power; no shares yet
+};
 
 // The attribution of the run whose data and usage these are; nullopt when the
 // usage's facts cannot be read. baseline_idle: from idle_of_baseline (may be empty).

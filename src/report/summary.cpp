@@ -226,7 +226,23 @@ std::map<std::string, double> baseline_idle(trace::Reader& reader, const trace::
     return data ? idle_of_baseline(*data) : std::map<std::string, double>{};
 }
 
-// The job's share of each figure, where the run recorded its CPU use.
+// Each item of f gets its share from a.
+void set_shares(Figures& f, const Attribution& a) {
+    for (const auto& p : a.parts) {
+        if (p.name == "rest" && f.rest) {
+            f.rest->share = p.share;
+        }
+        for (auto& item : f.parts) {
+            if (item.name == p.name) {
+                item.share = p.share;
+            }
+        }
+    }
+    f.node.share = a.node;
+}
+
+// The job's share of each figure, where the run recorded its CPU use: the run's, each
+// phase's and each phase name's (over the union of its occurrences).
 Result<void> add_attribution(trace::Reader& reader, const RunData& data, RunSummary& out) {
     auto usage = reader.usage(out.run.id);
     if (!usage) {
@@ -235,23 +251,37 @@ Result<void> add_attribution(trace::Reader& reader, const RunData& data, RunSumm
     if (!*usage || out.run.kind == "baseline") {
         return {};
     }
-    auto a = attribute(data, **usage, baseline_idle(reader, out.run));
-    if (!a) {
+    const auto at = Attributor::make(data, **usage, baseline_idle(reader, out.run));
+    if (!at) {
         out.notes.emplace_back("the run's usage record is damaged: node figures only");
         return {};
     }
-    for (const auto& p : a->parts) {
-        if (p.name == "rest" && out.rest) {
-            out.rest->share = p.share;
-        }
-        for (auto& item : out.parts) {
-            if (item.name == p.name) {
-                item.share = p.share;
+    using Window = std::pair<std::int64_t, std::int64_t>;
+    const Window whole{data.t0, data.t1};
+    out.attribution = at->over(std::span{&whole, 1});
+    set_shares(out, *out.attribution);
+    for (auto& p : out.phases) {
+        const Window w{p.begin_ns, p.end_ns};
+        set_shares(p, at->over(std::span{&w, 1}));
+    }
+    for (auto& total : out.phase_totals) {
+        std::vector<Window> windows;
+        for (const auto& p : out.phases) {
+            if (p.name == total.name) {
+                windows.emplace_back(p.begin_ns, p.end_ns);
             }
         }
+        std::ranges::sort(windows);
+        std::vector<Window> merged; // nested or overlapping occurrences count once
+        for (const auto& w : windows) {
+            if (!merged.empty() && w.first <= merged.back().second) {
+                merged.back().second = std::max(merged.back().second, w.second);
+            } else {
+                merged.push_back(w);
+            }
+        }
+        set_shares(total, at->over(merged));
     }
-    out.node.share = a->node;
-    out.attribution = std::move(*a);
     return {};
 }
 

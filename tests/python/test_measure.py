@@ -140,3 +140,23 @@ def test_monitor_start_stop(node: FakeNode, tmp_path: Path) -> None:
     assert r.runtime_s > snap.runtime_s
     with pytest.raises(RuntimeError):
         mon.stop()
+
+
+def test_a_block_gets_its_share_of_the_node(node: FakeNode) -> None:
+    """The block is this process: its CPU time against the node's splits each part's energy
+    (docs/attribution.md); the shares add up to the node's figures."""
+    with jouleprof.measure("share") as m:
+        end = time.monotonic() + 0.6
+        while time.monotonic() < end:  # busy: this process's own CPU time
+            pass
+    r = m.result
+    assert r is not None
+    a = r.attribution
+    assert a is not None, "the block's CPU use was not recorded"
+    assert "process tree" in a["job_cpu"]
+    assert a["job_cpu_s"] > 0.3
+    assert a["node_j"] == pytest.approx(r.energy_j, abs=1e-3)
+    for p in r.to_dict()["parts"]:
+        s = p["share"]
+        assert s["job_j"] + s["unallocated_j"] + s["other_j"] == pytest.approx(p["energy_j"], abs=1e-3)
+    assert r.job_j == (r.energy_j if a["exclusive"] else pytest.approx(a["job_j"]))

@@ -102,6 +102,32 @@ TEST_F(Attribution_, IdleByAllocationDynamicByUseGpuByHolder) {
     EXPECT_NEAR(j.at("parts").at(0).at("share").at("idle_j").get<double>(), 100, 1e-6);
 }
 
+TEST_F(Attribution_, EveryPhaseAndEachPhaseNameHasItsShare) {
+    test::TraceBuilder b{path, channels()};
+    auto spec = test::make_run("job", 10, watts);
+    spec.markers = {{2, "begin", "step"}, {4, "end", "step"},     {3, "begin", "step"},
+                    {3.5, "end", "step"}, {6.5, "begin", "step"}, {7, "end", "step"}};
+    const auto id = b.run(spec);
+    b.usage(id, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    ASSERT_EQ(s->phases.size(), 3U);
+    const auto& first = s->phases.front(); // [2, 4] s: a usage reading every second inside
+    const auto& p0 = first.parts.front();
+    ASSERT_EQ(p0.name, "cpu0.package");
+    ASSERT_TRUE(p0.share);
+    EXPECT_NEAR(p0.share->job_idle_j, 20, 1e-6);
+    EXPECT_NEAR(p0.share->job_dynamic_j, 20, 1e-6);
+    EXPECT_NEAR(first.node.share->node_j(), first.node.energy_j, 1e-6);
+    // The nested occurrence [3, 3.5] inside [2, 4] counts once in the total: [2, 4] + [6.5, 7].
+    ASSERT_EQ(s->phase_totals.size(), 1U);
+    const auto& total = s->phase_totals.front();
+    EXPECT_NEAR(total.parts.front().share->job_idle_j, 25, 1e-6);
+    EXPECT_NEAR(total.node.share->node_j(), total.node.energy_j, 1e-6);
+    EXPECT_NEAR(total.node.share->job_j(), 2.5 * (20 + 50), 1e-6); // package 0 and gpu0
+}
+
 TEST_F(Attribution_, IdlePowerFromABaselineRunWhenTheConfigHasNone) {
     test::TraceBuilder b{path, channels()};
     auto base = test::make_run("baseline", 5, [](std::size_t ch, double) {
