@@ -41,6 +41,9 @@ struct FormatOptions {
 
 // Details of one group (the lines under the table), each line indented by two spaces.
 [[nodiscard]] std::string format_details(const RepeatSummary& r, const FormatOptions& options);
+// The job's share of the node in words (docs/attribution.md): the headline, then how it
+// was made; one line when the node was the job's alone; none without usage.
+[[nodiscard]] std::vector<std::string> attribution_lines(const RepeatSummary& r);
 // The power distribution line ("peak 8.4 kW = 82 % of rated 10.2 kW (config); ...").
 [[nodiscard]] std::string
 format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size_t runs);

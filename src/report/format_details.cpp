@@ -113,9 +113,7 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
     return out;
 }
 
-// The job's share of the node (docs/attribution.md), first: on a shared node it is the
-// job's figure; the node's is beside it.
-void add_attribution(std::string& out, const RepeatSummary& r) {
+std::vector<std::string> attribution_lines(const RepeatSummary& r) {
     std::vector<double> job;
     std::vector<double> other;
     std::vector<double> unallocated;
@@ -124,7 +122,7 @@ void add_attribution(std::string& out, const RepeatSummary& r) {
     const Attribution* last = nullptr;
     for (const auto& run : r.runs) {
         if (!run.attribution) {
-            return; // a run without usage: the node's figures only, as before
+            return {}; // a run without usage: the node's figures only, as before
         }
         last = &*run.attribution;
         exclusive = exclusive && last->exclusive;
@@ -134,33 +132,33 @@ void add_attribution(std::string& out, const RepeatSummary& r) {
         node.push_back(last->node.node_j());
     }
     if (last == nullptr) {
-        return;
+        return {};
+    }
+    if (exclusive) {
+        return {"job: exclusive (given the whole node; other processes drew under 1 % of it): "
+                "the node's figures are the job's"};
     }
     const auto j = stat_of(job);
     const auto n = stat_of(node);
-    if (exclusive) {
-        out += fmt::format("  job: exclusive (given the whole node; other processes drew under 1 % "
-                           "of it): the node's figures are the job's\n");
-        return;
-    }
-    out +=
-        fmt::format("  job's share: {} of the node's {} ({:.1f} %); unallocated {}, other "
-                    "processes {}{}\n",
-                    energy_text(j), energy_text(n.mean), n.mean > 0 ? 100 * j.mean / n.mean : 0.0,
-                    energy_text(stat_of(unallocated).mean), energy_text(stat_of(other).mean),
-                    r.runs.size() > 1 ? " (per run, mean)" : "");
-    out +=
-        fmt::format("    attributed: {}; the job used {:.2f} CPU-s of {:.2f} busy, on {:g} of {:g} "
-                    "CPUs given; its CPU time from {}\n",
-                    last->method, last->job_cpu_s, last->node_busy_s, last->given_cpus,
-                    last->node_cpus, last->job_cpu);
+    return {fmt::format("job's share: {} of the node's {} ({:.1f} %); unallocated {}, other "
+                        "processes {}{}",
+                        energy_text(j), energy_text(n.mean),
+                        n.mean > 0 ? 100 * j.mean / n.mean : 0.0,
+                        energy_text(stat_of(unallocated).mean), energy_text(stat_of(other).mean),
+                        r.runs.size() > 1 ? " (per run, mean)" : ""),
+            fmt::format("attributed: {}; the job used {:.2f} CPU-s of {:.2f} busy, on {:g} of {:g} "
+                        "CPUs given; its CPU time from {}",
+                        last->method, last->job_cpu_s, last->node_busy_s, last->given_cpus,
+                        last->node_cpus, last->job_cpu)};
 }
 
 std::string format_details(const RepeatSummary& r, const FormatOptions& options) {
     const auto& first = r.runs.front();
     std::string out =
         fmt::format("  runtime {} s; node: {}\n", pm(r.runtime_s, 1, 3), first.node_basis);
-    add_attribution(out, r);
+    for (const auto& line : attribution_lines(r)) {
+        out += (line.starts_with("attributed") ? "    " : "  ") + line + "\n";
+    }
     auto rating = r.rating;
     if (!rating && options.rated_watts) {
         rating = Rating{*options.rated_watts, "config"};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/duration.hpp"
+#include "report/format.hpp"
 #include "report/html/sections.hpp"
 
 #include <fmt/format.h>
@@ -153,6 +154,9 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
             escape(not_summed_reason(o.parent, o.backend)));
     }
     b += "</tbody></table>";
+    for (const auto& line : attribution_lines(g)) { // docs/attribution.md
+        b += fmt::format("<p class=\"attribution\">{}</p>", escape(line));
+    }
     b += part_notes(g);
 }
 

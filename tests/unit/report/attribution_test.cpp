@@ -3,10 +3,12 @@
 // idle power exactly by allocation, dynamic power by CPU time, GPUs by holder, and
 // job + unallocated + other = the node, part by part.
 #include "report/format.hpp"
+#include "report/html/report.hpp"
 #include "report/summary.hpp"
 #include "trace_builder.hpp"
 
 #include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +16,11 @@ namespace jp::report {
 namespace {
 
 using test::channel;
+
+std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in{p};
+    return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+}
 
 struct Attribution_ : ::testing::Test {
     std::filesystem::path path = std::filesystem::temp_directory_path() /
@@ -126,6 +133,26 @@ TEST_F(Attribution_, EveryPhaseAndEachPhaseNameHasItsShare) {
     EXPECT_NEAR(total.parts.front().share->job_idle_j, 25, 1e-6);
     EXPECT_NEAR(total.node.share->node_j(), total.node.energy_j, 1e-6);
     EXPECT_NEAR(total.node.share->job_j(), 2.5 * (20 + 50), 1e-6); // package 0 and gpu0
+}
+
+TEST_F(Attribution_, TheTextAndTheHtmlLeadWithTheJobsShare) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    b.usage(id, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    auto reader = b.reader();
+    auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s);
+    const auto group = aggregate_runs("job", {*s});
+    const auto lines = attribution_lines(group);
+    ASSERT_EQ(lines.size(), 2U);
+    EXPECT_EQ(lines[0], "job's share: 700.0 J of the node's 1.600 kJ (43.8 %); unallocated "
+                        "400.0 J, other processes 500.0 J");
+    EXPECT_NE(format_details(group, {}).find(lines[1]), std::string::npos);
+    const auto html = path.string() + ".html";
+    ASSERT_TRUE(write_html_report({path}, html, {}));
+    EXPECT_NE(slurp(html).find("<p class=\"attribution\">job&#39;s share: 700.0 J"),
+              std::string::npos);
+    std::filesystem::remove(html);
 }
 
 TEST_F(Attribution_, IdlePowerFromABaselineRunWhenTheConfigHasNone) {
