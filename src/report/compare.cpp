@@ -64,11 +64,11 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
     }
     c.baseline = *b;
     const auto& base = c.entries[*b].group;
-    const double base_e = base.node_energy_j.mean;
+    const double base_e = base.job_or_node_j().mean;
     const double base_t = base.runtime_s.mean;
     c.p_const_w = base_t > 0 ? base_e / base_t : 0;
     for (auto& e : c.entries) {
-        const double energy = e.group.node_energy_j.mean;
+        const double energy = e.group.job_or_node_j().mean;
         const double runtime = e.group.runtime_s.mean;
         e.energy_ratio = base_e > 0 ? energy / base_e : 0;
         e.runtime_ratio = base_t > 0 ? runtime / base_t : 0;
@@ -84,7 +84,7 @@ std::string format_comparison(const Comparison& c) {
     const auto& base = c.entries[c.baseline];
     double largest = 0;
     for (const auto& e : c.entries) {
-        largest = std::max({largest, e.group.node_energy_j.mean, e.estimate_j});
+        largest = std::max({largest, e.group.job_or_node_j().mean, e.estimate_j});
     }
     const auto u = energy_unit(largest);
     std::string out = fmt::format(
@@ -92,10 +92,11 @@ std::string format_comparison(const Comparison& c) {
         "Runtime [s]", "× base", "Avg power [W]", fmt::format("Estimate [{}]", u.name), "Error");
     std::vector<std::string> estimated;
     std::vector<std::string> lower_bounds;
+    std::vector<std::string> attributed;
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
         const auto& e = c.entries[i];
         out += fmt::format(
-            fmt::runtime(k_row), i + 1, e.name, energy_pm(e.group.node_energy_j, u),
+            fmt::runtime(k_row), i + 1, e.name, energy_pm(e.group.job_or_node_j(), u),
             fmt::format("{:.3f}", e.energy_ratio), pm(e.group.runtime_s, 1, 2),
             fmt::format("{:.3f}", e.runtime_ratio), pm(e.group.node_avg_w, 1, 1),
             fmt::format("{:.{}f}", e.estimate_j * u.per_joule, u.digits),
@@ -106,6 +107,9 @@ std::string format_comparison(const Comparison& c) {
         }
         if (!e.group.runs.empty() && e.group.runs.front().node.lower_bound) {
             lower_bounds.push_back(e.name);
+        }
+        if (e.group.job_energy_j) {
+            attributed.push_back(e.name);
         }
     }
     out += fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
@@ -127,6 +131,11 @@ std::string format_comparison(const Comparison& c) {
                "node has no meter and no model) for " +
                names(lower_bounds) + "\n";
     }
+    if (!attributed.empty()) {
+        out += "note: Energy is the job's share of its shared node (docs/attribution.md; the "
+               "node's is node_energy_j in --json) for " +
+               names(attributed) + "\n";
+    }
     return out;
 }
 
@@ -142,6 +151,8 @@ nlohmann::json comparison_json(const Comparison& c) {
              {"traces", g.traces},
              {"runs", g.runs.size()},
              {"node_energy_j", stat_json(g.node_energy_j)},
+             {"job_energy_j",
+              g.job_energy_j ? stat_json(*g.job_energy_j) : nlohmann::json(nullptr)},
              {"runtime_s", stat_json(g.runtime_s)},
              {"node_avg_w", stat_json(g.node_avg_w)},
              {"provenance", g.runs.empty() ? "" : to_string(g.runs.front().node.provenance)},

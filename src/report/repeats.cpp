@@ -59,9 +59,13 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     std::vector<double> e;
     std::vector<double> w;
     std::vector<double> pk;
+    std::vector<double> job;
     for (const auto* f : figs) {
         rt.push_back(f->runtime_s);
         e.push_back(f->node.energy_j);
+        if (f->node.share) {
+            job.push_back(f->node.share->job_j());
+        }
         w.push_back(f->node.avg_w);
         if (f->node.peak_w) {
             pk.push_back(*f->node.peak_w);
@@ -71,6 +75,9 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     s.node_energy_j = stat_of(e);
     s.node_avg_w = stat_of(w);
     s.node_peak_w = stat_of(pk);
+    if (!job.empty() && job.size() == figs.size()) {
+        s.job_energy_j = stat_of(job);
+    }
     add_part_stats(s, figs);
 }
 

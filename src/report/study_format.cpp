@@ -61,7 +61,7 @@ Layout layout_of(const StudyTable& t) {
     Layout l;
     double largest = 0;
     for (const auto& r : t.rows) {
-        largest = std::max(largest, r.ok ? r.ok->node_energy_j.mean : 0.0);
+        largest = std::max(largest, r.ok ? r.ok->job_or_node_j().mean : 0.0);
         l.basis |= basis_of(r);
         l.settings = l.settings || !r.key.setting.empty();
         l.ratios = l.ratios || r.energy_ratio.has_value();
@@ -97,7 +97,7 @@ void add_figures(Cells& cells,
                  const std::optional<double>& ratio,
                  const Layout& l,
                  Basis b) {
-    cells.push_back(b.mark(energy_pm(f.node_energy_j, l.unit)));
+    cells.push_back(b.mark(energy_pm(f.job_or_node_j(), l.unit)));
     cells.push_back(b.mark(pm(f.node_avg_w, 1, 1)));
     cells.push_back(runtime_pm(f.runtime_s));
     if (l.ratios) {
@@ -171,6 +171,7 @@ nlohmann::json shares_json(const std::vector<StudyShare>& shares) {
 
 nlohmann::json figures_json(const FigureStats& f, const std::vector<StudyShare>& shares) {
     return {{"node_energy_j", stat_json(f.node_energy_j)},
+            {"job_energy_j", f.job_energy_j ? stat_json(*f.job_energy_j) : nlohmann::json(nullptr)},
             {"node_avg_w", stat_json(f.node_avg_w)},
             {"node_peak_w", stat_json(f.node_peak_w)},
             {"runtime_s", stat_json(f.runtime_s)},
@@ -238,6 +239,18 @@ std::string format_study(const StudyTable& t) {
     out += ")\n";
     for (const auto& line : l.basis.legend()) {
         out += line + "\n";
+    }
+    std::vector<std::string> attributed;
+    for (const auto& r : t.rows) {
+        if (r.ok && r.ok->job_energy_j) {
+            attributed.push_back(r.ok->label);
+        }
+    }
+    if (!attributed.empty()) {
+        out +=
+            fmt::format("Consumption is the job's share of its shared node (docs/attribution.md; "
+                        "the node's is node_energy_j in --json) for {} row{}\n",
+                        attributed.size(), attributed.size() == 1 ? "" : "s");
     }
     out += "results:";
     for (const auto& trace : t.traces) {

@@ -139,6 +139,12 @@ struct Stat {
 // Mean ± std of Figures over runs. part_* hold the parts, then "rest", in order.
 struct FigureStats {
     Stat runtime_s, node_energy_j, node_avg_w, node_peak_w;
+    // The job's share of the node (docs/attribution.md), when every run has one.
+    std::optional<Stat> job_energy_j;
+    // The job's energy: its share where attributed, else the node's.
+    [[nodiscard]] const Stat& job_or_node_j() const noexcept {
+        return job_energy_j ? *job_energy_j : node_energy_j;
+    }
     std::vector<std::pair<std::string, Stat>> part_energy_j;
     std::vector<std::pair<std::string, Stat>> part_avg_w;
     std::vector<std::pair<std::string, Stat>> part_peak_w;

@@ -153,7 +153,8 @@ std::optional<std::size_t> energy_optimal(const std::vector<SweepPoint>& points)
         if (p.exit_code != 0 || !p.summary) {
             continue;
         }
-        if (!best || p.summary->node_energy_j.mean < points[*best].summary->node_energy_j.mean) {
+        if (!best ||
+            p.summary->job_or_node_j().mean < points[*best].summary->job_or_node_j().mean) {
             best = i;
         }
     }
@@ -164,7 +165,7 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
     constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>18} {:>18}  {}\n";
     double largest = 0;
     for (const auto& p : points) {
-        largest = std::max(largest, p.summary ? p.summary->node_energy_j.mean : 0.0);
+        largest = std::max(largest, p.summary ? p.summary->job_or_node_j().mean : 0.0);
     }
     const auto u = energy_unit(largest);
     std::string out = fmt::format(fmt::runtime(k_row), "point", fmt::format("Energy [{}]", u.name),
@@ -178,15 +179,16 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
         }
         const auto& s = *p.summary;
         out +=
-            fmt::format(fmt::runtime(k_row), p.label, energy_pm(s.node_energy_j, u),
+            fmt::format(fmt::runtime(k_row), p.label, energy_pm(s.job_or_node_j(), u),
                         pm(s.runtime_s, 1, s.runtime_s.mean < 10 ? 3 : 2), pm(s.node_avg_w, 1, 1),
                         s.node_peak_w.n > 0 ? pm(s.node_peak_w, 1, 1) : "-", status);
     }
     if (const auto best = energy_optimal(points)) {
         const auto& b = points[*best];
-        out += fmt::format("energy-optimal: {} ({}, {} node energy)\n", b.label,
-                           energy_text(b.summary->node_energy_j),
-                           to_string(b.summary->runs.front().node.provenance));
+        out += fmt::format(
+            "energy-optimal: {} ({}, {} {})\n", b.label, energy_text(b.summary->job_or_node_j()),
+            to_string(b.summary->runs.front().node.provenance),
+            b.summary->job_energy_j ? "job's share of the node (attributed)" : "node energy");
     } else {
         out += "energy-optimal: none (no point completed)\n";
     }
@@ -211,6 +213,8 @@ nlohmann::json sweep_json(const std::vector<SweepPoint>& points, const std::file
         if (p.summary) {
             pj["runs"] = p.summary->runs.size();
             pj["node_energy_j"] = stat_json(p.summary->node_energy_j);
+            pj["job_energy_j"] = p.summary->job_energy_j ? stat_json(*p.summary->job_energy_j)
+                                                         : nlohmann::json(nullptr);
             pj["runtime_s"] = stat_json(p.summary->runtime_s);
             pj["node_avg_w"] = stat_json(p.summary->node_avg_w);
             pj["node_peak_w"] = stat_json(p.summary->node_peak_w);

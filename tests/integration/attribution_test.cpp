@@ -115,7 +115,10 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
          {std::tuple{ra, "cpu0.package", 1.0}, std::tuple{rb, "cpu1.package", 3.0}}) {
         const auto& a = run.at("attribution");
         const double job_cpu = a.at("job_cpu_s").get<double>();
-        EXPECT_NEAR(job_cpu, cpu_s, 0.15 * cpu_s) << a.dump();
+        // At most its busy loop's wall time (a loaded machine gives it less: the check
+        // below is against the CPU time it got, whatever that was).
+        EXPECT_GT(job_cpu, 0.2 * cpu_s) << a.dump();
+        EXPECT_LT(job_cpu, 1.1 * cpu_s + 0.1) << a.dump();
         // Its dynamic share is K x its CPU time, within 3 % where a cgroup counts it in
         // the scheduler's nanoseconds; the process tree reads /proc's 10 ms ticks, two of
         // which are 2 % of job a's 1 s: 6 % there.
@@ -139,14 +142,16 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
 }
 
 TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
-    on_node({job(0, "a", "sleep 2"), "taskset -c 0 timeout 2.5 sh -c 'while :; do :; done'"});
+    // The burner runs from before the job's start to after its end.
+    on_node({"sleep 0.5 && " + job(0, "a", "sleep 2"),
+             "taskset -c 0 timeout 3.5 sh -c 'while :; do :; done'"});
     const auto ra = attribution("a");
     ASSERT_TRUE(ra.contains("attribution"));
     need_way(ra.at("attribution"));
     const auto& p = part(ra.at("attribution"), "cpu0.package");
     const double dynamic =
         p.at("node_j").get<double>() - k_idle_w * ra.at("runtime_s").get<double>();
-    EXPECT_GT(dynamic, 0.6 * k_per_cpu_w * 2) << ra.at("attribution").dump();
+    EXPECT_GT(dynamic, 0.5 * k_per_cpu_w * 2) << ra.at("attribution").dump();
     EXPECT_LT(p.at("dynamic_j").get<double>(), 0.03 * dynamic) << ra.at("attribution").dump();
     EXPECT_GT(p.at("other_j").get<double>(), 0.95 * dynamic);
     expect_conserved(ra);

@@ -2,6 +2,7 @@
 // The job's share of a shared node from a trace whose power and CPU use are known:
 // idle power exactly by allocation, dynamic power by CPU time, GPUs by holder, and
 // job + unallocated + other = the node, part by part.
+#include "report/compare.hpp"
 #include "report/format.hpp"
 #include "report/html/report.hpp"
 #include "report/summary.hpp"
@@ -153,6 +154,27 @@ TEST_F(Attribution_, TheTextAndTheHtmlLeadWithTheJobsShare) {
     EXPECT_NE(slurp(html).find("<p class=\"attribution\">job&#39;s share: 700.0 J"),
               std::string::npos);
     std::filesystem::remove(html);
+}
+
+TEST_F(Attribution_, CompareUsesTheJobsShareAndSaysSo) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("shared", 10, watts));
+    b.usage(id, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    b.run(test::make_run("alone", 10, watts)); // no usage: the node's figure
+    auto reader = b.reader();
+    auto groups = summarize_trace(reader);
+    ASSERT_TRUE(groups);
+    ASSERT_EQ(groups->size(), 2U);
+    ASSERT_TRUE((*groups)[0].job_energy_j);
+    EXPECT_NEAR((*groups)[0].job_energy_j->mean, 700, 1e-6);
+    EXPECT_FALSE((*groups)[1].job_energy_j);
+    const auto c = compare_groups(*groups, "alone");
+    ASSERT_TRUE(c);
+    EXPECT_NEAR(c->entries[0].energy_ratio, 700.0 / 1600.0, 1e-9);
+    const auto text = format_comparison(*c);
+    EXPECT_NE(text.find("note: Energy is the job's share of its shared node"), std::string::npos);
+    EXPECT_NEAR(comparison_json(*c)["entries"][0]["job_energy_j"]["mean"].get<double>(), 700, 1e-6);
+    EXPECT_TRUE(comparison_json(*c)["entries"][1]["job_energy_j"].is_null());
 }
 
 TEST_F(Attribution_, IdlePowerFromABaselineRunWhenTheConfigHasNone) {
