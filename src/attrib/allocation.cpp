@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "attrib/allocation.hpp"
 
+#include "core/text.hpp"
 #include "sys/file.hpp"
 
 #include <algorithm>
@@ -109,9 +110,12 @@ std::optional<std::vector<int>> parse_gpu_list(std::string_view text) {
         const auto item = sys::trim(text.substr(0, comma));
         int v = -1;
         const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || v < 0 ||
-            v > 4096 || gpus.size() > 4096) {
+        if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || v > 4096 ||
+            gpus.size() > 4096) {
             return std::nullopt;
+        }
+        if (v < 0) {
+            break; // CUDA stops at the first invalid index: "-1" hides every GPU
         }
         gpus.push_back(v);
         text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
@@ -148,20 +152,27 @@ Allocation allocation_of(pid_t pid,
     if (a.memory_given && a.memory_total && *a.memory_given >= *a.memory_total) {
         a.memory_given.reset(); // a limit above the memory there is does not limit
     }
-    for (const char* name : {"SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                             "HIP_VISIBLE_DEVICES"}) {
+    // Slurm's lists are the node's GPU indices; the runtimes' are theirs (renumbered under
+    // Slurm's ConstrainDevices, and CUDA's fastest-first unless CUDA_DEVICE_ORDER=PCI_BUS_ID).
+    for (const char* name : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "CUDA_VISIBLE_DEVICES",
+                             "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
         const auto value = env(name);
         if (!value) {
             continue;
         }
         if (auto gpus = parse_gpu_list(*value)) {
             a.gpus_given = std::move(gpus);
-            a.gpu_source = fmt::format("{}={}", name, *value);
+            a.gpu_source = one_line(fmt::format("{}={}", name, *value), 80);
+            if (std::string_view{name} == "CUDA_VISIBLE_DEVICES" &&
+                env("CUDA_DEVICE_ORDER") != std::optional<std::string>{"PCI_BUS_ID"}) {
+                a.notes.emplace_back("CUDA_VISIBLE_DEVICES is taken as the node's GPU indices "
+                                     "(they are when CUDA_DEVICE_ORDER=PCI_BUS_ID)");
+            }
         } else {
             a.notes.push_back(fmt::format(
                 "{} names GPUs by something other than their index ('{}'): every GPU is "
                 "counted as the job's",
-                name, value->substr(0, 64)));
+                name, one_line(*value, 64)));
         }
         break;
     }

@@ -19,15 +19,6 @@ bool has_file(const std::filesystem::path& p) {
     return std::filesystem::exists(p, ec);
 }
 
-std::optional<std::uint64_t> number(std::string_view s) {
-    std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
 // A path from the kernel's file: absolute, no "." or ".." step (a fake or hostile
 // file must not lead the reader out of the hierarchy).
 bool safe_path(std::string_view p) {
@@ -124,7 +115,7 @@ std::optional<std::uint64_t> parse_cpu_stat_usage_ns(std::string_view text) {
         const auto line = text.substr(0, eol);
         text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
         if (line.starts_with(key)) {
-            const auto us = number(sys::trim(line.substr(key.size())));
+            const auto us = sys::parse_u64(sys::trim(line.substr(key.size())));
             if (!us || *us > UINT64_MAX / 1000) {
                 return std::nullopt;
             }
@@ -139,7 +130,7 @@ std::optional<std::vector<std::uint64_t>> parse_usage_percpu(std::string_view te
     std::vector<std::uint64_t> ns;
     while (!text.empty()) {
         const auto blank = text.find(' ');
-        const auto v = number(text.substr(0, blank));
+        const auto v = sys::parse_u64(text.substr(0, blank));
         if (!v || ns.size() >= 65536) {
             return std::nullopt;
         }
@@ -150,11 +141,11 @@ std::optional<std::vector<std::uint64_t>> parse_usage_percpu(std::string_view te
 }
 
 std::optional<std::uint64_t> parse_memory_limit(std::string_view text) {
-    const auto v = number(sys::trim(text));
+    const auto v = sys::parse_u64(sys::trim(text));
     if (!v || *v >= (std::uint64_t{1} << 62)) {
         return std::nullopt; // "max", junk, or v1's page-rounded LONG_MAX
     }
-    return v;
+    return *v;
 }
 
 std::string slurm_job_of(std::string_view path) {
@@ -162,7 +153,7 @@ std::string slurm_job_of(std::string_view path) {
         const auto slash = path.find('/');
         const auto step = path.substr(0, slash);
         path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
-        if (step.starts_with("job_") && step.size() > 4 && number(step.substr(4))) {
+        if (step.starts_with("job_") && step.size() > 4 && sys::parse_u64(step.substr(4))) {
             return std::string{step.substr(4)};
         }
     }

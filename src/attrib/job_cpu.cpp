@@ -5,6 +5,7 @@
 #include "sys/file.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -75,6 +76,44 @@ std::optional<std::vector<double>> v1_seconds(const std::filesystem::path& dir) 
     return s;
 }
 
+// A v1 hierarchy whose groups do not also carry `other` (cpuacct co-mounted with cpu,
+// RHEL's default: a new group there is a new CPU scheduling entity, one share for the job).
+bool counts_only(const std::filesystem::path& dir, const char* other) {
+    std::error_code ec;
+    return !std::filesystem::exists(dir / other, ec);
+}
+
+// A v2 parent that gives its children the cpu controller (a new child is weighed anew).
+bool controls_cpu(const std::filesystem::path& subtree_control) {
+    const auto text = sys::read_text(subtree_control);
+    if (!text) {
+        return false;
+    }
+    std::string_view t = *text;
+    while (!t.empty()) {
+        const auto blank = t.find_first_of(" \n");
+        if (t.substr(0, blank) == "cpu") {
+            return true;
+        }
+        t = blank == std::string_view::npos ? std::string_view{} : t.substr(blank + 1);
+    }
+    return false;
+}
+
+// Groups an earlier monitor made and could not remove (it was killed, or the job's
+// leftovers ran on): the kernel removes only empty ones, and only if their job is gone.
+void remove_stale_groups(const std::filesystem::path& parent) {
+    for (const auto& name : sys::list_dir(parent, "jouleprof-")) {
+        const auto pid = sys::parse_u64(std::string_view{name}.substr(10));
+        if (!pid || *pid == 0 || *pid > (1U << 30)) {
+            continue;
+        }
+        if (::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH) {
+            ::rmdir((parent / name).c_str()); // fails (EBUSY) while processes are in it
+        }
+    }
+}
+
 } // namespace
 
 JobCpu::JobCpu(JobCpu&&) noexcept = default;
@@ -113,36 +152,56 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
             return j;
         }
     }
-    std::string why;
-    if (v1) {
-        if (auto dir = make_group(*v1, pid, why); dir && v1_seconds(*dir)) {
-            j.m_kind = Kind::v1;
-            j.m_dir = *dir;
-            j.m_made = true;
-            j.m_method = fmt::format("cgroup v1 {}", dir->string());
-            return j;
+    if (!j.m_slurm_job.empty()) {
+        // A Slurm group whose counter cannot be read: nothing is made inside Slurm's
+        // groups (a group left there would block slurmstepd's cleanup).
+        j.m_notes.push_back(
+            fmt::format("Slurm job {}'s cgroup counts no CPU time here", j.m_slurm_job));
+        j.m_slurm_job.clear();
+        j.m_dir.clear();
+        j.follow_tree(root, pid);
+        return j;
+    }
+    // v1 cpuacct first: it counts per CPU, so per package.
+    for (const auto& [parent, kind] : {std::pair{v1, Kind::v1}, std::pair{v2, Kind::v2}}) {
+        if (!parent) {
+            continue;
+        }
+        std::string why;
+        if (kind == Kind::v1 ? !counts_only(*parent, "cpu.shares")
+                             : controls_cpu(*parent / "cgroup.subtree_control")) {
+            continue; // a group of ours there would change how the job is scheduled
+        }
+        remove_stale_groups(*parent);
+        if (auto dir = make_group(*parent, pid, why)) {
+            const bool readable =
+                kind == Kind::v1 ? v1_seconds(*dir).has_value() : v2_seconds(*dir).has_value();
+            if (readable) {
+                j.m_kind = kind;
+                j.m_dir = *dir;
+                j.m_made = true;
+                j.m_method =
+                    fmt::format("cgroup {} {}", kind == Kind::v1 ? "v1" : "v2", dir->string());
+                return j;
+            }
+            // A group that counts nothing: the job goes back where it was, the group goes.
+            (void)move_into(*parent, pid);
+            ::rmdir(dir->c_str());
+            why = fmt::format("{} has no CPU counter", dir->string());
         }
         if (!why.empty()) {
             j.m_notes.push_back(why);
         }
     }
-    if (v2) {
-        if (auto dir = make_group(*v2, pid, why); dir && v2_seconds(*dir)) {
-            j.m_kind = Kind::v2;
-            j.m_dir = *dir;
-            j.m_made = true;
-            j.m_method = fmt::format("cgroup v2 {}", dir->string());
-            return j;
-        }
-        if (!why.empty()) {
-            j.m_notes.push_back(why);
-        }
-    }
-    j.m_kind = Kind::tree;
-    j.m_tree = std::make_unique<ProcTree>(root, pid);
-    j.m_children_base_s = rusage_children_s();
-    j.m_method = fmt::format("process tree of pid {} (/proc)", pid);
+    j.follow_tree(root, pid);
     return j;
+}
+
+void JobCpu::follow_tree(const std::filesystem::path& root, pid_t pid) {
+    m_kind = Kind::tree;
+    m_tree = std::make_unique<ProcTree>(root, pid);
+    m_children_base_s = rusage_children_s();
+    m_method = fmt::format("process tree of pid {} (/proc)", pid);
 }
 
 std::optional<JobCpu::Reading> JobCpu::read() {

@@ -54,6 +54,7 @@ public:
 
 private:
     JobCpu() = default;
+    void follow_tree(const std::filesystem::path& root, pid_t pid);
     enum class Kind { none, v2, v1, tree } m_kind = Kind::none;
     std::filesystem::path m_dir;
     bool m_made = false; // the monitor made m_dir and removes it

@@ -14,21 +14,12 @@
 namespace jp::attrib {
 namespace {
 
-std::optional<std::uint64_t> field_u64(std::string_view s) {
-    std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
 // The numbers of a "children" file ("123 456 ").
 std::vector<pid_t> pids_in(std::string_view text) {
     std::vector<pid_t> pids;
     while (!text.empty()) {
         const auto blank = text.find_first_of(" \n");
-        if (const auto v = field_u64(text.substr(0, blank)); v && *v > 0 && *v < (1U << 30)) {
+        if (const auto v = sys::parse_u64(text.substr(0, blank)); v && *v > 0 && *v < (1U << 30)) {
             pids.push_back(static_cast<pid_t>(*v));
         }
         text = blank == std::string_view::npos ? std::string_view{} : text.substr(blank + 1);
@@ -53,7 +44,7 @@ std::optional<ProcTimes> parse_proc_stat(std::string_view text) {
         const auto word = text.substr(0, blank);
         if (n == 4 || n >= 14) { // the others may be negative (tpgid -1)
             // cutime/cstime are signed in the kernel's format (long); never negative in practice.
-            const auto v = field_u64(word);
+            const auto v = sys::parse_u64(word);
             if (!v) {
                 return std::nullopt;
             }

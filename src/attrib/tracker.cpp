@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "attrib/tracker.hpp"
 
+#include "core/clock.hpp"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -22,18 +24,13 @@ double at(const std::vector<double>& v, int i) {
 Tracker::Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions options)
     : m_node(std::move(node)), m_job(std::move(job)), m_alloc(std::move(alloc)),
       m_options(std::move(options)) {
-    std::set<int> packages{0};
-    for (const auto& [cpu, pkg] : m_alloc.package_of) {
-        packages.insert(pkg);
-    }
-    if (!m_alloc.package_of.empty()) {
-        packages.clear();
-        for (const int cpu : m_alloc.node_cpus) {
-            packages.insert(attrib::package_of(m_alloc, cpu));
-        }
+    std::set<int> packages;
+    for (const int cpu : m_alloc.node_cpus) {
+        packages.insert(attrib::package_of(m_alloc, cpu));
     }
     m_packages.assign(packages.begin(), packages.end());
     m_job_pkg.assign(m_packages.size(), 0.0);
+    m_spread_pkg.assign(m_packages.size(), 0.0);
     m_busy_pkg.assign(m_packages.size(), 0.0);
 }
 
@@ -51,6 +48,9 @@ std::optional<Tracker> Tracker::prepare(pid_t pid, TrackerOptions options) {
 
 void Tracker::begin(std::int64_t t_ns) {
     m_node_base = m_node.read().value_or(std::vector<double>{});
+    // What the job (a Python process, a Slurm step) used before it is not its figure's.
+    m_job_base = m_job.read().value_or(JobCpu::Reading{});
+    m_monitor_base_s = process_cpu_seconds();
     m_busy_last.assign(m_node_base.size(), 0.0);
     for (const auto pkg : m_packages) {
         m_records.push_back({t_ns, pkg, 0.0, 0.0});
@@ -96,32 +96,43 @@ void Tracker::record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& jo
             given[i] += 1.0;
         }
     }
-    if (!job->per_cpu_s.empty()) {
-        m_per_cpu = true;
-        std::ranges::fill(m_job_pkg, 0.0);
-        for (std::size_t cpu = 0; cpu < job->per_cpu_s.size(); ++cpu) {
-            if (const auto i = index(static_cast<int>(cpu)); i < m_job_pkg.size()) {
-                m_job_pkg[i] += std::max(job->per_cpu_s[cpu], 0.0);
-            }
-        }
-    } else {
-        const double delta = std::max(job->total_s - m_job_last, 0.0);
-        double sum = 0;
-        for (const double w : weight) {
-            sum += w;
-        }
-        double given_sum = 0;
-        for (const double g : given) {
-            given_sum += g;
-        }
-        for (std::size_t i = 0; i < m_job_pkg.size(); ++i) {
-            const double w = sum > 0 ? weight[i] / sum
-                                     : (given_sum > 0 ? given[i] / given_sum
-                                                      : 1.0 / static_cast<double>(given.size()));
-            m_job_pkg[i] += delta * w;
+    // The job's time since begin(): per CPU where its group counts so (v1), else a total
+    // apportioned to packages by the busy time on its CPUs; the monitor's own CPU (the
+    // cost of measuring the job, when it is not already in the job's process) likewise.
+    std::vector<double> per_cpu = job->per_cpu_s;
+    for (std::size_t cpu = 0; cpu < per_cpu.size(); ++cpu) {
+        per_cpu[cpu] =
+            std::max(per_cpu[cpu] - at(m_job_base.per_cpu_s, static_cast<int>(cpu)), 0.0);
+    }
+    m_per_cpu = m_per_cpu || !per_cpu.empty();
+    const double monitor =
+        m_options.monitor_is_job && m_job.slurm_job().empty() // Slurm's group holds it already
+            ? std::max(process_cpu_seconds() - m_monitor_base_s, 0.0)
+            : 0.0;
+    const double spread = (per_cpu.empty() ? job->total_s - m_job_base.total_s : 0.0) + monitor;
+    const double delta = std::max(spread - m_spread_last, 0.0);
+    m_spread_last = std::max(m_spread_last, spread);
+    double sum = 0;
+    double given_sum = 0;
+    for (std::size_t i = 0; i < weight.size(); ++i) {
+        sum += weight[i];
+        given_sum += given[i];
+    }
+    for (std::size_t i = 0; i < m_spread_pkg.size(); ++i) {
+        const double w = sum > 0 ? weight[i] / sum
+                                 : (given_sum > 0 ? given[i] / given_sum
+                                                  : 1.0 / static_cast<double>(given.size()));
+        m_spread_pkg[i] += delta * w;
+    }
+    std::vector<double> job_pkg = m_spread_pkg;
+    for (std::size_t cpu = 0; cpu < per_cpu.size(); ++cpu) {
+        if (const auto i = index(static_cast<int>(cpu)); i < job_pkg.size()) {
+            job_pkg[i] += per_cpu[cpu];
         }
     }
-    m_job_last = std::max(m_job_last, job->total_s);
+    for (std::size_t i = 0; i < m_job_pkg.size(); ++i) {
+        m_job_pkg[i] = std::max(m_job_pkg[i], job_pkg[i]); // never back
+    }
     m_busy_last = since;
     for (std::size_t i = 0; i < m_packages.size(); ++i) {
         m_busy_pkg[i] = std::max(m_busy_pkg[i], busy[i]);

@@ -24,6 +24,9 @@ struct TrackerOptions {
     std::map<std::string, double> idle_watts; // per channel name (and "rest"), from config
     std::string job_cpu = "auto";             // how the job's CPU time is read (JobCpu::track)
     std::size_t max_records = 200000;         // beyond, every other reading is dropped
+    // The monitor's own CPU time counts as the job's (the cost of measuring it); false
+    // where the monitor runs inside the job's process (Python blocks) and is counted already.
+    bool monitor_is_job = true;
 };
 
 class Tracker {
@@ -50,12 +53,15 @@ private:
     Allocation m_alloc;
     TrackerOptions m_options;
     std::vector<int> m_packages;
-    std::vector<double> m_node_base; // per CPU at the start
-    std::vector<double> m_busy_last; // per CPU at the last reading (since the start)
-    double m_job_last = 0;
-    std::vector<double> m_job_pkg;  // per package, cumulative
-    std::vector<double> m_busy_pkg; // per package, cumulative
-    bool m_per_cpu = false;         // the job's use came per CPU (cgroup v1)
+    std::vector<double> m_node_base;  // per CPU at the start
+    std::vector<double> m_busy_last;  // per CPU at the last reading (since the start)
+    JobCpu::Reading m_job_base;       // the job's use at begin()
+    double m_monitor_base_s = 0;      // the monitor's CPU at begin()
+    double m_spread_last = 0;         // the apportioned total at the last reading
+    std::vector<double> m_spread_pkg; // per package: what was apportioned, cumulative
+    std::vector<double> m_job_pkg;    // per package, cumulative
+    std::vector<double> m_busy_pkg;   // per package, cumulative
+    bool m_per_cpu = false;           // the job's use came per CPU (cgroup v1)
     std::size_t m_failed_reads = 0;
     std::vector<trace::UsageRecord> m_records;
 };

@@ -52,6 +52,7 @@ std::int64_t MeasurementSession::begin_block(const std::string& label,
     if (m->attribution && attribute_self) {
         auto options = m->usage;
         options.job_cpu = "process-tree"; // never move the caller's own process
+        options.monitor_is_job = false;   // its threads are in the process already
         m->block_usage = attrib::Tracker::prepare(::getpid(), std::move(options));
     }
     run.start_ns = m->sampler.begin(run.id);

@@ -2,9 +2,12 @@
 #include "report/attribution.hpp"
 
 #include "attrib/allocation.hpp"
+#include "core/text.hpp"
+#include "sys/file.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -62,28 +65,62 @@ std::optional<int> index_after(std::string_view name, std::string_view prefix) {
     return v;
 }
 
-std::optional<attrib::Allocation> allocation_from(const nlohmann::json& j) {
-    try {
-        attrib::Allocation a;
-        a.node_cpus = j.at("cpus").get<std::vector<int>>();
-        a.given_cpus = j.at("given_cpus").get<std::vector<int>>();
-        for (const auto& [cpu, pkg] : j.at("package_of").items()) {
-            a.package_of[std::stoi(cpu)] = pkg.get<int>();
-        }
-        if (!j.at("memory_total").is_null()) {
-            a.memory_total = j.at("memory_total").get<std::uint64_t>();
-        }
-        if (!j.at("memory_given").is_null()) {
-            a.memory_given = j.at("memory_given").get<std::uint64_t>();
-        }
-        if (!j.at("gpus_given").is_null()) {
-            a.gpus_given = j.at("gpus_given").get<std::vector<int>>();
-        }
-        a.gpu_source = j.value("gpu_source", "");
-        return a;
-    } catch (const std::exception&) {
+// Integers of a JSON array within [lo, hi] (a crafted trace must not reach a float-to-int
+// conversion out of range, nor make us allocate without bound).
+std::optional<std::vector<int>> ints(const nlohmann::json& j, int lo, int hi) {
+    if (!j.is_array() || j.size() > 65536) {
         return std::nullopt;
     }
+    std::vector<int> out;
+    for (const auto& v : j) {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
+            return std::nullopt;
+        }
+        out.push_back(static_cast<int>(v.get<std::int64_t>()));
+    }
+    return out;
+}
+
+std::optional<std::optional<std::uint64_t>> bytes(const nlohmann::json& j) {
+    if (j.is_null()) {
+        return std::optional<std::uint64_t>{};
+    }
+    if (!j.is_number_unsigned()) {
+        return std::nullopt;
+    }
+    return std::optional{j.get<std::uint64_t>()};
+}
+
+std::optional<attrib::Allocation> allocation_from(const nlohmann::json& j) {
+    constexpr int k_cpus = 65535;
+    attrib::Allocation a;
+    const auto cpus = ints(j.value("cpus", nlohmann::json{}), 0, k_cpus);
+    const auto given = ints(j.value("given_cpus", nlohmann::json{}), 0, k_cpus);
+    const auto total = bytes(j.value("memory_total", nlohmann::json{}));
+    const auto mem = bytes(j.value("memory_given", nlohmann::json{}));
+    const auto& gpus = j.value("gpus_given", nlohmann::json{});
+    const auto gpu_list = gpus.is_null() ? std::optional<std::vector<int>>{} : ints(gpus, 0, 4096);
+    const auto& packages = j.value("package_of", nlohmann::json::object());
+    if (!cpus || !given || !total || !mem || (!gpus.is_null() && !gpu_list) ||
+        !packages.is_object() || packages.size() > 65536) {
+        return std::nullopt;
+    }
+    a.node_cpus = *cpus;
+    a.given_cpus = *given;
+    a.memory_total = *total;
+    a.memory_given = *mem;
+    if (!gpus.is_null()) {
+        a.gpus_given = *gpu_list;
+    }
+    for (const auto& [cpu, pkg] : packages.items()) {
+        const auto id = sys::parse_u64(cpu);
+        if (!id || *id > k_cpus || !pkg.is_number_integer() || pkg.get<std::int64_t>() < 0 ||
+            pkg.get<std::int64_t>() > 4096) {
+            return std::nullopt;
+        }
+        a.package_of[static_cast<int>(*id)] = static_cast<int>(pkg.get<std::int64_t>());
+    }
+    return a;
 }
 
 // How one channel is split.
@@ -97,10 +134,15 @@ struct Rule {
 Rule rule_for(const Channel& c, const attrib::Allocation& a) {
     Rule r;
     if (c.domain == Domain::gpu) {
-        const auto idx = index_after(c.name, "gpu");
-        r.gpu = true;
-        r.given = idx && a.holds_gpu(*idx) ? 1.0 : (idx ? 0.0 : 1.0);
-        r.by = r.given > 0 ? "the job's GPU" : "not the job's GPU";
+        if (const auto idx = index_after(c.name, "gpu")) {
+            r.gpu = true;
+            r.given = a.holds_gpu(*idx) ? 1.0 : 0.0;
+            r.by = r.given > 0 ? "the job's GPU" : "not the job's GPU";
+            return r;
+        }
+        // A GPU without an index (hwmon's gpu.amdgpu.<pci>): never the job's by default.
+        r.given = a.cpu_share(-1);
+        r.by = "a GPU not matched to an index: split like the rest of the node";
         return r;
     }
     const auto pkg = index_after(c.name, "cpu");
@@ -119,24 +161,61 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
     return r;
 }
 
-Use use_of(const trace::Usage& usage) {
-    Use u;
-    std::vector<int> packages;
-    for (const auto& r : usage.records) {
-        if (std::ranges::find(packages, r.package) == packages.end()) {
-            packages.push_back(r.package);
+// The readings by time, checked: at most k_packages packages, each one the facts name
+// (package 0 when they name none); finite, non-negative, never decreasing. nullopt otherwise.
+std::optional<Use> use_of(const trace::Usage& usage, const attrib::Allocation& alloc) {
+    constexpr std::size_t k_packages = 256; // more sockets than any node has
+    std::vector<int> allowed{0};
+    for (const auto& [cpu, pkg] : alloc.package_of) {
+        if (std::ranges::find(allowed, pkg) == allowed.end()) {
+            allowed.push_back(pkg);
         }
     }
+    std::vector<int> packages;
+    for (const auto& r : usage.records) {
+        if (std::ranges::find(allowed, r.package) == allowed.end() || !std::isfinite(r.job_s) ||
+            !std::isfinite(r.busy_s) || r.job_s < 0 || r.busy_s < 0) {
+            return std::nullopt;
+        }
+        if (std::ranges::find(packages, r.package) == packages.end()) {
+            packages.push_back(r.package);
+            if (packages.size() > k_packages) {
+                return std::nullopt;
+            }
+        }
+    }
+    Use u;
     for (std::size_t i = 0; i < usage.records.size();) {
         const auto t = usage.records[i].t_ns;
         u.t.push_back(t);
         for (const int p : packages) {
-            u.by_package[p].emplace_back(u.by_package[p].empty() ? std::pair{0.0, 0.0}
-                                                                 : u.by_package[p].back());
+            auto& v = u.by_package[p];
+            v.emplace_back(v.empty() ? std::pair{0.0, 0.0} : v.back());
         }
         for (; i < usage.records.size() && usage.records[i].t_ns == t; ++i) {
-            u.by_package[usage.records[i].package].back() = {usage.records[i].job_s,
-                                                             usage.records[i].busy_s};
+            auto& v = u.by_package[usage.records[i].package];
+            const std::pair next{usage.records[i].job_s, usage.records[i].busy_s};
+            if (v.size() >= 2 &&
+                (next.first < v[v.size() - 2].first || next.second < v[v.size() - 2].second)) {
+                return std::nullopt; // cumulative readings that go back
+            }
+            v.back() = next;
+        }
+    }
+    // The job's time and the node's come from different clocks (a group's scheduler time
+    // or the process tree's 10 ms ticks against the node's): where the job's runs ahead of
+    // the node's busy time in an interval, the excess is carried into the next ones rather
+    // than cut, so the job's whole CPU time is used up to what the node was busy.
+    for (auto& [package, v] : u.by_package) {
+        double carry = 0;
+        double job_prev = v.empty() ? 0 : v.front().first;
+        for (std::size_t k = 1; k < v.size(); ++k) {
+            const double dj = v[k].first - job_prev + carry;
+            const double db = std::max(v[k].second - v[k - 1].second, 0.0);
+            const double take = std::clamp(dj, 0.0, db);
+            job_prev = v[k].first;
+            carry = dj - take;
+            v[k].first = v[k - 1].first + take;
         }
     }
     return u;
@@ -163,35 +242,52 @@ std::map<std::string, double> idle_of_baseline(const RunData& b) {
 std::optional<Attributor> Attributor::make(const RunData& d,
                                            const trace::Usage& usage,
                                            const std::map<std::string, double>& baseline_idle) {
-    nlohmann::json facts;
-    try {
-        facts = nlohmann::json::parse(usage.facts);
-    } catch (const nlohmann::json::exception&) {
+    if (usage.damaged) {
         return std::nullopt;
     }
+    try {
+        return make_from(d, nlohmann::json::parse(usage.facts), usage, baseline_idle);
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt; // not JSON, or a field of another type: damaged
+    }
+}
+
+std::optional<Attributor>
+Attributor::make_from(const RunData& d,
+                      const nlohmann::json& facts,
+                      const trace::Usage& usage,
+                      const std::map<std::string, double>& baseline_idle) {
     const auto alloc = allocation_from(facts);
     if (!alloc || alloc->node_cpus.empty()) {
         return std::nullopt;
     }
-    std::map<std::string, double> config_idle;
+    auto use = use_of(usage, *alloc);
+    if (!use) {
+        return std::nullopt;
+    }
+    // Idle power per part: the config's where it names the part, else the baseline run's.
+    std::map<std::string, double> idle_w = baseline_idle;
+    bool from_config = false;
     if (const auto it = facts.find("idle_w"); it != facts.end() && it->is_object()) {
         for (const auto& [name, w] : it->items()) {
-            if (w.is_number() && w.get<double>() >= 0) {
-                config_idle[name] = w.get<double>();
+            if (w.is_number() && std::isfinite(w.get<double>()) && w.get<double>() >= 0) {
+                idle_w[name] = w.get<double>();
+                from_config = true;
             }
         }
     }
     Attributor at;
     at.m_data = &d;
     auto& out = at.m_template;
-    out.job_cpu = facts.value("job", "");
-    out.idle_source =
-        !config_idle.empty() ? "config" : (!baseline_idle.empty() ? "baseline run" : "");
-    const auto& idle_w = !config_idle.empty() ? config_idle : baseline_idle;
+    out.job_cpu = one_line(facts.value("job", std::string{}), 200);
+    out.idle_source = from_config && !baseline_idle.empty() ? "config, else baseline run"
+                      : from_config                         ? "config"
+                      : !baseline_idle.empty()              ? "baseline run"
+                                                            : "";
     out.node_cpus = static_cast<double>(alloc->node_cpus.size());
     out.given_cpus = static_cast<double>(alloc->given_cpus.size());
     at.m_whole_node = alloc->whole_node();
-    at.m_use = std::make_shared<Use>(use_of(usage));
+    at.m_use = std::make_shared<Use>(std::move(*use));
 
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
         const auto& c = (*d.channels)[i];
@@ -199,16 +295,24 @@ std::optional<Attributor> Attributor::make(const RunData& d,
             at.m_channels.push_back(i);
             const auto r = rule_for(c, *alloc);
             at.m_rules.push_back({r.package, r.given, r.gpu});
-            out.parts.push_back({c.name, {}, 0, r.by});
+            out.parts.push_back({c.name, {}, std::nullopt, r.by});
         }
     }
-    if (d.node_channel.has_value() ? !at.m_channels.empty() : d.facts.rest_watts.has_value()) {
+    if (d.node_channel || d.facts.rest_watts) {
+        // The node less its parts, or its rest-of-node model; a node meter with no parts
+        // is split whole, the same way.
         at.m_rules.push_back({-1, alloc->cpu_share(-1), false});
-        out.parts.push_back({"rest", {}, 0, "the node's cores"});
+        out.parts.push_back({at.m_channels.empty() && d.node_channel ? "node" : "rest",
+                             {},
+                             std::nullopt,
+                             "the node's cores"});
     }
+    bool idle_missing = false;
     for (auto& p : out.parts) {
         if (const auto it = idle_w.find(p.name); it != idle_w.end()) {
             p.idle_w = it->second;
+        } else {
+            idle_missing = true;
         }
     }
     out.method = out.idle_source.empty()
@@ -219,11 +323,20 @@ std::optional<Attributor> Attributor::make(const RunData& d,
             "idle power unknown: each part's whole energy is split by CPU time, so a job is not "
             "charged the idle power of what it holds (give [attribution] idle_watts in the "
             "config, or measure a baseline with --baseline)");
+    } else if (idle_missing) {
+        std::string names;
+        for (const auto& p : out.parts) {
+            if (!p.idle_w) {
+                names += (names.empty() ? "" : ", ") + p.name;
+            }
+        }
+        out.notes.push_back(
+            fmt::format("no idle power for {}: all of its energy is split by CPU time", names));
     }
     if (const auto it = facts.find("notes"); it != facts.end() && it->is_array()) {
         for (const auto& n : *it) {
-            if (n.is_string()) {
-                out.notes.push_back(n.get<std::string>());
+            if (n.is_string() && out.notes.size() < 32) {
+                out.notes.push_back(one_line(n.get<std::string>(), 300));
             }
         }
     }
@@ -234,9 +347,17 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
     const auto& d = *m_data;
     const auto& use = *m_use;
     Attribution out = m_template;
+    double seconds_in = 0;
+    double seconds_read = 0; // of them, between the first and the last usage reading
     for (const auto& [w0, w1] : windows) {
         const auto t0 = std::clamp(w0, d.t0, d.t1);
         const auto t1 = std::clamp(w1, t0, d.t1);
+        seconds_in += static_cast<double>(t1 - t0) * 1e-9;
+        if (use.t.size() >= 2) {
+            const auto a = std::max(t0, use.t.front());
+            const auto b = std::min(t1, use.t.back());
+            seconds_read += b > a ? static_cast<double>(b - a) * 1e-9 : 0.0;
+        }
         // The intervals: the window's edges and every usage reading inside it.
         std::vector<std::int64_t> cuts{t0};
         for (auto it = std::ranges::upper_bound(use.t, t0); it != use.t.end() && *it < t1; ++it) {
@@ -268,7 +389,8 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
                     energy = d.facts.rest_watts.value_or(0) * seconds;
                 }
                 const auto& r = m_rules[n];
-                attrib::Interval in{energy, seconds, out.parts[n].idle_w, r.given, 0, false};
+                attrib::Interval in{energy,  seconds, out.parts[n].idle_w.value_or(0.0),
+                                    r.given, 0,       false};
                 if (r.gpu) {
                     in.use = r.given;
                     in.used = true;
@@ -287,7 +409,17 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
     for (const auto& p : out.parts) {
         out.node += p.share;
     }
-    out.exclusive = m_whole_node && out.node.other_j <= 0.01 * std::abs(out.node.node_j());
+    // Exclusive only on evidence: the CPU use read over (nearly) the whole window, energy
+    // drawn, the whole node given, others under 1 % of it.
+    const bool covered = seconds_in > 0 && seconds_read >= 0.9 * seconds_in;
+    if (!covered && seconds_in > 0) {
+        out.notes.push_back(fmt::format(
+            "the CPU use was read over {:.0f} % of the time only: the rest is split by what the "
+            "job was given",
+            100 * seconds_read / seconds_in));
+    }
+    out.exclusive = covered && m_whole_node && out.node.node_j() > 0 &&
+                    out.node.other_j <= 0.01 * out.node.node_j();
     return out;
 }
 

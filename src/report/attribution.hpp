@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,6 +38,10 @@ public:
     over(std::span<const std::pair<std::int64_t, std::int64_t>> windows) const;
 
 private:
+    static std::optional<Attributor> make_from(const RunData& data,
+                                               const nlohmann::json& facts,
+                                               const trace::Usage& usage,
+                                               const std::map<std::string, double>& baseline_idle);
     struct Rule {
         int package = -1; // whose CPU time decides the use (-1: the node)
         double given = 0;

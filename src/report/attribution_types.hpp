@@ -3,6 +3,7 @@
 // What report/attribution.hpp computes: the job's share of a shared node's energy.
 #include "attrib/share.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,8 @@ namespace jp::report {
 struct PartShare {
     std::string name; // a part, or "rest"
     attrib::Share share;
-    double idle_w = 0; // the idle power used (0: unknown)
-    std::string by;    // "package 0's cores", "memory", "holds the GPU", "the node's cores"
+    std::optional<double> idle_w; // the idle power used; none: unknown (all by use)
+    std::string by; // "package 0's cores", "memory", "holds the GPU", "the node's cores"
 };
 
 struct Attribution {

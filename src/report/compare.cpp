@@ -112,10 +112,12 @@ std::string format_comparison(const Comparison& c) {
             attributed.push_back(e.name);
         }
     }
-    out += fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
-                       "node power), as if energy were runtime × a constant power; Error = "
-                       "(estimate − measured) / measured.\n",
-                       c.baseline + 1, base.name, c.p_const_w);
+    out +=
+        fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
+                    "{}), as if energy were runtime × a constant power; Error = "
+                    "(estimate − measured) / measured.\n",
+                    c.baseline + 1, base.name, c.p_const_w,
+                    base.group.job_energy_j ? "power, its job's share of the node" : "node power");
     const auto names = [](const std::vector<std::string>& list) {
         std::string s;
         for (const auto& name : list) {

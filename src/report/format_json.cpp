@@ -32,7 +32,7 @@ json attribution_json(const Attribution& a) {
     j["parts"] = json::array();
     for (const auto& p : a.parts) {
         json pj = share_json(p.share);
-        pj.update({{"name", p.name}, {"idle_w", p.idle_w}, {"by", p.by}});
+        pj.update({{"name", p.name}, {"idle_w", opt(p.idle_w)}, {"by", p.by}});
         j["parts"].push_back(std::move(pj));
     }
     return j;

@@ -285,36 +285,45 @@ Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
 }
 
 Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
-    auto has = m_db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'");
-    if (!has || !has->step().value_or(false)) {
-        return std::optional<Usage>{}; // a trace from before attribution
-    }
-    auto facts = m_db.prepare("SELECT facts FROM allocation WHERE run_id = ?");
-    if (!facts) {
-        return std::unexpected(facts.error());
-    }
-    facts->bind(1, run_id);
-    if (!facts->step().value_or(false)) {
-        return std::optional<Usage>{};
+    const auto has_table = [&](const char* name) {
+        auto has = m_db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+        return has && has->bind(1, std::string{name}).step().value_or(false);
+    };
+    if (!has_table("usage")) {
+        return std::optional<Usage>{}; // no run recorded usage (or a trace from before it)
     }
     Usage u;
-    u.facts = facts->column_text(0);
+    if (has_table("allocation")) {
+        if (auto facts = m_db.prepare("SELECT facts FROM allocation WHERE run_id = ?")) {
+            facts->bind(1, run_id);
+            if (facts->step().value_or(false)) {
+                u.facts = facts->column_text(0);
+            }
+        }
+    }
     auto stmt = m_db.prepare("SELECT t_ns, package, job_s, busy_s FROM usage WHERE run_id = ? "
                              "ORDER BY t_ns, package");
     if (!stmt) {
         return std::unexpected(stmt.error());
     }
     stmt->bind(1, run_id);
+    constexpr std::size_t k_max_rows = 10'000'000; // 10 Hz for days, times a few packages
     while (stmt->step().value_or(false)) {
         const auto package = stmt->column_int(1);
-        UsageRecord r{stmt->column_int(0), static_cast<std::int32_t>(package),
-                      stmt->column_double(2), stmt->column_double(3)};
-        if (!time_in_range(r.t_ns) || package < 0 || package > 4096 || !std::isfinite(r.job_s) ||
-            !std::isfinite(r.busy_s)) {
-            return fail(ErrorKind::parse, m_path.string(), "a usage row out of range");
+        const UsageRecord r{stmt->column_int(0), static_cast<std::int32_t>(package),
+                            stmt->column_double(2), stmt->column_double(3)};
+        if (!time_in_range(r.t_ns) || package < 0 || package > 4096 ||
+            u.records.size() >= k_max_rows) {
+            u.damaged = true; // said by the report; the node's figures stay
+            u.records.clear();
+            break;
         }
         u.records.push_back(r);
     }
+    if (u.facts.empty() && u.records.empty()) {
+        return std::optional<Usage>{}; // this run recorded none
+    }
+    u.damaged = u.damaged || u.facts.empty();
     return std::optional{std::move(u)};
 }
 

@@ -72,6 +72,7 @@ struct UsageRecord {
 struct Usage {
     std::string facts;
     std::vector<UsageRecord> records;
+    bool damaged = false; // a row out of range, too many rows, facts missing: not used
 };
 
 } // namespace jp::trace

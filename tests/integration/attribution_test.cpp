@@ -120,9 +120,10 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
         EXPECT_GT(job_cpu, 0.2 * cpu_s) << a.dump();
         EXPECT_LT(job_cpu, 1.1 * cpu_s + 0.1) << a.dump();
         // Its dynamic share is K x its CPU time, within 3 % where a cgroup counts it in
-        // the scheduler's nanoseconds; the process tree reads /proc's 10 ms ticks, two of
-        // which are 2 % of job a's 1 s: 6 % there.
-        const double tolerance = std::string_view{GetParam()} == "process-tree" ? 0.06 : 0.03;
+        // the scheduler's nanoseconds; the process tree reads /proc's 10 ms ticks, as the
+        // fake node's power does, and under load the two tick streams drift apart by a few
+        // ticks of job a's 1 s: 10 % there (seen 3-7 % on a loaded 2-core machine).
+        const double tolerance = std::string_view{GetParam()} == "process-tree" ? 0.10 : 0.03;
         const auto& p = part(a, pkg);
         EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
                     tolerance * k_per_cpu_w * job_cpu)

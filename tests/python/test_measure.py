@@ -160,3 +160,14 @@ def test_a_block_gets_its_share_of_the_node(node: FakeNode) -> None:
         s = p["share"]
         assert s["job_j"] + s["unallocated_j"] + s["other_j"] == pytest.approx(p["energy_j"], abs=1e-3)
     assert r.job_j == (r.energy_j if a["exclusive"] else pytest.approx(a["job_j"]))
+
+
+def test_cpu_used_before_a_block_is_not_the_blocks(node: FakeNode) -> None:
+    end = time.monotonic() + 0.8
+    while time.monotonic() < end:  # this process's CPU time before the block
+        pass
+    with jouleprof.measure("after") as m:
+        time.sleep(0.5)
+    a = m.result.attribution if m.result else None
+    assert a is not None
+    assert a["job_cpu_s"] < 0.3, a  # the sleeping block, not the 0.8 s before it

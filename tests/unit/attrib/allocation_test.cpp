@@ -2,6 +2,7 @@
 // What a job was given: CPUs per package, memory, GPUs, from a fake node's files
 // and the job's environment.
 #include "attrib/allocation.hpp"
+#include "files.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -14,10 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void put(const fs::path& p, std::string_view text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream{p} << text;
-}
+using test::put;
 
 TEST(Allocation, SharesPerPackage) {
     Allocation a;
@@ -41,7 +39,8 @@ TEST(Allocation, GpuLists) {
     EXPECT_EQ(parse_gpu_list(""), std::vector<int>{}); // none visible
     EXPECT_FALSE(parse_gpu_list("GPU-8f6c1b2e-aaaa"));
     EXPECT_FALSE(parse_gpu_list("MIG-1/2/3"));
-    EXPECT_FALSE(parse_gpu_list("-1"));
+    EXPECT_EQ(parse_gpu_list("-1"), std::vector<int>{});      // CUDA: hides every GPU
+    EXPECT_EQ(parse_gpu_list("1,-1,2"), std::vector<int>{1}); // CUDA stops at the first invalid
     Allocation a;
     EXPECT_TRUE(a.holds_gpu(3)); // nothing limits the job
     a.gpus_given = std::vector<int>{1};

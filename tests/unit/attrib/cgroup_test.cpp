@@ -3,6 +3,7 @@
 // through fake trees with the real files' formats (docs/attribution.md).
 #include "attrib/cgroup.hpp"
 #include "attrib/proc_tree.hpp"
+#include "files.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -14,10 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void put(const fs::path& p, std::string_view text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream{p} << text;
-}
+using test::put;
 
 struct TempRoot : ::testing::Test {
     fs::path root = fs::temp_directory_path() / ("jp-cg-" + std::to_string(::getpid()));

@@ -8,6 +8,7 @@
 #include "report/summary.hpp"
 #include "trace_builder.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -221,6 +222,67 @@ TEST_F(Attribution_, AJobGivenTheWholeNodeThatDidAllTheWorkIsExclusive) {
     ASSERT_TRUE(s && s->attribution);
     EXPECT_TRUE(s->attribution->exclusive);
     EXPECT_NEAR(s->attribution->node.job_j(), s->node.energy_j, 1e-3);
+}
+
+TEST_F(Attribution_, ExclusiveNeedsTheCpuUseReadOverTheRun) {
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    // The whole node given, but only the first reading kept: nothing says who used it.
+    b.usage(id, facts(R"({"cpu0.package":10})", "[0,1]", "null"), {{0, 0, 0, 0}, {0, 1, 0, 0}});
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    EXPECT_FALSE(s->attribution->exclusive);
+    EXPECT_NE(std::ranges::find_if(
+                  s->attribution->notes,
+                  [](const auto& n) { return n.starts_with("the CPU use was read over 0 %"); }),
+              s->attribution->notes.end());
+}
+
+TEST_F(Attribution_, ANodeMeterWithoutPartsIsSplitWhole) {
+    test::TraceBuilder b{path, {channel("node", Domain::node, Quantity::energy)}};
+    const auto id = b.run(test::make_run("job", 10, test::flat(100)));
+    std::vector<trace::UsageRecord> rows;
+    for (int t = 0; t <= 10; ++t) { // the job used 10 % of what was busy
+        rows.push_back({t * test::k_s, 0, 0.1 * t, 1.0 * t});
+    }
+    b.usage(id, facts(R"({"node":50})", "[0,1]", "null"), rows);
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    EXPECT_FALSE(s->attribution->exclusive);
+    ASSERT_EQ(s->attribution->parts.size(), 1U);
+    EXPECT_EQ(s->attribution->parts[0].name, "node");
+    EXPECT_NEAR(s->attribution->node.job_j(), 500 + 50, 1e-6); // its idle + 10 % of 500 J
+    EXPECT_NEAR(s->attribution->node.node_j(), s->node.energy_j, 1e-6);
+}
+
+TEST_F(Attribution_, CraftedUsageIsANoteNotACrashNorGigabytes) {
+    const std::vector<std::pair<std::string, std::vector<trace::UsageRecord>>> cases{
+        {facts("{}"), {{0, 4096, 0, 0}}},                      // a package the facts do not name
+        {facts("{}"), {{0, 0, 1, 1}, {test::k_s, 0, 0.5, 2}}}, // the job's time going back
+        {facts("{}"), {{0, 0, -1, 1}}},                        // negative
+        {R"({"cpus":[0],"given_cpus":[0],"package_of":{},"job":5,"memory_total":null,)"
+         R"("memory_given":null,"gpus_given":null})",
+         {{0, 0, 0, 0}}}, // a field of another type
+        {R"({"cpus":[1e20],"given_cpus":[0],"package_of":{},"memory_total":null,)"
+         R"("memory_given":null,"gpus_given":null})",
+         {{0, 0, 0, 0}}}, // a float where an index belongs
+    };
+    for (const auto& [f, rows] : cases) {
+        std::filesystem::remove(path);
+        test::TraceBuilder b{path, channels()};
+        const auto id = b.run(test::make_run("job", 10, watts));
+        b.usage(id, f, rows);
+        auto reader = b.reader();
+        const auto s = summarize_run(reader, reader.runs().front());
+        ASSERT_TRUE(s) << f;
+        EXPECT_FALSE(s->attribution) << f;
+        EXPECT_NE(
+            std::ranges::find(s->notes, "the run's usage record is damaged: node figures only"),
+            s->notes.end())
+            << f;
+    }
 }
 
 TEST_F(Attribution_, ARunWithoutUsageHasNodeFiguresOnly) {
