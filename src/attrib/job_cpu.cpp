@@ -39,7 +39,7 @@ bool expected_refusal(int err) {
 std::optional<std::filesystem::path>
 make_group(const std::filesystem::path& parent, pid_t pid, std::string& why) {
     why.clear();
-    const auto dir = parent / fmt::format("jouleprof-{}", pid);
+    auto dir = parent / fmt::format("jouleprof-{}", pid);
     if (::mkdir(dir.c_str(), 0755) != 0) {
         if (!expected_refusal(errno)) {
             why = fmt::format("cannot make {}: {}", dir.string(), std::strerror(errno));

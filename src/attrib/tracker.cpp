@@ -66,6 +66,30 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
     return {facts(), std::move(m_records)};
 }
 
+void Tracker::spread(double total_s,
+                     const std::vector<double>& weight,
+                     const std::vector<double>& given) {
+    const double monitor =
+        m_options.monitor_is_job && m_job.slurm_job().empty() // Slurm's group holds it already
+            ? std::max(process_cpu_seconds() - m_monitor_base_s, 0.0)
+            : 0.0;
+    const double total = total_s + monitor;
+    const double delta = std::max(total - m_spread_last, 0.0);
+    m_spread_last = std::max(m_spread_last, total);
+    double sum = 0;
+    double given_sum = 0;
+    for (std::size_t i = 0; i < weight.size(); ++i) {
+        sum += weight[i];
+        given_sum += given[i];
+    }
+    for (std::size_t i = 0; i < m_spread_pkg.size(); ++i) {
+        const double w = sum > 0 ? weight[i] / sum
+                                 : (given_sum > 0 ? given[i] / given_sum
+                                                  : 1.0 / static_cast<double>(given.size()));
+        m_spread_pkg[i] += delta * w;
+    }
+}
+
 void Tracker::record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& job) {
     const auto now = m_node.read();
     if (!now || !job) {
@@ -105,25 +129,7 @@ void Tracker::record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& jo
             std::max(per_cpu[cpu] - at(m_job_base.per_cpu_s, static_cast<int>(cpu)), 0.0);
     }
     m_per_cpu = m_per_cpu || !per_cpu.empty();
-    const double monitor =
-        m_options.monitor_is_job && m_job.slurm_job().empty() // Slurm's group holds it already
-            ? std::max(process_cpu_seconds() - m_monitor_base_s, 0.0)
-            : 0.0;
-    const double spread = (per_cpu.empty() ? job->total_s - m_job_base.total_s : 0.0) + monitor;
-    const double delta = std::max(spread - m_spread_last, 0.0);
-    m_spread_last = std::max(m_spread_last, spread);
-    double sum = 0;
-    double given_sum = 0;
-    for (std::size_t i = 0; i < weight.size(); ++i) {
-        sum += weight[i];
-        given_sum += given[i];
-    }
-    for (std::size_t i = 0; i < m_spread_pkg.size(); ++i) {
-        const double w = sum > 0 ? weight[i] / sum
-                                 : (given_sum > 0 ? given[i] / given_sum
-                                                  : 1.0 / static_cast<double>(given.size()));
-        m_spread_pkg[i] += delta * w;
-    }
+    spread(per_cpu.empty() ? job->total_s - m_job_base.total_s : 0.0, weight, given);
     std::vector<double> job_pkg = m_spread_pkg;
     for (std::size_t cpu = 0; cpu < per_cpu.size(); ++cpu) {
         if (const auto i = index(static_cast<int>(cpu)); i < job_pkg.size()) {

@@ -46,6 +46,10 @@ public:
 private:
     Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions options);
     void record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& job);
+    // Adds what came as a total since begin() (total_s, and the monitor's own CPU) to the
+    // packages, in proportion to weight (busy time on the job's CPUs) or else given CPUs.
+    void
+    spread(double total_s, const std::vector<double>& weight, const std::vector<double>& given);
     [[nodiscard]] std::string facts() const;
 
     NodeCpu m_node;

@@ -221,6 +221,57 @@ std::optional<Use> use_of(const trace::Usage& usage, const attrib::Allocation& a
     return u;
 }
 
+// Idle power per part: the config's where it names the part, else the baseline run's.
+std::map<std::string, double> idle_power(const nlohmann::json& facts,
+                                         const std::map<std::string, double>& baseline,
+                                         bool& from_config) {
+    std::map<std::string, double> idle = baseline;
+    if (const auto it = facts.find("idle_w"); it != facts.end() && it->is_object()) {
+        for (const auto& [name, w] : it->items()) {
+            if (w.is_number() && std::isfinite(w.get<double>()) && w.get<double>() >= 0) {
+                idle[name] = w.get<double>();
+                from_config = true;
+            }
+        }
+    }
+    return idle;
+}
+
+// Each part's idle power, the method in words, and a note for what has none.
+void set_idle(Attribution& out, const std::map<std::string, double>& idle_w) {
+    std::string missing;
+    for (auto& p : out.parts) {
+        if (const auto it = idle_w.find(p.name); it != idle_w.end()) {
+            p.idle_w = it->second;
+        } else {
+            missing += (missing.empty() ? "" : ", ") + p.name;
+        }
+    }
+    out.method = out.idle_source.empty()
+                     ? "all power by CPU time (idle power unknown)"
+                     : fmt::format("idle by allocation ({}), dynamic by CPU time", out.idle_source);
+    if (out.idle_source.empty()) {
+        out.notes.emplace_back(
+            "idle power unknown: each part's whole energy is split by CPU time, so a job is not "
+            "charged the idle power of what it holds (give [attribution] idle_watts in the "
+            "config, or measure a baseline with --baseline)");
+    } else if (!missing.empty()) {
+        out.notes.push_back(
+            fmt::format("no idle power for {}: all of its energy is split by CPU time", missing));
+    }
+}
+
+// What the monitor noted while measuring (one line each, at most 32).
+void add_recorded_notes(const nlohmann::json& facts, std::vector<std::string>& notes) {
+    if (const auto it = facts.find("notes"); it != facts.end() && it->is_array()) {
+        for (const auto& n : *it) {
+            if (n.is_string() && notes.size() < 32) {
+                notes.push_back(one_line(n.get<std::string>(), 300));
+            }
+        }
+    }
+}
+
 } // namespace
 
 std::map<std::string, double> idle_of_baseline(const RunData& b) {
@@ -265,17 +316,8 @@ Attributor::make_from(const RunData& d,
     if (!use) {
         return std::nullopt;
     }
-    // Idle power per part: the config's where it names the part, else the baseline run's.
-    std::map<std::string, double> idle_w = baseline_idle;
     bool from_config = false;
-    if (const auto it = facts.find("idle_w"); it != facts.end() && it->is_object()) {
-        for (const auto& [name, w] : it->items()) {
-            if (w.is_number() && std::isfinite(w.get<double>()) && w.get<double>() >= 0) {
-                idle_w[name] = w.get<double>();
-                from_config = true;
-            }
-        }
-    }
+    const auto idle_w = idle_power(facts, baseline_idle, from_config);
     Attributor at;
     at.m_data = &d;
     auto& out = at.m_template;
@@ -307,39 +349,8 @@ Attributor::make_from(const RunData& d,
                              std::nullopt,
                              "the node's cores"});
     }
-    bool idle_missing = false;
-    for (auto& p : out.parts) {
-        if (const auto it = idle_w.find(p.name); it != idle_w.end()) {
-            p.idle_w = it->second;
-        } else {
-            idle_missing = true;
-        }
-    }
-    out.method = out.idle_source.empty()
-                     ? "all power by CPU time (idle power unknown)"
-                     : fmt::format("idle by allocation ({}), dynamic by CPU time", out.idle_source);
-    if (out.idle_source.empty()) {
-        out.notes.emplace_back(
-            "idle power unknown: each part's whole energy is split by CPU time, so a job is not "
-            "charged the idle power of what it holds (give [attribution] idle_watts in the "
-            "config, or measure a baseline with --baseline)");
-    } else if (idle_missing) {
-        std::string names;
-        for (const auto& p : out.parts) {
-            if (!p.idle_w) {
-                names += (names.empty() ? "" : ", ") + p.name;
-            }
-        }
-        out.notes.push_back(
-            fmt::format("no idle power for {}: all of its energy is split by CPU time", names));
-    }
-    if (const auto it = facts.find("notes"); it != facts.end() && it->is_array()) {
-        for (const auto& n : *it) {
-            if (n.is_string() && out.notes.size() < 32) {
-                out.notes.push_back(one_line(n.get<std::string>(), 300));
-            }
-        }
-    }
+    set_idle(out, idle_w);
+    add_recorded_notes(facts, out.notes);
     return at;
 }
 
