@@ -79,9 +79,11 @@ std::optional<std::vector<std::pair<int, CpuTimes>>> parse_per_cpu(std::string_v
         }
         const auto blank = line.find_first_of(" \t");
         int id = -1;
-        const auto name = line.substr(3, blank == std::string_view::npos ? line.npos : blank - 3);
+        const auto name =
+            line.substr(3, blank == std::string_view::npos ? std::string_view::npos : blank - 3);
         const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
-        if (ec != std::errc{} || end != name.data() + name.size() || blank == line.npos) {
+        if (ec != std::errc{} || end != name.data() + name.size() ||
+            blank == std::string_view::npos) {
             return std::nullopt;
         }
         const auto t = times_of(line.substr(blank));
