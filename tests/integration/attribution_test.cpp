@@ -155,8 +155,15 @@ TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
     const double dynamic =
         p.at("node_j").get<double>() - k_idle_w * ra.at("runtime_s").get<double>();
     EXPECT_GT(dynamic, 0.5 * k_per_cpu_w * 2) << ra.at("attribution").dump();
-    EXPECT_LT(p.at("dynamic_j").get<double>(), 0.03 * dynamic) << ra.at("attribution").dump();
-    EXPECT_GT(p.at("other_j").get<double>(), 0.95 * dynamic);
+    // The job's dynamic share is its own CPU time's (sleep's and the monitor's, which counts
+    // as the job's), never the burner's.
+    const double job_cpu = ra.at("attribution").at("job_cpu_s").get<double>();
+    EXPECT_LT(job_cpu, 0.25) << ra.at("attribution").dump();
+    // (the process tree's ticks are samples: 30 % there, as above)
+    const double slack = std::string_view{GetParam()} == "process-tree" ? 1.3 : 1.1;
+    EXPECT_LT(p.at("dynamic_j").get<double>(), slack * k_per_cpu_w * job_cpu + 0.2)
+        << ra.at("attribution").dump();
+    EXPECT_GT(p.at("other_j").get<double>(), 0.9 * dynamic);
     expect_conserved(ra);
 }
 
