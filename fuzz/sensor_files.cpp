@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)pm::parse_counter(text, "W");
         break;
     case 3:
-        if (auto cpus = sys::parse_cpu_list(text)) {
+        if (auto cpus = jp::sys::parse_cpu_list(text)) {
             for (int cpu : *cpus) {
                 if (cpu < 0) {
                     std::abort();
