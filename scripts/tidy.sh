@@ -5,12 +5,16 @@
 # if missing. A file whose preprocessed text, flags, .clang-tidy and clang-tidy
 # are the same as at a clean check is not checked again (scripts/tidy.py keeps
 # the clean results in ~/.cache/jouleprof-tidy; JP_TIDY_CACHE moves it, and an
-# empty folder checks everything).
-#   scripts/tidy.sh [FILE...]   (default: every src/ .cpp)
+# empty folder checks everything). The clean keys are also committed in
+# .ci/tidy-clean.txt, so a fresh clone checks only what changed since: after a
+# change, `scripts/tidy.sh --record` (every src/ file) updates it; commit it.
+#   scripts/tidy.sh [--record] [FILE...]   (default: every src/ .cpp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -f build/fuzz/compile_commands.json ]] || cmake --preset fuzz >/dev/null
 # Generated headers (jp_version.hpp) must exist for the files that include them.
 cmake --build build/fuzz --target jp_core >/dev/null
+record=()
+if [[ ${1:-} == --record ]]; then record=(--record); shift; fi
 if (($#)); then files=("$@"); else mapfile -t files < <(git ls-files 'src/*.cpp'); fi
-python3 scripts/tidy.py -p build/fuzz -j "$(nproc)" "${files[@]}"
+python3 scripts/tidy.py -p build/fuzz -j "$(nproc)" "${record[@]}" "${files[@]}"
