@@ -3,8 +3,8 @@
 
 #include "cli/command.hpp"
 #include "cli/globals.hpp"
+#include "core/build_info.hpp"
 #include "core/log.hpp"
-#include "jp_version.hpp"
 #include "process/runner.hpp"
 
 #include <CLI/CLI.hpp>
@@ -65,7 +65,7 @@ add_duration(CLI::App* app, const std::string& name, Nanos& target, const std::s
 int main_entry(int argc, char** argv) {
     process::block_forwarded_signals(); // before any thread: all inherit the mask
     CLI::App app{"jouleprof: how much energy a job really uses", "jouleprof"};
-    app.set_version_flag("--version", JP_VERSION);
+    app.set_version_flag("--version", jp::version_line("jouleprof"));
     app.require_subcommand(1);
     Globals g;
     add_globals(app, g);

@@ -2,9 +2,9 @@
 // jouleprofd: the node daemon that measures as root and serves every local
 // user what they may see (docs/daemon.md, docs/daemon-protocol.md, docs/security.md).
 #include "cli/globals.hpp"
+#include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "daemon/server.hpp"
-#include "jp_version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -77,9 +77,10 @@ int serve(daemon::DaemonConfig config, const sensors::Host& host, std::filesyste
         JP_LOG_ERROR("{}", server.error().message());
         return 1;
     }
-    JP_LOG_INFO("jouleprofd {} serving {} on {} (others: {}, floor {}, jitter {})", JP_VERSION,
-                names, socket.string(), access.others_allowed ? "floored" : "denied",
-                format_duration(access.floor), format_duration(access.jitter));
+    JP_LOG_INFO("{} serving {} on {} (others: {}, floor {}, jitter {})",
+                jp::version_line("jouleprofd"), names, socket.string(),
+                access.others_allowed ? "floored" : "denied", format_duration(access.floor),
+                format_duration(access.jitter));
     (*server)->run();
     JP_LOG_INFO("jouleprofd stopped");
     return 0;
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
 
     CLI::App app{"jouleprofd: measures the node as root and serves every local user", "jouleprofd"};
-    app.set_version_flag("--version", JP_VERSION);
+    app.set_version_flag("--version", jp::version_line("jouleprofd"));
     Options o;
     cli::add_globals(app, o.globals);
     app.add_option("--socket", o.socket,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The shipped systemd unit: systemd itself accepts it, and it keeps the
+// The shipped systemd unit (packaging/jouleprofd.service.in as configured for
+// this build's install paths): systemd itself accepts it, and it keeps the
 // hardening the daemon is documented to run under.
 #include "shell.hpp"
 
@@ -13,7 +14,7 @@ namespace jp::test {
 namespace {
 
 std::string unit_text() {
-    std::ifstream f{std::string{JP_SOURCE_DIR} + "/packaging/jouleprofd.service"};
+    std::ifstream f{JP_UNIT_FILE};
     return {std::istreambuf_iterator<char>{f}, {}};
 }
 
@@ -35,7 +36,8 @@ TEST(Packaging, SystemdVerifiesTheUnit) {
     }
     // The unit names the installed path; point it at the binary just built.
     auto unit = unit_text();
-    const std::string installed = "/usr/local/sbin/jouleprofd";
+    const std::string installed = JP_INSTALLED_DAEMON;
+    ASSERT_NE(unit.find("ExecStart=" + installed + " "), std::string::npos) << unit;
     unit.replace(unit.find(installed), installed.size(), JP_DAEMON);
     const auto dir = std::filesystem::temp_directory_path() / fmt::format("jp-unit-{}", ::getpid());
     std::filesystem::create_directories(dir);
