@@ -108,6 +108,13 @@ if [[ -n $(find "$prefix" -name '_core*.so') ]]; then
     [[ $where == "$pydir/jouleprof/__init__.py" ]] || fail "python imported jouleprof from '$where'"
 fi
 
+# The man pages, as man finds them.
+if [[ -d $build/man ]]; then
+    for page in jouleprof jouleprofd jouleprof.toml jouleprofd.toml; do
+        MANPATH=$prefix/share/man man -w "$page" >/dev/null 2>&1 || fail "man -w $page finds no installed page"
+    done
+fi
+
 # Every installed file is in the manifest (what an uninstall removes); no workload.
 sort "$build/install_manifest.txt" >"$tmp/manifest"
 find "$prefix" -type f -o -type l | sort >"$tmp/found"
