@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 VERSION_RE = re.compile(r"^\S+ (\S+)")
+# Where the documentation is installed (cmake/ManPages.cmake passes CMAKE_INSTALL_FULL_DOCDIR).
+DOCDIR = os.environ.get("JP_MAN_DOCDIR", "/usr/share/doc/jouleprof")
 
 EXTRA = {
     "jouleprof": {
@@ -30,18 +32,24 @@ EXTRA = {
         "EXIT STATUS": "run returns the command's exit status (128+N when it was killed by signal N, "
                        "127 when it could not be found, 126 when it cannot be executed). The other "
                        "commands: 0; 1 when a trace cannot be read or written or a measured command "
-                       "failed; 2 for a bad option, argument or configuration (one line on standard "
-                       "error).",
+                       "failed; 2 for a bad option, argument or configuration, or a file named on "
+                       "the command line that does not exist (one line on standard error).",
         "ENVIRONMENT": [
             ("JOULEPROF_SYSFS_ROOT", "Root under which /sys and /proc are read, as --sysfs-root."),
             ("JOULEPROF_SOCKET", "The node daemon's socket (default /run/jouleprof/jouleprofd.sock)."),
+            ("JOULEPROF_MARKER_SOCKET", "Set by run for the job: the monitor's marker socket, which "
+                                        "jouleprof mark and the C API send to (empty when it could "
+                                        "not be made: marks are then ignored)."),
+            ("JOULEPROF_TRACE", "Set by run for the job: the absolute path of the trace file."),
+            ("JOULEPROF_RUN_ID", "Set by run for the job: the run's id in the trace (changes with "
+                                 "each repeat)."),
         ],
         "FILES": [
             ("/run/jouleprof/jouleprofd.sock", "The node daemon's socket, used for every channel this "
                                                "user cannot read."),
         ],
         "SEE ALSO": "jouleprof.toml(5), jouleprofd(8), jouleprofd.toml(5); the guides in "
-                    "/usr/share/doc/jouleprof/docs/ (reports.md, markers.md, study.md, attribution.md, "
+                    "DOCDIR/docs/ (reports.md, markers.md, study.md, attribution.md, "
                     "uncertainty.md).",
     },
     "jouleprofd": {
@@ -63,7 +71,7 @@ EXTRA = {
                                                "not writable by group or others."),
             ("/run/jouleprof/jouleprofd.sock", "The socket every local user connects to."),
         ],
-        "SEE ALSO": "jouleprofd.toml(5), jouleprof(1); /usr/share/doc/jouleprof/docs/daemon.md, "
+        "SEE ALSO": "jouleprofd.toml(5), jouleprof(1); DOCDIR/docs/daemon.md, "
                     "daemon-protocol.md and security.md (the threat model and every bound).",
     },
 }
@@ -190,7 +198,7 @@ def program_page(binary, section, out):
     if extra.get("EXIT STATUS"):
         page += [".SH EXIT STATUS", roff(extra["EXIT STATUS"])]
     if extra.get("SEE ALSO"):
-        page += [".SH SEE ALSO", roff(extra["SEE ALSO"])]
+        page += [".SH SEE ALSO", roff(extra["SEE ALSO"].replace("DOCDIR", DOCDIR))]
     write(out, page)
 
 
@@ -214,7 +222,8 @@ def write(out, page):
 
 
 def check(page_path, binary):
-    """Every option and subcommand of every --help is in the page: exit 1 naming what is not."""
+    """Every option and subcommand of every --help is in the page, and no option's name in
+    --help carries an artefact such as "--no-live{false}": exit 1 naming each."""
     with open(page_path, encoding="utf-8") as f:
         page = f.read().replace("\\-", "-")
     missing = []
@@ -225,13 +234,15 @@ def check(page_path, binary):
                 if section == "Subcommands":
                     sub = " ".join((*path, name.split()[0]))
                     if f'.SS "{sub}"' not in page:
-                        missing.append(f"{where}: subcommand {name.split()[0]}")
+                        missing.append(f"{where}: subcommand {name.split()[0]} not in the page")
                     continue
+                if "{" in name.split(" ")[0]:
+                    missing.append(f"{where}: {name.split(' ')[0]} shows CLI11's default in its name")
                 for opt in option_names(name):
                     if opt != "-h" and opt != "--help" and opt not in page:
-                        missing.append(f"{where}: {opt}")
+                        missing.append(f"{where}: {opt} not in the page")
     if missing:
-        print(f"{page_path}: not in the page: " + "; ".join(missing), file=sys.stderr)
+        print(f"{page_path}: " + "; ".join(missing), file=sys.stderr)
         return 1
     return 0
 

@@ -14,12 +14,12 @@ In Jupyter: ``%load_ext jouleprof``, then ``%%jouleprof`` on a cell, or
 Sensors are found as ``jouleprof run`` finds them ($JOULEPROF_SYSFS_ROOT,
 jouleprofd where it runs). See docs/python.md.
 """
-from ._core import TraceError
+from ._core import TraceError, __commit__, __version__
 from ._magics import load_ipython_extension, unload_ipython_extension
 from ._measure import Monitor, active, close, configure, mark, measure, phase, trace_path
 from ._result import Result
 from ._trace import Trace
 
-__all__ = ["Monitor", "Result", "Trace", "TraceError", "active", "close", "configure",
+__all__ = ["__version__", "Monitor", "Result", "Trace", "TraceError", "active", "close", "configure",
            "load_ipython_extension", "mark", "measure", "phase", "trace_path",
            "unload_ipython_extension"]

@@ -5,6 +5,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+__version__: str  # jouleprof's version, as `jouleprof --version` prints it
+__commit__: str   # the commit the engine was built from ("-dirty": a changed tree)
+
 class TraceError(ValueError):
     """A trace could not be read or written, or a measurement could not start."""
 

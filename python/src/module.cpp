@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // jouleprof._core: the C++ engine for the jouleprof Python package.
 #include "bindings.hpp"
+#include "core/build_info.hpp"
+#include "jp_version.hpp"
+
+#include <string>
 
 namespace py = pybind11;
 
@@ -21,6 +25,8 @@ void raise_missing(const std::string& path) {
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "The jouleprof engine: sensors, sampler, trace writer and reader, summaries.";
+    m.attr("__version__") = JP_VERSION;
+    m.attr("__commit__") = std::string{jp::build_commit()};
     static PyObject* trace_error =
         PyErr_NewExceptionWithDoc("jouleprof._core.TraceError",
                                   "A trace could not be read or written, or a measurement could "

@@ -3,6 +3,7 @@
 
 #include "cli/command.hpp"
 #include "cli/globals.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "process/runner.hpp"
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <span>
 #include <unistd.h>
 
 namespace jp::cli {
@@ -91,7 +93,8 @@ int main_entry(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "jouleprof: error: %s\n", e.what());
+        const auto args = std::span<char* const>{argv, static_cast<std::size_t>(argc)}.subspan(1);
+        std::fprintf(stderr, "jouleprof: error: %s\n", explain_parse_error(app, args, e).c_str());
         return 2;
     }
     set_log_level(g);

@@ -4,6 +4,7 @@
 //   csv, no -o: the samples on stdout
 //   json: one nested document, to FILE or stdout
 #include "cli/command.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "report/export.hpp"
 #include "sys/output.hpp"
@@ -94,7 +95,8 @@ void register_export(CLI::App& app, Commands& out) {
     cmd->add_option("trace", o->trace, "Trace file")->required()->check(CLI::ExistingFile);
     cmd->add_option("-f,--format", o->format, "csv or json")->required();
     cmd->add_option("-o,--output", o->output,
-                    "Output file (csv: also FILE.markers.csv and FILE.summary.csv beside it)");
+                    "Output file (csv: also FILE.markers.csv and FILE.summary.csv beside it)")
+        ->check(non_empty_path());
     cmd->add_flag("--force", o->force, "Replace output files that exist");
     out.push_back(Command{cmd,
                           [o] {

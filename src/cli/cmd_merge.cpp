@@ -4,6 +4,7 @@
 // and `jouleprof merge TRACE...` (the given traces as the nodes of one step).
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "report/job/format.hpp"
@@ -129,9 +130,11 @@ void register_merge(CLI::App& app, Commands& out) {
         ->required()
         ->check(CLI::ExistingPath);
     cmd->add_flag("--json", o->json, "JSON output");
-    cmd->add_option("--html", o->html, "Also write a self-contained HTML page to this file");
+    cmd->add_option("--html", o->html, "Also write a self-contained HTML page to this file")
+        ->check(non_empty_path());
     cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
-    cmd->add_flag("!--no-sacct", o->sacct, "Do not ask sacct for Slurm's energy of the step");
+    cmd->add_flag_callback(
+        "--no-sacct", [o] { o->sacct = false; }, "Do not ask sacct for Slurm's energy of the step");
     out.push_back(Command{cmd, {}, [o](const Context&) { return print_job_reports(*o, stdout); }});
 }
 

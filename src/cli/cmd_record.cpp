@@ -16,6 +16,7 @@
 // several nodes are laid on one time axis.
 #include "cli/command.hpp"
 #include "cli/measurement.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "sys/clock_probe.hpp"
@@ -201,7 +202,9 @@ void register_record(CLI::App& app, Commands& out) {
     auto o = std::make_shared<RecordOptions>();
     auto* cmd = app.add_subcommand(
         "record", "Measure the node until stdin ends or SIGTERM (for batch systems: spank/)");
-    cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)")->required();
+    cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)")
+        ->required()
+        ->check(non_empty_path());
     add_duration(cmd, "-i,--interval", o->interval, "Sampling interval (default 500ms)");
     cmd->add_option("-l,--label", o->label, "Label of the run");
     cmd->add_option("--command", o->command, "What the run measures, as its trace names it");

@@ -2,6 +2,7 @@
 // `jouleprof report TRACE...`: the study's table over one or more traces.
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "report/carbon.hpp"
@@ -185,12 +186,14 @@ void register_report(CLI::App& app, Commands& out) {
     cmd->add_option_function<std::string>(
         "--currency", [o](const std::string& v) { o->carbon.currency = v; },
         "Currency of --price, e.g. EUR");
-    cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file");
+    cmd->add_option("--html", o->html, "Also write a self-contained HTML report to this file")
+        ->check(non_empty_path());
     cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
     add_duration(cmd, "--wait", o->wait,
                  "Directories: wait up to this long for every node to close its trace");
-    cmd->add_flag("!--no-sacct", o->sacct,
-                  "Directories: do not ask sacct for Slurm's energy of each step");
+    cmd->add_flag_callback(
+        "--no-sacct", [o] { o->sacct = false; },
+        "Directories: do not ask sacct for Slurm's energy of each step");
     out.push_back(
         Command{cmd, [o] { check_options(*o); },
                 [o](const Context& ctx) { return print_report(*o, ctx.config, stdout); }});

@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_markers.hpp"
 #include "cli/measurement.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 
@@ -76,9 +77,11 @@ void register_run(CLI::App& app, Commands& out) {
     add_duration(cmd, "--cooldown", o->cooldown, "Pause between runs");
     add_duration(cmd, "--baseline", o->baseline, "Measure the idle node this long first");
     cmd->add_option("-l,--label", o->label, "Label of these runs (node type, setting)");
-    cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)");
+    cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)")
+        ->check(non_empty_path());
     cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");
-    cmd->add_flag("!--no-live", o->live, "No live status line");
+    cmd->add_flag_callback(
+        "--no-live", [o] { o->live = false; }, "No live status line");
     cmd->add_option("--mark-regex", o->mark_regex,
                     "Mark phases from the job's output: [KIND:][NAME=]REGEX, KIND phase "
                     "(default), begin, end or point (repeatable; see docs/markers.md)")

@@ -5,6 +5,7 @@
 // RESULTS...` prints the table over results files, e.g. one per node type.
 #include "cli/command.hpp"
 #include "cli/measurement.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "process/runner.hpp"
@@ -264,17 +265,21 @@ void register_study(CLI::App& app, Commands& out) {
     cmd->add_option("file", o->file, "Study file (TOML; see docs/study.md)")
         ->check(CLI::ExistingFile);
     cmd->add_option("-o,--output", o->output,
-                    "Results file (default DIR/<study>-<node type>.jptrace; must not exist)");
-    cmd->add_option("-d,--dir", o->dir, "Output directory, {dir} in commands (default ./<study>)");
+                    "Results file (default DIR/<study>-<node type>.jptrace; must not exist)")
+        ->check(non_empty_path());
+    cmd->add_option("-d,--dir", o->dir, "Output directory, {dir} in commands (default ./<study>)")
+        ->check(non_empty_path());
     cmd->add_option("--node-type", o->node_type,
                     "Node type of this machine (default: the study's node_type, the config's "
                     "[node] name, the host name)");
     cmd->add_option("--set", o->set, "NAME=VALUE: a var for every setting, over the file's");
     cmd->add_option("--setting", o->settings, "Run only this setting (repeatable)");
     cmd->add_flag("--json", o->json, "Print the table as JSON on stdout");
-    cmd->add_option("--html", o->html, "Also write the job profiles as an HTML report");
+    cmd->add_option("--html", o->html, "Also write the job profiles as an HTML report")
+        ->check(non_empty_path());
     cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
-    cmd->add_flag("!--no-live", o->live, "No live status line");
+    cmd->add_flag_callback(
+        "--no-live", [o] { o->live = false; }, "No live status line");
     cmd->add_flag("-n,--dry-run", o->dry_run, "Print each cell's command and run nothing");
     o->report = cmd->add_subcommand(
         "report", "The study's table over results files (node types side by side)");
@@ -282,7 +287,8 @@ void register_study(CLI::App& app, Commands& out) {
         ->required()
         ->check(CLI::ExistingFile);
     o->report->add_flag("--json", o->json, "JSON output");
-    o->report->add_option("--html", o->html, "Also write the job profiles as an HTML report");
+    o->report->add_option("--html", o->html, "Also write the job profiles as an HTML report")
+        ->check(non_empty_path());
     o->report->add_flag("--force", o->force, "Replace the --html file if it exists");
     out.push_back(Command{cmd,
                           [o] {

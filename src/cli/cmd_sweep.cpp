@@ -4,6 +4,7 @@
 // point in one directory, and reports energy per point and the optimal one.
 #include "cli/command.hpp"
 #include "cli/measurement.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
@@ -185,11 +186,13 @@ void register_sweep(CLI::App& app, Commands& out) {
     add_duration(cmd, "--baseline", o->run.baseline, "Measure the idle node first, per point");
     cmd->add_option("-o,--output", o->dir,
                     "Directory for the traces (default ./sweep-<time>/; one that holds files "
-                    "only with --force)");
+                    "only with --force)")
+        ->check(non_empty_path());
     cmd->add_flag("--force", o->force,
                   "Add to a directory that holds files (traces there are never replaced)");
     cmd->add_flag("--json", o->json, "Print the results as JSON on stdout");
-    cmd->add_flag("!--no-live", o->run.live, "No live status line");
+    cmd->add_flag_callback(
+        "--no-live", [o] { o->run.live = false; }, "No live status line");
     cmd->add_option("command", o->run.command, "The command and its arguments (after --)")
         ->required();
     cmd->positionals_at_end(true);

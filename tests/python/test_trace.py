@@ -122,3 +122,10 @@ def test_not_a_trace(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     with pytest.raises(jouleprof.TraceError):
         jouleprof.Trace(empty)
+
+
+def test_version_is_the_clis() -> None:
+    """jouleprof.__version__ and __commit__ are what `jouleprof --version` prints."""
+    out = subprocess.run([jouleprof_binary(), "--version"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == f"jouleprof {jouleprof.__version__} (commit {jouleprof.__commit__})"

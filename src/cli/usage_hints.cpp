@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "cli/usage_hints.hpp"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <string_view>
+#include <vector>
+
+namespace jp::cli {
+namespace {
+
+// The global options (cli/globals.cpp) and whether each takes a value.
+struct GlobalOption {
+    std::string_view name;
+    bool takes_value;
+};
+constexpr std::array k_globals{GlobalOption{"--sysfs-root", true},
+                               GlobalOption{"-c", true},
+                               GlobalOption{"--config", true},
+                               GlobalOption{"--nvml-library", true},
+                               GlobalOption{"--rocm-library", true},
+                               GlobalOption{"--replay", true},
+                               GlobalOption{"-v", false},
+                               GlobalOption{"-vv", false},
+                               GlobalOption{"--verbose", false},
+                               GlobalOption{"-q", false},
+                               GlobalOption{"--quiet", false}};
+
+const GlobalOption* global_named(std::string_view arg) {
+    const auto name = arg.substr(0, arg.find('='));
+    const auto* it = std::ranges::find(k_globals, name, &GlobalOption::name);
+    return it == k_globals.end() ? nullptr : it;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// The first argument that is neither a global option nor its value: where the command goes.
+std::string_view command_word(std::span<char* const> args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        if (arg == "--") {
+            return {};
+        }
+        if (!arg.starts_with('-')) {
+            return arg;
+        }
+        const auto* g = global_named(arg);
+        if (g != nullptr && g->takes_value && arg.find('=') == std::string_view::npos) {
+            ++i;
+        }
+    }
+    return {};
+}
+
+std::vector<std::string> command_names(const CLI::App& app) {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        names.push_back(sub->get_name());
+    }
+    return names;
+}
+
+// " (did you mean 'NAME'?)" for the nearest of `names` within two edits, else "".
+template <class Names> std::string nearest(std::string_view word, const Names& names) {
+    std::string_view best;
+    std::size_t best_distance = 3;
+    for (const std::string_view name : names) {
+        if (const auto d = edit_distance(word, name); d < best_distance) {
+            best = name;
+            best_distance = d;
+        }
+    }
+    return best.empty() ? std::string{} : fmt::format(" (did you mean '{}'?)", best);
+}
+
+std::string unknown_command(std::string_view word, const std::vector<std::string>& names) {
+    return fmt::format("unknown command '{}'{}; the commands: {} (jouleprof --help)", word,
+                       nearest(word, names), fmt::join(names, ", "));
+}
+
+// The first option before any command that jouleprof does not have, or "".
+std::string_view unknown_option(std::span<char* const> args) {
+    for (const std::string_view arg : args) {
+        if (arg == "--" || !arg.starts_with('-')) {
+            return {};
+        }
+        if (global_named(arg) == nullptr && arg != "-h" && arg != "--help" && arg != "--version") {
+            return arg.substr(0, arg.find('='));
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+std::string explain_parse_error(const CLI::App& app,
+                                std::span<char* const> args,
+                                const CLI::ParseError& error) {
+    const auto parsed = app.get_subcommands();
+    if (parsed.empty()) {
+        const auto word = command_word(args);
+        const auto names = command_names(app);
+        if (!word.empty() && std::ranges::find(names, word) == names.end()) {
+            return unknown_command(word, names);
+        }
+        if (const auto option = unknown_option(args); !option.empty()) {
+            std::vector<std::string_view> options{"--help", "--version"};
+            for (const auto& g : k_globals) {
+                options.push_back(g.name);
+            }
+            return fmt::format("unknown option '{}'{} (jouleprof --help lists them; a command's "
+                               "own options go after it)",
+                               option, nearest(option, options));
+        }
+        return error.what();
+    }
+    // A global option after the command (before any "--", which starts the job's own
+    // arguments): CLI11 calls it unexpected; say where it goes.
+    if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) {
+        return error.what();
+    }
+    const auto& command = parsed.front()->get_name();
+    bool after_command = false;
+    for (const std::string_view arg : args) {
+        if (arg == "--") {
+            break;
+        }
+        if (after_command && global_named(arg) != nullptr) {
+            return fmt::format("{} is a global option: give it before the command (jouleprof {} {} "
+                               "...)",
+                               arg.substr(0, arg.find('=')), arg, command);
+        }
+        after_command = after_command || arg == command;
+    }
+    return error.what();
+}
+
+CLI::Validator non_empty_path() {
+    return {[](const std::string& value) {
+                return value.empty() ? std::string{"an empty file name: name a file, or leave the "
+                                                   "option out for the default"}
+                                     : std::string{};
+            },
+            ""};
+}
+
+} // namespace jp::cli

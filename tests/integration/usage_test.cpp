@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Command-line mistakes through the real binary: one line naming what was
+// wrong and how to fix it, exit status 2, and nothing run or written.
+#include "shell.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::test {
+namespace {
+
+Outcome jouleprof(const std::string& args) {
+    return sh(fmt::format("{} {} 2>&1", JP_BINARY, args));
+}
+
+TEST(Usage, AMistypedCommandIsNamedWithTheNearestOne) {
+    const auto r = jouleprof("rnu -- true");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.out.find("unknown command 'rnu' (did you mean 'run'?)"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("sensors"), std::string::npos) << "the commands are listed: " << r.out;
+    // Behind a global option and its value too; nothing near: no guess.
+    const auto far = jouleprof("-c /nonexistent.toml xyzzyq");
+    EXPECT_EQ(far.exit_code, 2);
+    EXPECT_NE(far.out.find("unknown command 'xyzzyq'; the commands:"), std::string::npos)
+        << far.out;
+}
+
+TEST(Usage, AnUnknownOptionBeforeTheCommandIsNamed) {
+    const auto r = jouleprof("--verison");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.out.find("unknown option '--verison' (did you mean '--version'?)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(jouleprof("--bogus run -- true").out.find("A subcommand is required"),
+              std::string::npos);
+}
+
+TEST(Usage, AGlobalOptionAfterTheCommandIsExplained) {
+    for (const char* option : {"-v", "--quiet", "--sysfs-root=/"}) {
+        const auto r = jouleprof(fmt::format("run {} -- true", option));
+        EXPECT_EQ(r.exit_code, 2) << option;
+        const std::string name = std::string{option}.substr(0, std::string{option}.find('='));
+        EXPECT_NE(r.out.find(name + " is a global option: give it before the command (jouleprof " +
+                             option + " run ...)"),
+                  std::string::npos)
+            << r.out;
+    }
+    // After "--" it is the job's own argument, as it always was.
+    const auto dir =
+        std::filesystem::temp_directory_path() / fmt::format("jp-usage-v-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    const auto job = sh(fmt::format("cd {} && {} -q run --no-live -o t.jptrace -- true -v 2>&1",
+                                    dir.string(), JP_BINARY));
+    EXPECT_EQ(job.exit_code, 0) << job.out;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Usage, AnEmptyFileNameIsRefusedNotTakenAsTheDefault) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / fmt::format("jp-usage-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    std::ofstream{dir / "x.jptrace"}; // an input for report and export (never read: refused first)
+    for (const char* args : {"run -o '' -- true", "record -o ''", "sweep -p n=1 -o '' -- true",
+                             "report --html '' x.jptrace", "export -f csv -o '' x.jptrace"}) {
+        const auto r = sh(fmt::format("cd {} && {} {} 2>&1", dir.string(), JP_BINARY, args));
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+        EXPECT_NE(r.out.find("an empty file name"), std::string::npos) << args << ": " << r.out;
+    }
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator{dir}) {
+        EXPECT_EQ(entry.path().filename(), "x.jptrace") << "nothing was written";
+        ++files;
+    }
+    EXPECT_EQ(files, 1U);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Usage, HelpShowsNoParserArtefacts) {
+    for (const char* command : {"run", "study", "sweep", "report", "merge"}) {
+        const auto r = jouleprof(fmt::format("{} --help", command));
+        EXPECT_EQ(r.exit_code, 0);
+        EXPECT_EQ(r.out.find("{false}"), std::string::npos) << command << ": " << r.out;
+    }
+}
+
+} // namespace
+} // namespace jp::test
