@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* jouleprof: mark phases of a job from inside it.
  *
  * Plain C (C89 and later, C++, Python ctypes, Fortran bind(C)); link with

@@ -108,9 +108,10 @@ Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
         notes.push_back(fmt::format("{}: {} cannot be read: {}", f.backend, f.what, f.reason));
     }
     if (found.sensors.empty()) {
-        return fail(ErrorKind::not_found, "jouleprofd",
+        return fail(ErrorKind::not_found, "",
                     fmt::format("no sensor can be read on this node (sysfs root {}); `jouleprof "
-                                "sensors` as root says why",
+                                "sensors` as root lists what is there and why the rest cannot be "
+                                "read (the daemon serves no estimates)",
                                 host.sysfs_root.string()));
     }
     auto table = sensors::channel_table(found.sensors);

@@ -101,10 +101,15 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", jp::version_line("jouleprofd"));
     Options o;
     cli::add_globals(app, o.globals);
+    app.get_option("--config")
+        ->description(
+            "jouleprofd's config (default /etc/jouleprof/jouleprofd.toml; jouleprofd.toml(5))");
     app.add_option("--socket", o.socket,
                    "Unix socket to serve (default from the config, or "
                    "/run/jouleprof/jouleprofd.sock)");
-    app.add_flag("--check", o.check, "Check the config and the sensors, then exit");
+    app.add_flag("--check", o.check,
+                 "Check the config file, then exit; the sensors are "
+                 "found when it starts");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

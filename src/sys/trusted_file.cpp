@@ -104,6 +104,10 @@ private:
         }
         return w.empty() ? std::string{"/"} : w;
     }
+    // The path of `name` in the directory walked so far (no "//" at the root).
+    [[nodiscard]] std::string walked(const std::string& name) const {
+        return m_names.empty() ? "/" + name : walked() + "/" + name;
+    }
 
     Result<void> enter(UniqueFd fd) {
         struct stat st {};
@@ -146,7 +150,7 @@ private:
         const auto n =
             ::readlinkat(m_dirs.back().get(), name.c_str(), target.data(), target.size() - 1);
         if (n <= 0) {
-            return std::unexpected(errno_error(errno, walked() + "/" + name));
+            return std::unexpected(errno_error(errno, walked(name)));
         }
         const std::filesystem::path to{std::string{target.data(), static_cast<std::size_t>(n)}};
         if (to.is_absolute()) {
@@ -193,7 +197,7 @@ private:
     Result<UniqueFd> step(const std::string& name, bool last, bool final_link_allowed) {
         struct stat st {};
         if (::fstatat(m_dirs.back().get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            return std::unexpected(errno_error(errno, walked() + "/" + name));
+            return std::unexpected(errno_error(errno, walked(name)));
         }
         if (S_ISLNK(st.st_mode)) {
             if (last && !final_link_allowed) {

@@ -68,7 +68,7 @@ int main(void) {
 }
 C
 # shellcheck disable=SC2046
-cc "$tmp/mark.c" -o "$tmp/mark-pc" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs jouleprof)
+cc -std=c89 -pedantic-errors "$tmp/mark.c" -o "$tmp/mark-pc" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs jouleprof)
 mkdir "$tmp/cm"
 cat >"$tmp/cm/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.25)
