@@ -41,7 +41,16 @@ say "lintian"
 lintian --fail-on error --suppress-tags-from-file "$src/tests/packages/lintian-accepted" \
     "$work"/*.changes | tee "$work/lintian.log" || fail "lintian found an error"
 
-say "apt-get install ./*.deb"
+say "the daemon's maintainer scripts: try-restart on upgrade, stop on removal"
+dpkg-deb -e "$work"/jouleprofd_*.deb "$work/jouleprofd.control"
+grep -q 'try-restart' "$work/jouleprofd.control/postinst" || fail "jouleprofd's postinst does not try-restart on upgrade"
+grep -q 'deb-systemd-invoke stop jouleprofd.service' "$work/jouleprofd.control/prerm" ||
+    fail "jouleprofd's prerm does not stop the daemon on removal"
+if grep 'deb-systemd-invoke' "$work/jouleprofd.control/postinst" | grep -v 'try-restart' | grep -q 'start'; then
+    fail "jouleprofd's postinst starts the daemon at installation"
+fi
+
+say "apt-get install ./PACKAGE_*.deb (the six, not their -dbgsym)"
 debs=()
 for p in "${pkgs[@]}"; do debs+=("$work/${p}_"*.deb); done # not the -dbgsym ones
 "${apt[@]}" install "${debs[@]}" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; fail "install failed"; }
@@ -85,6 +94,8 @@ for prog in "$tmp/mark-pc" "$tmp/build/mark-cmake"; do
 done
 
 man -w jouleprof jouleprofd jouleprof.toml jouleprofd.toml >/dev/null || fail "man -w finds no page"
+doc=$(sed -n 's|^Documentation=file://||p' /lib/systemd/system/jouleprofd.service)
+[[ -f $doc ]] || fail "the unit's Documentation= names $doc, which is not installed"
 
 say "the daemon: config, unit, started by hand, serving $user"
 jouleprofd --check -c /etc/jouleprof/jouleprofd.toml || fail "jouleprofd --check on the packaged config"
