@@ -62,6 +62,9 @@ void Tracker::sample(std::int64_t t_ns) {
 }
 
 trace::Usage Tracker::finish(std::int64_t t_ns) {
+    // Nothing after the end: a sample taken later than it would come after the final
+    // reading in time while holding less (the readings are cumulative).
+    std::erase_if(m_records, [t_ns](const trace::UsageRecord& r) { return r.t_ns > t_ns; });
     record(t_ns, m_job.finish());
     return {facts(), std::move(m_records)};
 }

@@ -83,11 +83,13 @@ trace::RunInfo MeasurementSession::end_block(std::string_view status) {
     }
     auto run = std::move(*m->block);
     m->block.reset();
-    run.end_ns = m->sampler.end();
+    // The usage thread stops before the end is read: a sample of its taken after the end
+    // would lie outside the run, out of order with the final reading (a damaged record).
     if (m->block_usage_thread.joinable()) {
         m->block_usage_thread.request_stop();
         m->block_usage_thread.join();
     }
+    run.end_ns = m->sampler.end();
     if (m->block_usage) {
         m->recorder.add_usage(run.id, m->block_usage->finish(*run.end_ns));
         m->block_usage.reset();
