@@ -119,14 +119,14 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
         // below is against the CPU time it got, whatever that was).
         EXPECT_GT(job_cpu, 0.2 * cpu_s) << a.dump();
         EXPECT_LT(job_cpu, 1.1 * cpu_s + 0.1) << a.dump();
-        // Its dynamic share is K x its CPU time, within 3 % where a cgroup counts it in
-        // the scheduler's nanoseconds. The process tree reads /proc's 10 ms ticks, which
-        // are samples (a tick goes to whoever runs at that instant), as the fake node's power
-        // does: per interval the two disagree, and a job's lagging ticks are carried into
-        // intervals others kept busy. Seen 3-25 % off for this 1 s job on a loaded 2-core
-        // machine: 30 % there, the fallback of last resort (the report names the method).
+        // Its dynamic share is K x its CPU time (the other job's would double it). The fake
+        // node's power follows /proc's 10 ms ticks, which are samples (a tick goes to whoever
+        // runs at that instant), whatever method reads the job: on a quiet machine a cgroup's
+        // nanoseconds land within 3 %, but with other tests on both cores a CI run saw 19 %
+        // (2026-11-27, cgroup v1). The process tree reads ticks too, and a job's lagging ticks
+        // are carried into intervals others kept busy: 3-25 % seen. Hence 25 % and 30 %.
         const bool tree = a.at("job_cpu").get<std::string>().starts_with("process tree");
-        const double tolerance = tree ? 0.30 : 0.03;
+        const double tolerance = tree ? 0.30 : 0.25;
         const auto& p = part(a, pkg);
         EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
                     tolerance * k_per_cpu_w * job_cpu)
