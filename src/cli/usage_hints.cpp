@@ -2,35 +2,45 @@
 #include "cli/usage_hints.hpp"
 
 #include <algorithm>
-#include <array>
 #include <fmt/format.h>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace jp::cli {
 namespace {
 
-// The global options (cli/globals.cpp) and whether each takes a value.
+// An option of the program itself (cli/globals.cpp, --help, --version), as the parser
+// has it, and whether it takes a value.
 struct GlobalOption {
-    std::string_view name;
+    std::string name; // "-c", "--config"
     bool takes_value;
 };
-constexpr std::array k_globals{GlobalOption{"--sysfs-root", true},
-                               GlobalOption{"-c", true},
-                               GlobalOption{"--config", true},
-                               GlobalOption{"--nvml-library", true},
-                               GlobalOption{"--rocm-library", true},
-                               GlobalOption{"--replay", true},
-                               GlobalOption{"-v", false},
-                               GlobalOption{"-vv", false},
-                               GlobalOption{"--verbose", false},
-                               GlobalOption{"-q", false},
-                               GlobalOption{"--quiet", false}};
+using GlobalOptions = std::vector<GlobalOption>;
 
-const GlobalOption* global_named(std::string_view arg) {
-    const auto name = arg.substr(0, arg.find('='));
-    const auto* it = std::ranges::find(k_globals, name, &GlobalOption::name);
-    return it == k_globals.end() ? nullptr : it;
+GlobalOptions globals_of(const CLI::App& app) {
+    GlobalOptions out;
+    for (const auto* opt : app.get_options()) {
+        const bool value = opt->get_type_size() != 0;
+        for (const auto& s : opt->get_snames()) {
+            out.push_back({"-" + s, value});
+        }
+        for (const auto& l : opt->get_lnames()) {
+            out.push_back({"--" + l, value});
+        }
+    }
+    return out;
+}
+
+// The program's option an argument names: "--config=F" is --config, and a cluster of
+// short flags ("-vv") or a short option with its value attached ("-cFILE") its first.
+const GlobalOption* global_named(const GlobalOptions& globals, std::string_view arg) {
+    auto name = arg.substr(0, arg.find('='));
+    if (!name.starts_with("--") && name.size() > 2) {
+        name = name.substr(0, 2);
+    }
+    const auto it = std::ranges::find(globals, name, &GlobalOption::name);
+    return it == globals.end() ? nullptr : &*it;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -52,7 +62,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // The first argument that is neither a global option nor its value: where the command goes.
-std::string_view command_word(std::span<char* const> args) {
+std::string_view command_word(const GlobalOptions& globals, std::span<char* const> args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view arg = args[i];
         if (arg == "--") {
@@ -61,8 +71,9 @@ std::string_view command_word(std::span<char* const> args) {
         if (!arg.starts_with('-')) {
             return arg;
         }
-        const auto* g = global_named(arg);
-        if (g != nullptr && g->takes_value && arg.find('=') == std::string_view::npos) {
+        const auto* g = global_named(globals, arg);
+        if (g != nullptr && g->takes_value && arg.find('=') == std::string_view::npos &&
+            (arg.starts_with("--") || arg.size() == 2)) {
             ++i;
         }
     }
@@ -96,12 +107,12 @@ std::string unknown_command(std::string_view word, const std::vector<std::string
 }
 
 // The first option before any command that jouleprof does not have, or "".
-std::string_view unknown_option(std::span<char* const> args) {
+std::string_view unknown_option(const GlobalOptions& globals, std::span<char* const> args) {
     for (const std::string_view arg : args) {
         if (arg == "--" || !arg.starts_with('-')) {
             return {};
         }
-        if (global_named(arg) == nullptr && arg != "-h" && arg != "--help" && arg != "--version") {
+        if (global_named(globals, arg) == nullptr) {
             return arg.substr(0, arg.find('='));
         }
     }
@@ -114,15 +125,16 @@ std::string explain_parse_error(const CLI::App& app,
                                 std::span<char* const> args,
                                 const CLI::ParseError& error) {
     const auto parsed = app.get_subcommands();
+    const auto globals = globals_of(app);
     if (parsed.empty()) {
-        const auto word = command_word(args);
+        const auto word = command_word(globals, args);
         const auto names = command_names(app);
         if (!word.empty() && std::ranges::find(names, word) == names.end()) {
             return unknown_command(word, names);
         }
-        if (const auto option = unknown_option(args); !option.empty()) {
-            std::vector<std::string_view> options{"--help", "--version"};
-            for (const auto& g : k_globals) {
+        if (const auto option = unknown_option(globals, args); !option.empty()) {
+            std::vector<std::string_view> options;
+            for (const auto& g : globals) {
                 options.push_back(g.name);
             }
             return fmt::format("unknown option '{}'{} (jouleprof --help lists them; a command's "
@@ -142,7 +154,7 @@ std::string explain_parse_error(const CLI::App& app,
         if (arg == "--") {
             break;
         }
-        if (after_command && global_named(arg) != nullptr) {
+        if (after_command && global_named(globals, arg) != nullptr) {
             return fmt::format("{} is a global option: give it before the command (jouleprof {} {} "
                                "...)",
                                arg.substr(0, arg.find('=')), arg, command);
