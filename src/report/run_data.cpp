@@ -60,7 +60,7 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
             return std::unexpected(s.error());
         }
         const auto& c = (*d.channels)[i];
-        d.timing.push_back(timing_of(c, s->points));
+        d.timing.push_back(timing_of(c, s->points, s->flags));
         auto knots = knots_of(c, std::move(s->points));
         d.integral.push_back(c.quantity == Quantity::energy ? std::vector<double>{}
                                                             : running_integral(knots));

@@ -153,11 +153,11 @@ GridSeries channel_grid(const Channel& channel,
 }
 
 PowerInputs power_inputs(std::span<const Channel* const> channels,
-                         std::vector<std::vector<TimedValue>> readings) {
+                         std::vector<trace::ChannelSamples> readings) {
     PowerInputs in;
     for (std::size_t i = 0; i < channels.size(); ++i) {
-        in.timing.push_back(timing_of(*channels[i], readings[i]));
-        in.knots.push_back(knots_of(*channels[i], std::move(readings[i])));
+        in.timing.push_back(timing_of(*channels[i], readings[i].points, readings[i].flags));
+        in.knots.push_back(knots_of(*channels[i], std::move(readings[i].points)));
     }
     for (std::size_t i = 0; i < channels.size(); ++i) {
         in.channels.push_back({channels[i], in.knots[i], in.timing[i].resolution_ns});
@@ -221,9 +221,9 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
     }
     const auto& chans = reader.channels();
     std::vector<const Channel*> parts;
-    std::vector<std::vector<TimedValue>> readings;
+    std::vector<trace::ChannelSamples> readings;
     const Channel* node = nullptr;
-    std::vector<TimedValue> node_readings;
+    trace::ChannelSamples node_readings;
     for (std::size_t i = 0; i < chans.size(); ++i) {
         const auto& c = chans[i];
         if (!c.counted || c.quantity == Quantity::utilization ||
@@ -236,15 +236,15 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
         }
         if (c.domain == Domain::node) {
             node = &c;
-            node_readings = std::move(s->points);
+            node_readings = std::move(*s);
         } else {
             parts.push_back(&c);
-            readings.push_back(std::move(s->points));
+            readings.push_back(std::move(*s));
         }
     }
     const auto [t0, t1] = *window;
     if (node != nullptr) {
-        std::vector<std::vector<TimedValue>> one;
+        std::vector<trace::ChannelSamples> one;
         one.push_back(std::move(node_readings));
         const auto in = power_inputs({&node, 1}, std::move(one));
         return grid_of(in.channels, t0, t1, 0, step);

@@ -62,7 +62,7 @@ struct PowerInputs {
     std::vector<ChannelData> channels;
 };
 [[nodiscard]] PowerInputs power_inputs(std::span<const Channel* const> channels,
-                                       std::vector<std::vector<TimedValue>> readings);
+                                       std::vector<trace::ChannelSamples> readings);
 
 // The sum of the channels' mean power per window plus offset_w. step 0 means
 // the coarsest resolution among the channels: the node's power is no finer

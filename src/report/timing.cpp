@@ -2,6 +2,7 @@
 #include "report/timing.hpp"
 
 #include "core/duration.hpp"
+#include "trace/types.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -9,7 +10,7 @@
 namespace jp::report {
 namespace {
 
-std::int64_t median(std::vector<std::int64_t> v) {
+std::int64_t median(std::vector<std::int64_t> v) { // by value: nth_element reorders
     if (v.empty()) {
         return 0;
     }
@@ -33,22 +34,47 @@ std::vector<TimedValue> held_back(const std::vector<TimedValue>& p) {
     return out;
 }
 
+// The readings taken on the sampler's own schedule: without the edge and phase
+// reads (flagged as edges), unless fewer than two would be left.
+std::vector<TimedValue> regular_readings(std::span<const TimedValue> readings,
+                                         std::span<const std::uint8_t> flags) {
+    std::vector<TimedValue> out;
+    if (flags.size() == readings.size()) {
+        for (std::size_t i = 0; i < readings.size(); ++i) {
+            if ((flags[i] & trace::k_flag_edge) == 0) {
+                out.push_back(readings[i]);
+            }
+        }
+    }
+    if (out.size() < 2) {
+        out.assign(readings.begin(), readings.end());
+    }
+    return out;
+}
+
 } // namespace
 
-Timing timing_of(const Channel& c, std::span<const TimedValue> readings) {
-    const auto p = readings;
+Timing timing_of(const Channel& c,
+                 std::span<const TimedValue> readings,
+                 std::span<const std::uint8_t> flags) {
     Timing t;
-    if (p.size() < 2) {
+    if (readings.size() < 2) {
         return t;
     }
+    const auto p = regular_readings(readings, flags);
     std::vector<std::int64_t> steps;
+    for (std::size_t i = 1; i < p.size(); ++i) {
+        steps.push_back(p[i].t_ns - p[i - 1].t_ns);
+    }
+    t.sample_ns = median(steps);
+    // A repeat is evidence of a source slower than the readings only where they
+    // were a reading's spacing apart: two reads 0.4 ms apart repeat a 1 ms counter.
     std::vector<std::int64_t> changes; // time between successive value changes
     std::size_t repeats = 0;
     std::int64_t last_change = -1;
     for (std::size_t i = 1; i < p.size(); ++i) {
-        steps.push_back(p[i].t_ns - p[i - 1].t_ns);
         if (p[i].value == p[i - 1].value) {
-            ++repeats;
+            repeats += 2 * steps[i - 1] >= t.sample_ns ? 1U : 0U;
             continue;
         }
         if (last_change >= 0) {
@@ -56,7 +82,6 @@ Timing timing_of(const Channel& c, std::span<const TimedValue> readings) {
         }
         last_change = p[i].t_ns;
     }
-    t.sample_ns = median(std::move(steps));
     const bool repeating =
         static_cast<double>(repeats) >= k_repeat_share * static_cast<double>(p.size() - 1);
     if (repeating && changes.size() >= 2 && c.quantity != Quantity::utilization) {

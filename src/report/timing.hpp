@@ -39,8 +39,14 @@ struct Timing {
 [[nodiscard]] std::int64_t
 resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t update_ns) noexcept;
 
-// The timing of a channel's readings (sorted by time).
-[[nodiscard]] Timing timing_of(const Channel& c, std::span<const TimedValue> readings);
+// The timing of a channel's readings (sorted by time). With their trace flags
+// (one per reading; empty: all regular), only the sampler's regular readings
+// show how often the source changes: an edge or phase read taken just after a
+// regular one repeats its value whatever the source's period, so it is no
+// evidence of a slow source.
+[[nodiscard]] Timing timing_of(const Channel& c,
+                               std::span<const TimedValue> readings,
+                               std::span<const std::uint8_t> flags = {});
 
 // The readings power and energy are derived from: for energy counters, the
 // first and last readings and each reading where the value changed; for a

@@ -121,6 +121,21 @@ bool drawn(const Channel& c) {
     return c.counted && c.quantity != Quantity::utilization;
 }
 
+// Samples in time order, each keeping its flags (stable: equal times keep their order).
+void sort_by_time(trace::ChannelSamples& cs) {
+    std::vector<std::size_t> order(cs.points.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return cs.points[i].t_ns; });
+    trace::ChannelSamples sorted;
+    for (const auto i : order) {
+        sorted.points.push_back(cs.points[i]);
+        sorted.flags.push_back(cs.flags[i]);
+    }
+    cs = std::move(sorted);
+}
+
 Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
                                                     std::span<const trace::RunInfo> runs) {
     auto db = trace::Database::open(reader.path(), trace::Database::Mode::read_only);
@@ -131,7 +146,7 @@ Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
     if (!db->exec("PRAGMA mmap_size = 1073741824")) {
         // Not mapped: read page by page, as without the hint.
     }
-    std::string sql = "SELECT run_id, channel_id, t_ns, value FROM sample NOT INDEXED WHERE "
+    std::string sql = "SELECT run_id, channel_id, t_ns, value, flags FROM sample NOT INDEXED WHERE "
                       "run_id IN (";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         sql += i == 0 ? "?" : ",?";
@@ -167,15 +182,16 @@ Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
             current = run;
             series = &out[run];
         }
-        (*series)[static_cast<std::size_t>(ch)].push_back(
-            {st->column_int(2), st->column_double(3)});
+        auto& cs = (*series)[static_cast<std::size_t>(ch)];
+        cs.points.push_back({st->column_int(2), st->column_double(3)});
+        cs.flags.push_back(static_cast<std::uint8_t>(st->column_int(4)));
     }
     // Rows come in insertion order, which is time order except for values
     // written late (an interpolated edge of a slow source): sort those.
     for (auto& [id, rs] : out) {
-        for (auto& p : rs) {
-            if (!std::ranges::is_sorted(p, {}, &TimedValue::t_ns)) {
-                std::ranges::stable_sort(p, {}, &TimedValue::t_ns);
+        for (auto& cs : rs) {
+            if (!std::ranges::is_sorted(cs.points, {}, &TimedValue::t_ns)) {
+                sort_by_time(cs);
             }
         }
     }
@@ -220,8 +236,8 @@ Result<RunProfile> profile_of(trace::Reader& reader,
         if (!drawn(c)) {
             continue;
         }
-        const auto timing = timing_of(c, series.at(i));
-        auto knots = knots_of(c, std::move(series.at(i)));
+        const auto timing = timing_of(c, series.at(i).points, series.at(i).flags);
+        auto knots = knots_of(c, std::move(series.at(i).points));
         PlotSeries ps{c.name, i, c.provenance, {}};
         GridSeries g;
         if (timing.resolution_ns > 0) {
@@ -283,7 +299,7 @@ Result<std::map<std::int64_t, RunSeries>> read_runs(trace::Reader& reader,
             if (!s) {
                 return std::unexpected(s.error());
             }
-            rs[i] = std::move(s->points);
+            rs[i] = std::move(*s);
         }
     }
     return out;

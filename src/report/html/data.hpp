@@ -8,6 +8,7 @@
 #include "report/html/svg.hpp"
 #include "report/phases.hpp"
 #include "report/series.hpp"
+#include "trace/reader.hpp"
 
 #include <map>
 #include <optional>
@@ -64,9 +65,9 @@ struct ProfileOptions {
     int bins = 60;
 };
 
-// Samples of one run per channel (index into reader.channels()), by time;
-// empty for channels the report does not draw.
-using RunSeries = std::vector<std::vector<TimedValue>>;
+// Samples of one run per channel (index into reader.channels()), by time, with
+// their flags; empty for channels the report does not draw.
+using RunSeries = std::vector<trace::ChannelSamples>;
 
 // The counted channels of several runs. A version 1 trace (a row per sample)
 // is read in one sequential pass over its sample table, much faster there than

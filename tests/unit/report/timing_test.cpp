@@ -3,6 +3,7 @@
 // decides the spans power is derived over, and peaks stay at the truth.
 #include "report/series.hpp"
 #include "report/timing.hpp"
+#include "trace/types.hpp"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -207,6 +208,40 @@ TEST(Timing, AGridNearTheEndOfTimeNeverStepsPastIt) {
         joules += g.watts[i] * g.seconds_of(i);
     }
     EXPECT_NEAR(joules, 900, 1e-6);
+}
+
+// A user's run: RAPL (1 ms updates) read every 500 ms with a phase marker every
+// second, whose exact read comes 0.4 ms after a regular one and so repeats its
+// value. Those repeats say nothing about the counter: it still changes every
+// 1 ms, and power is known at the readings' own 500 ms, not at 20 × 500 ms.
+TEST(Timing, PhaseReadsJustAfterARegularReadingTeachNothingAboutTheSource) {
+    const auto c = counter(1 * k_ms);
+    const auto plain = readings(150, 976'000, 500 * k_ms, 0, 6);
+    std::vector<TimedValue> with_phases;
+    std::vector<std::uint8_t> flags;
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+        with_phases.push_back(plain[i]);
+        flags.push_back(0);
+        if (i % 2 == 1) { // the phase edge: the same value, 0.4 ms later
+            with_phases.push_back({plain[i].t_ns + 400'000, plain[i].value});
+            flags.push_back(trace::k_flag_edge);
+        }
+    }
+    const auto before = timing_of(c, plain);
+    ASSERT_FALSE(before.update_learned);
+    ASSERT_EQ(before.resolution_ns, 500 * k_ms);
+    for (const bool flagged : {true, false}) { // flags unknown: the repeats' spacing says it
+        const auto t = timing_of(c, with_phases,
+                                 flagged ? std::span<const std::uint8_t>{flags}
+                                         : std::span<const std::uint8_t>{});
+        EXPECT_FALSE(t.update_learned) << "flagged " << flagged;
+        EXPECT_EQ(t.update_ns, before.update_ns) << "flagged " << flagged;
+        EXPECT_NEAR(static_cast<double>(t.resolution_ns),
+                    static_cast<double>(before.resolution_ns), 0.01 * 500 * k_ms)
+            << "flagged " << flagged;
+    }
+    // With the flags, the edge reads do not count toward the readings' spacing either.
+    EXPECT_EQ(timing_of(c, with_phases, flags).sample_ns, before.sample_ns);
 }
 
 } // namespace
