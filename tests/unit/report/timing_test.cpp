@@ -236,8 +236,8 @@ TEST(Timing, PhaseReadsJustAfterARegularReadingTeachNothingAboutTheSource) {
                                          : std::span<const std::uint8_t>{});
         EXPECT_FALSE(t.update_learned) << "flagged " << flagged;
         EXPECT_EQ(t.update_ns, before.update_ns) << "flagged " << flagged;
-        EXPECT_NEAR(static_cast<double>(t.resolution_ns),
-                    static_cast<double>(before.resolution_ns), 0.01 * 500 * k_ms)
+        EXPECT_NEAR(static_cast<double>(t.resolution_ns), static_cast<double>(before.resolution_ns),
+                    0.01 * 500 * k_ms)
             << "flagged " << flagged;
     }
     // With the flags, the edge reads do not count toward the readings' spacing either.
