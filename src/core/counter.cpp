@@ -40,8 +40,7 @@ std::optional<double> CounterTracker::plausible_delta(double from_raw,
         delta += *m_wrap;
         wrapped = true;
     }
-    const double bound =
-        m_max_watts * static_cast<double>(t_ns - from_t + k_update_slack_ns) * 1e-9;
+    const double bound = m_max_watts * static_cast<double>(t_ns - from_t + m_slack_ns) * 1e-9;
     if (delta < 0 || delta > bound) {
         return std::nullopt;
     }
@@ -59,10 +58,22 @@ CounterStep CounterTracker::update(double raw_joules, std::int64_t t_ns) noexcep
     }
     const double dt = static_cast<double>(t_ns - m_last_t) * 1e-9;
     double delta = 0;
-    bool wrapped = false;
+    bool wrapped_on = false;
+    bool wrapped_back = false;
+    const auto on = plausible_delta(m_last_raw, m_last_t, raw_joules, t_ns, wrapped_on);
+    if (m_held.active && t_ns - m_held.t > k_hold_ns) {
+        m_held.active = false; // no return in time: the jump was a reset, not a glitch
+        step.settled = true;
+    }
     std::optional<double> back;
     if (m_held.active) {
-        back = plausible_delta(m_held.raw, m_held.t, raw_joules, t_ns, wrapped);
+        back = plausible_delta(m_held.raw, m_held.t, raw_joules, t_ns, wrapped_back);
+    }
+    if (back && on) { // both series fit: the one nearer the power before the jump
+        const double back_w = *back / (static_cast<double>(t_ns - m_held.t) * 1e-9);
+        if (std::abs(*on / dt - m_held.watts) <= std::abs(back_w - m_held.watts)) {
+            back.reset();
+        }
     }
     if (back) {
         // Back on the old series: what it gained since the last good reading,
@@ -70,22 +81,23 @@ CounterStep CounterTracker::update(double raw_joules, std::int64_t t_ns) noexcep
         delta = *back > m_held.credited ? *back - m_held.credited : 0.0;
         m_last_watts = *back / (static_cast<double>(t_ns - m_held.t) * 1e-9);
         step.returned = true;
-        step.wrapped = wrapped;
+        step.wrapped = wrapped_back;
         m_held.active = false;
-    } else if (auto d = plausible_delta(m_last_raw, m_last_t, raw_joules, t_ns, wrapped)) {
-        delta = *d; // also a counter that was reset and goes on from its new value
-        step.wrapped = wrapped;
+    } else if (on) {
+        delta = *on; // also the series a jump went to (a reset), from its new value
+        step.wrapped = wrapped_on;
         m_last_watts = delta / dt;
-        m_held.active = false;
+        m_held.credited += m_held.active ? delta : 0.0;
     } else {
         // Reset, torn read or garbage: keep the last plausible power over this gap.
         step.jump = true;
-        delta = m_last_watts * dt;
         if (!m_held.active) {
-            m_held = {true, m_last_raw, m_last_t, 0.0};
+            m_held = {true, m_last_raw, m_last_t, 0.0, m_last_watts};
         }
+        delta = m_last_watts * dt;
         m_held.credited += delta;
     }
+    step.provisional = m_held.active;
     if (raw_joules != m_last_raw) {
         m_last_change_t = t_ns;
     } else if (!m_stuck_reported && t_ns - m_last_change_t >= k_stuck_after_ns) {

@@ -4,6 +4,7 @@
 // into joules since the run began. Alumet's CounterDiff idea, with plausibility checks.
 #include "core/channel.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -14,25 +15,40 @@ struct CounterStep {
     bool wrapped = false;    // the counter passed its range and was unwrapped
     bool jump = false;       // impossible change: replaced by the last plausible power
     bool returned = false;   // back on the counter's series after a jump: nothing double-counted
-    bool stuck = false;      // set once when the value has not changed for stuck_after_ns
+    // The total is provisional: a jump is not resolved yet (the counter may still
+    // return to its old series); the readings from the last good one before the
+    // jump to the one that resolves it are estimates, and their span is uncertain.
+    bool provisional = false;
+    bool settled = false; // the jump's series went on for k_hold_ns: taken as a reset
+    bool stuck = false;   // set once when the value has not changed for stuck_after_ns
 };
 
 class CounterTracker {
 public:
     // wrap_joules: the counter's range (RAPL max_energy_range_uj), if it wraps.
     // max_watts: power above which a change is impossible for this channel.
-    CounterTracker(std::optional<double> wrap_joules, double max_watts) noexcept
-        : m_wrap(wrap_joules), m_max_watts(max_watts) {}
+    // update_ns: how often the source updates, where known (RAPL ~1 ms): a
+    // reading may show one update more than its interval's energy, and a read
+    // preempted on a loaded machine is stamped up to half its length late, so
+    // the plausibility bound allows two updates' worth and at least 20 ms more
+    // than the interval; where not known, 250 ms (NVML's 10-100 ms counters).
+    CounterTracker(std::optional<double> wrap_joules,
+                   double max_watts,
+                   std::optional<std::int64_t> update_ns = std::nullopt) noexcept
+        : m_wrap(wrap_joules), m_max_watts(max_watts), m_slack_ns(slack_for(update_ns)) {}
 
     // Starts a new run at this reading; total() becomes 0.
     void reset(double raw_joules, std::int64_t t_ns) noexcept;
     // Folds in a later reading. Readings must come in time order; an equal or
-    // earlier timestamp is ignored and returns an empty step. After a jump
-    // (a glitch, a torn read, a reset), a reading that is plausible from the
-    // last good one continues the old series: it adds what the counter really
-    // gained since then less what the jump readings were credited, so a value
-    // that drops and returns adds nothing twice; one that is plausible only
-    // from the jump's value means the counter was reset and goes on from there.
+    // earlier timestamp is ignored and returns an empty step. A jump (a glitch,
+    // a torn read, a reset) is credited the last plausible power, and what the
+    // counter does afterwards decides what it was, for up to k_hold_ns: a
+    // reading plausible from the last good one before the jump is the old
+    // series back (a value that dropped or spiked and returned): it adds what
+    // the counter really gained since then less what was credited meanwhile,
+    // so nothing counts twice; one plausible from the jump's own series goes
+    // on from there (a reset). Plausible from both, the one whose power is
+    // nearer the power before the jump wins.
     CounterStep update(double raw_joules, std::int64_t t_ns) noexcept;
 
     [[nodiscard]] double total() const noexcept { return m_total; }
@@ -44,8 +60,18 @@ public:
     // bound allows this much extra time.
     static constexpr std::int64_t k_update_slack_ns = 250'000'000;
     static constexpr std::int64_t k_stuck_after_ns = 5'000'000'000;
+    // How long after the last good reading a return to its series is recognised:
+    // a glitch, a torn read or a value that drops and comes back within it is
+    // counted exactly; a counter reset costs an uncertain span this long.
+    static constexpr std::int64_t k_hold_ns = 2'000'000'000;
 
 private:
+    [[nodiscard]] static std::int64_t slack_for(std::optional<std::int64_t> update_ns) noexcept {
+        constexpr std::int64_t k_min_slack_ns = 20'000'000;
+        return update_ns && *update_ns > 0 ? std::max(2 * *update_ns, k_min_slack_ns)
+                                           : k_update_slack_ns;
+    }
+
     // The change from `from_raw` to raw over [from_t, t_ns], unwrapped, if plausible.
     [[nodiscard]] std::optional<double> plausible_delta(double from_raw,
                                                         std::int64_t from_t,
@@ -58,10 +84,12 @@ private:
         double raw = 0;
         std::int64_t t = 0;
         double credited = 0; // joules added for the jump's readings since
+        double watts = 0;    // the power before the jump
     };
 
     std::optional<double> m_wrap;
     double m_max_watts;
+    std::int64_t m_slack_ns;
     double m_total = 0;
     double m_last_raw = 0;
     double m_last_watts = 0;

@@ -2,8 +2,10 @@
 #include "report/bound.hpp"
 
 #include "core/counter.hpp"
+#include "trace/types.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace jp::report {
 namespace {
@@ -36,6 +38,30 @@ Range at(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) 
         out.lo = std::max(out.lo, b.value - l.max_watts * static_cast<double>(b.t_ns - t) * k_ns);
     }
     return out;
+}
+
+// The widths of a bound's terms, added over pieces.
+struct Terms {
+    double quantum = 0;
+    double lag = 0;
+    double gap = 0;
+    double jump = 0;
+};
+
+Terms terms_of(const Bound& b, const CounterLimits& l) {
+    Terms t;
+    t.quantum = 2 * l.quantum_j;
+    t.lag = 2 * l.max_watts * static_cast<double>(l.update_ns) * k_ns;
+    t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag);
+    return t;
+}
+
+std::string_view dominant_of(const Terms& t) {
+    const double most = std::max({t.quantum, t.lag, t.gap, t.jump});
+    return most == t.jump      ? "counter jump"
+           : most == t.quantum ? "quantum"
+           : most == t.lag     ? "edge staleness"
+                               : "gap between readings";
 }
 
 } // namespace
@@ -95,13 +121,84 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     Bound b{std::max(0.0, end.lo - start.hi), end.hi - start.lo, {}, limits.max_assumed};
     // The terms, as they enter the width: each edge's quantum and lag; the rest
     // is the distance of the edges from the readings that bracket them.
-    const double quantum = 2 * limits.quantum_j;
-    const double lag = 2 * limits.max_watts * static_cast<double>(limits.update_ns) * k_ns;
-    const double gap = std::max(0.0, (b.high - b.low) - quantum - lag);
-    b.dominant = quantum >= lag && quantum >= gap ? "quantum"
-                 : lag >= gap                     ? "edge staleness"
-                                                  : "gap between readings";
+    b.dominant = dominant_of(terms_of(b, limits));
     return b;
+}
+
+std::vector<EstimatedSpan> estimated_spans(std::span<const TimedValue> readings,
+                                           std::span<const std::uint8_t> flags) {
+    std::vector<EstimatedSpan> out;
+    if (flags.size() != readings.size()) {
+        return out;
+    }
+    bool open = false;
+    for (std::size_t i = 0; i < readings.size(); ++i) {
+        const bool jump = (flags[i] & trace::k_flag_jump) != 0;
+        if (jump && !open) {
+            out.push_back({i > 0 ? readings[i - 1].t_ns : readings[i].t_ns, readings[i].t_ns});
+            open = true;
+        } else if (open) {
+            out.back().to_ns = readings[i].t_ns; // the reading that ends it, or the next jump
+            open = jump;
+        }
+    }
+    if (open) { // the run ended in it: its last readings are estimates too
+        out.back().to_ns = std::numeric_limits<std::int64_t>::max();
+    }
+    return out;
+}
+
+std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
+                                   std::int64_t t0,
+                                   std::int64_t t1,
+                                   const CounterLimits& limits,
+                                   std::span<const EstimatedSpan> estimated) noexcept {
+    if (estimated.empty()) {
+        return counter_bound(readings, t0, t1, limits);
+    }
+    if (readings.empty() || t1 < t0) {
+        return std::nullopt;
+    }
+    Bound total{0, 0, {}, limits.max_assumed};
+    Terms terms;
+    // The readings in [from, to] bound the piece of [t0, t1] they cover.
+    const auto piece = [&](std::int64_t from, std::int64_t to) {
+        const auto a = std::max(t0, from);
+        const auto b = std::min(t1, to);
+        if (a > b) {
+            return;
+        }
+        const auto first = std::ranges::lower_bound(readings, from, {}, &TimedValue::t_ns);
+        const auto last = std::ranges::upper_bound(readings, to, {}, &TimedValue::t_ns);
+        const auto sub = counter_bound(std::span{first, last}, a, b, limits);
+        if (!sub) { // no reading there (the run ended in a jump): anything it could draw
+            const double most = limits.max_watts * static_cast<double>(b - a) * k_ns;
+            total.high += most;
+            terms.jump += most;
+            return;
+        }
+        total.low += sub->low;
+        total.high += sub->high;
+        const auto t = terms_of(*sub, limits);
+        terms.quantum += t.quantum;
+        terms.lag += t.lag;
+        terms.gap += t.gap;
+    };
+    auto from = std::numeric_limits<std::int64_t>::min();
+    for (const auto& span : estimated) {
+        piece(from, span.from_ns);
+        const auto a = std::max(t0, span.from_ns);
+        const auto b = std::min(t1, span.to_ns);
+        if (a < b) {
+            const double most = limits.max_watts * static_cast<double>(b - a) * k_ns;
+            total.high += most;
+            terms.jump += most;
+        }
+        from = span.to_ns;
+    }
+    piece(from, std::numeric_limits<std::int64_t>::max());
+    total.dominant = dominant_of(terms);
+    return total;
 }
 
 } // namespace jp::report

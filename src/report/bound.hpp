@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace jp::report {
 
@@ -28,8 +29,9 @@ struct CounterLimits {
 struct Bound {
     double low = 0;
     double high = 0;
-    std::string_view dominant; // "quantum", "edge staleness" or "gap between readings"
-    bool max_assumed = false;  // it holds if the power never exceeded twice its highest seen
+    // "quantum", "edge staleness", "gap between readings" or "counter jump"
+    std::string_view dominant;
+    bool max_assumed = false; // it holds if the power never exceeded twice its highest seen
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 
@@ -56,5 +58,28 @@ struct Bound {
                                                  std::int64_t t0,
                                                  std::int64_t t1,
                                                  const CounterLimits& limits) noexcept;
+
+// Where a counter's values are the sampler's estimates, not the counter's: a
+// jump (a glitch, a torn read, a reset) until the counter returned to its series
+// or was taken as reset. From the last good reading before it to the first good
+// one after (unending, when the run ended first).
+struct EstimatedSpan {
+    std::int64_t from_ns = 0;
+    std::int64_t to_ns = 0;
+};
+
+// The spans of readings flagged as jumps (trace::k_flag_jump); flags has one
+// entry per reading, or none.
+[[nodiscard]] std::vector<EstimatedSpan> estimated_spans(std::span<const TimedValue> readings,
+                                                         std::span<const std::uint8_t> flags);
+
+// The same bound where some spans are estimates: the readings between them
+// bound their own pieces, and each estimated span's share of [t0, t1] is
+// anywhere from nothing to the most the domain can draw over it ("counter jump").
+[[nodiscard]] std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
+                                                 std::int64_t t0,
+                                                 std::int64_t t1,
+                                                 const CounterLimits& limits,
+                                                 std::span<const EstimatedSpan> estimated) noexcept;
 
 } // namespace jp::report

@@ -18,6 +18,8 @@ struct RunData {
     // sample to each sample (J, or %·s), so any window's integral is O(log n).
     std::vector<std::vector<double>> integral;
     std::vector<Timing> timing; // per channel: reading and update periods, resolution
+    // Per channel: where its counter values are estimates (jumps), from the flags.
+    std::vector<std::vector<EstimatedSpan>> estimated;
     NodeFacts facts;
     std::optional<std::size_t> node_channel; // the measured node, if any
     std::int64_t t0 = 0;                     // the run's window

@@ -80,8 +80,8 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
     for (std::size_t i = 0; i < m_table.size(); ++i) {
         const auto& c = m_table[i];
         const bool node = c.domain == Domain::node;
-        m_states.push_back(
-            std::make_unique<ChannelState>(CounterTracker{c.wrap_joules, plausible_max_watts(c)}));
+        m_states.push_back(std::make_unique<ChannelState>(
+            CounterTracker{c.wrap_joules, plausible_max_watts(c), c.update_ns}));
         if (node && c.counted && c.quantity != Quantity::utilization && !m_node_channel) {
             m_node_channel = i;
         }
@@ -264,7 +264,9 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
             if (dt > 0) {
                 st.live_watts = step.delta_joules / dt;
             }
-            flags = static_cast<std::uint8_t>(flags | (step.jump ? trace::k_flag_jump : 0) |
+            // A provisional total (a jump not yet resolved) is flagged like the jump.
+            const bool estimated = step.jump || step.provisional;
+            flags = static_cast<std::uint8_t>(flags | (estimated ? trace::k_flag_jump : 0) |
                                               (step.wrapped ? trace::k_flag_wrapped : 0));
             if (step.jump) {
                 add_event(ch, t, "jump",
@@ -275,6 +277,13 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
                 add_event(ch, t, "returned",
                           channel.name + ": the counter is back on its series after a jump; the "
                                          "energy in between is counted once");
+            }
+            if (step.settled) {
+                add_event(ch, t, "reset",
+                          channel.name + ": the counter did not return to its series within " +
+                              format_duration(Nanos{CounterTracker::k_hold_ns}) +
+                              " of a jump: taken as a reset; the energy of the jump itself is "
+                              "estimated at the power before it");
             }
             if (step.stuck) {
                 add_event(ch, t, "stuck", channel.name + ": counter unchanged for 5 s or more");

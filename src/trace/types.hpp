@@ -13,7 +13,7 @@ inline constexpr int k_schema_version = 2; // 1: a row per sample (still read)
 // Bits of sample.flags.
 enum SampleFlag : std::uint8_t {
     k_flag_edge = 1,         // read at the job's exact start or end
-    k_flag_jump = 2,         // impossible counter change, replaced by the last plausible power
+    k_flag_jump = 2,         // an estimate: a counter jump, or a total not resolved since one
     k_flag_wrapped = 4,      // the counter wrapped before this reading and was unwrapped
     k_flag_interpolated = 8, // not read but interpolated (slow source at an edge)
 };
