@@ -5,6 +5,7 @@
 #include "cli/measurement.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/log.hpp"
+#include "core/signal_name.hpp"
 #include "core/text.hpp"
 
 #include <memory>
@@ -45,7 +46,7 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
     }
     (*session)->finish(); // an incomplete file is said there; the summary covers everything
     if (interrupted) {
-        JP_LOG_WARN("interrupted by signal {}: runs so far are kept in {}", *interrupted,
+        JP_LOG_WARN("interrupted ({}): runs so far are kept in {}", signal_name(*interrupted),
                     path.string());
         exit_code = 128 + *interrupted;
     }

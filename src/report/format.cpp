@@ -122,12 +122,12 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     }
 }
 
-// "3 runs; 1 left out: run 2 exit status 1", "1 run, failed: killed by signal 9".
+// "3 runs; 1 left out: run 2 failed (exit status 1)", "1 run, killed (SIGKILL)".
 std::string runs_text(const RepeatSummary& r) {
     const auto n = r.runs.size();
     std::string s = fmt::format("{} run{}", n, n == 1 ? "" : "s");
     if (r.all_failed) {
-        s += n == 1 ? ", failed: " + outcome_text(r.runs.front().run) : ", every one failed";
+        s += n == 1 ? ", " + outcome_text(r.runs.front().run) : ", every one failed";
     }
     if (!r.left_out.empty()) {
         s += fmt::format("; {} left out:", r.left_out.size());

@@ -52,12 +52,8 @@ void add_run_events(std::string& out, const RepeatSummary& r) {
         for (const auto& e : run.events) {
             out += fmt::format("  event (run {}): {}: {}\n", run.run.repeat, e.kind, e.detail);
         }
-        if (run.run.signal) {
-            out +=
-                fmt::format("  run {} was killed by signal {}\n", run.run.repeat, *run.run.signal);
-        } else if (run.run.exit_code && *run.run.exit_code != 0) {
-            out +=
-                fmt::format("  run {} exited with status {}\n", run.run.repeat, *run.run.exit_code);
+        if (const auto outcome = outcome_text(run.run); !outcome.empty()) {
+            out += fmt::format("  run {}: {}\n", run.run.repeat, outcome);
         }
     }
 }

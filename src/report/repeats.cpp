@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "core/signal_name.hpp"
 #include "report/summary.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <fmt/format.h>
 #include <map>
 
@@ -198,19 +200,36 @@ bool run_failed(const trace::RunInfo& run) {
 
 std::string outcome_text(const trace::RunInfo& run) {
     if (!run.end_ns) {
-        return "unfinished (the monitor stopped, or is still measuring)";
+        return "running (no end recorded yet: still being measured, or its monitor was stopped)";
     }
     const bool interrupted = run.status == "interrupted";
     if (run.signal) {
-        return fmt::format("{} by signal {}", interrupted ? "interrupted" : "killed", *run.signal);
+        return fmt::format("{} ({})", interrupted ? "interrupted" : "killed",
+                           signal_name(*run.signal));
     }
-    if (run.exit_code.value_or(0) != 0) {
-        return fmt::format("{}exit status {}", interrupted ? "interrupted, " : "", *run.exit_code);
+    if (const int code = run.exit_code.value_or(0); code != 0) {
+        // A shell reports a job a signal ended as 128 + the signal.
+        if (interrupted && code > 128 && code < 128 + 65) {
+            return fmt::format("interrupted ({}; exit status {})", signal_name(code - 128), code);
+        }
+        return fmt::format("{} (exit status {})", interrupted ? "interrupted" : "failed", code);
     }
     if (interrupted || run.status == "failed") {
         return std::string{run.status};
     }
     return {};
+}
+
+std::string exit_text(int shell_code) {
+    if (shell_code == 0) {
+        return "ok";
+    }
+    if (shell_code > 128 && shell_code < 128 + 65) {
+        const int sig = shell_code - 128;
+        const bool stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+        return fmt::format("{} ({})", stopped ? "interrupted" : "killed", signal_name(sig));
+    }
+    return fmt::format("failed (exit status {})", shell_code);
 }
 
 RepeatSummary aggregate_runs(std::string label, std::vector<RunSummary> runs) {

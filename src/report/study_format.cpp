@@ -81,13 +81,13 @@ Layout layout_of(const StudyTable& t) {
 
 std::string status_text(const StudyRow& r) {
     if (!r.warmup_failures.empty()) {
-        return fmt::format("FAILED: warm-up exit status {}", r.warmup_failures.front());
+        return "warm-up " + exit_text(r.warmup_failures.front());
     }
     if (r.failures.empty()) {
         return "ok";
     }
-    return fmt::format("FAILED: exit status {} ({} of {} runs)", r.failures.front(),
-                       r.failures.size(), r.runs);
+    return fmt::format("{} ({} of {} runs)", exit_text(r.failures.front()), r.failures.size(),
+                       r.runs);
 }
 
 // Consumption, average power, runtime, ratio and shares of a row or a phase.

@@ -194,8 +194,13 @@ struct RepeatSummary : FigureStats {
 // measurement interrupted, or not finished (its monitor killed, or still
 // measuring). Such runs are not pooled with good ones.
 [[nodiscard]] bool run_failed(const trace::RunInfo& run);
-// "exit status 2", "killed by signal 9", "interrupted by signal 2"; "" for a good run.
+// "failed (exit status 2)", "killed (SIGKILL)", "interrupted (SIGINT)", "running (...)"
+// for a run with no end yet; "" for a good run.
 [[nodiscard]] std::string outcome_text(const trace::RunInfo& run);
+// A job's end from its shell-style status (128 + N: ended by signal N): "ok",
+// "failed (exit status 2)", "interrupted (SIGINT)" (SIGINT, SIGTERM or SIGHUP,
+// as a user or a scheduler stops a job), "killed (SIGKILL)".
+[[nodiscard]] std::string exit_text(int shell_code);
 
 // Mean ± std over the runs (which must not be empty) of one group.
 [[nodiscard]] RepeatSummary aggregate_runs(std::string label, std::vector<RunSummary> runs);

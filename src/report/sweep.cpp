@@ -171,8 +171,7 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
     std::string out = fmt::format(fmt::runtime(k_row), "point", fmt::format("Energy [{}]", u.name),
                                   "Runtime [s]", "Avg power [W]", "Peak power [W]", "status");
     for (const auto& p : points) {
-        const std::string status =
-            p.exit_code == 0 ? "ok" : fmt::format("FAILED: exit status {}", p.exit_code);
+        const std::string status = exit_text(p.exit_code);
         if (!p.summary) {
             out += fmt::format(fmt::runtime(k_row), p.label, "-", "-", "-", "-", status);
             continue;

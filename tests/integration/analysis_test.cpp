@@ -255,7 +255,7 @@ TEST_F(Sweep, AFailingPointIsReportedAndTheOthersStillRun) {
     const auto r = sh(
         sweep(fmt::format("-p code=3,0 -o {} -- {} 0.1 {}/j.txt {{code}}", dir, JP_TEST_JOB, dir)));
     EXPECT_EQ(r.exit_code, 1) << r.out;
-    EXPECT_NE(r.out.find("FAILED: exit status 3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("failed (exit status 3)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("energy-optimal: code=0"), std::string::npos) << r.out;
     const auto j = nlohmann::json::parse(read_file(dir + "/sweep.json"));
     EXPECT_FALSE(j["points"][0]["ok"].get<bool>());

@@ -4,6 +4,7 @@
 // byte written beside them, a stdout that cannot be written is an error, and
 // every terminating signal sent to the monitor reaches the job and ends the
 // trace as interrupted, never "running".
+#include "core/signal_name.hpp"
 #include "fake_sysfs.hpp"
 #include "shell.hpp"
 #include "trace/reader.hpp"
@@ -158,7 +159,7 @@ TEST_F(Safety, AnInterruptedRunEndsInterruptedAndIsShownAsSuch) {
         EXPECT_TRUE(run.end_ns.has_value());
         EXPECT_EQ(run.signal, sig);
         const auto r = sh(jp(fmt::format("report {}", t)));
-        EXPECT_NE(r.out.find(fmt::format("1 run, failed: interrupted by signal {}", sig)),
+        EXPECT_NE(r.out.find(fmt::format("1 run, interrupted ({})", signal_name(sig))),
                   std::string::npos)
             << r.out;
     }

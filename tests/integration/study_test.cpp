@@ -147,7 +147,7 @@ TEST_F(Study, AFailingCellIsReportedAndTheOthersStillRun) {
                                         JP_TEST_JOB)));
     const auto r = sh(jp(fmt::format("study --no-live -d {} {} 2>{}", dir, path, file("/err"))));
     EXPECT_EQ(r.exit_code, 1) << r.out;
-    EXPECT_TRUE(has_line_with(r.out, {"w", "train", "FAILED: exit status 3 (1 of 1 runs)"}))
+    EXPECT_TRUE(has_line_with(r.out, {"w", "train", "failed (exit status 3) (1 of 1 runs)"}))
         << r.out;
     EXPECT_TRUE(has_line_with(r.out, {"w", "predict", "2", "ok"})) << r.out;
     EXPECT_NE(slurp(file("/err")).find("study: w/train failed (exit status 3)"), npos);

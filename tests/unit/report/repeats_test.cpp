@@ -44,7 +44,7 @@ TEST_F(Repeats, FailedAndInterruptedRunsAreLeftOutOfThePool) {
     EXPECT_NEAR(x.runtime_s.mean, 10, 1e-9);
     ASSERT_EQ(x.left_out.size(), 2U);
     const auto text = format_text(*g, FormatOptions{});
-    EXPECT_NE(text.find("2 runs; 2 left out: run 2 exit status 1, run 4 interrupted by signal 2"),
+    EXPECT_NE(text.find("2 runs; 2 left out: run 2 failed (exit status 1), run 4 interrupted (SIGINT)"),
               std::string::npos)
         << text;
     const auto j = to_json(*g, FormatOptions{});
@@ -64,7 +64,16 @@ TEST_F(Repeats, ALabelWhoseEveryRunFailedIsReportedAndMarked) {
     EXPECT_TRUE(y.all_failed);
     EXPECT_NEAR(y.node_energy_j.mean, 1000, 1e-6) << "its figures are still there";
     const auto text = format_text(*g, FormatOptions{});
-    EXPECT_NE(text.find("1 run, failed: killed by signal 9"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 run, killed (SIGKILL)"), std::string::npos) << text;
+}
+
+TEST(ExitText, AJobsEndInWordsWithTheSignalsName) {
+    EXPECT_EQ(exit_text(0), "ok");
+    EXPECT_EQ(exit_text(2), "failed (exit status 2)");
+    EXPECT_EQ(exit_text(130), "interrupted (SIGINT)") << "Ctrl-C, as a shell reports it";
+    EXPECT_EQ(exit_text(143), "interrupted (SIGTERM)") << "scancel, a scheduler's time limit";
+    EXPECT_EQ(exit_text(137), "killed (SIGKILL)");
+    EXPECT_EQ(exit_text(255), "failed (exit status 255)") << "not 128 + a signal";
 }
 
 TEST_F(Repeats, TheSameTraceNamedTwiceCountsOnce) {

@@ -185,8 +185,8 @@ TEST_F(StudyTableTest, FailedRunsAreCountedAndLeftOutOfTheFigures) {
     EXPECT_FALSE(predict.ok);
     EXPECT_EQ(predict.warmup_failures, (std::vector<int>{2}));
     const auto text = report::format_study(t);
-    EXPECT_NE(text.find("FAILED: exit status 3 (1 of 2 runs)"), std::string::npos) << text;
-    EXPECT_NE(text.find("FAILED: warm-up exit status 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("failed (exit status 3) (1 of 2 runs)"), std::string::npos) << text;
+    EXPECT_NE(text.find("warm-up failed (exit status 2)"), std::string::npos) << text;
     const auto j = report::study_json(t);
     EXPECT_FALSE(j["rows"][0]["ok"].get<bool>());
     EXPECT_EQ(j["rows"][1]["warmup_failures"][0], 2);

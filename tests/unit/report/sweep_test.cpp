@@ -68,7 +68,7 @@ TEST(Sweep, EnergyOptimalPointSkipsFailedPoints) {
     ASSERT_EQ(energy_optimal(results), 2U);
     const auto text = format_sweep(results, fs.path("/dir"));
     EXPECT_NE(text.find("energy-optimal: batch=2048 (1200.000 kJ"), std::string::npos) << text;
-    EXPECT_NE(text.find("FAILED: exit status 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("failed (exit status 1)"), std::string::npos) << text;
     EXPECT_NE(text.find("1 of 4 points failed"), std::string::npos) << text;
     results[3].exit_code = 0;
     EXPECT_EQ(energy_optimal(results), 3U);
