@@ -43,6 +43,11 @@ void validate(SweepOptions& o) {
         if (std::ranges::find(o.params, p->name, &report::SweepParam::name) != o.params.end()) {
             throw CLI::ValidationError("--param", "'" + p->name + "' is given twice");
         }
+        for (const auto& v : p->repeated) {
+            JP_LOG_WARN("--param {}: {} is listed more than once: measured once (-r N repeats "
+                        "every point)",
+                        p->name, terminal_safe(v));
+        }
         o.params.push_back(std::move(*p));
     }
     const auto points = report::grid_points(o.params);

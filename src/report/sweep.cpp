@@ -58,7 +58,7 @@ Result<SweepParam> parse_param(std::string_view spec) {
         return fail(ErrorKind::config, "--param",
                     fmt::format("'{}' is not NAME=V1,V2,... (NAME: letters, digits, _)", spec));
     }
-    SweepParam p{std::string{spec.substr(0, eq)}, {}};
+    SweepParam p{std::string{spec.substr(0, eq)}, {}, {}};
     std::string_view rest = spec.substr(eq + 1);
     while (true) {
         const auto comma = rest.find(',');
@@ -66,7 +66,11 @@ Result<SweepParam> parse_param(std::string_view spec) {
         if (value.empty()) {
             return fail(ErrorKind::config, "--param", fmt::format("'{}' has an empty value", spec));
         }
-        p.values.emplace_back(value);
+        if (std::ranges::find(p.values, value) == p.values.end()) {
+            p.values.emplace_back(value);
+        } else if (std::ranges::find(p.repeated, value) == p.repeated.end()) {
+            p.repeated.emplace_back(value);
+        }
         if (comma == std::string_view::npos) {
             break;
         }

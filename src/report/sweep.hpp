@@ -17,9 +17,11 @@ namespace jp::report {
 struct SweepParam {
     std::string name;
     std::vector<std::string> values;
+    std::vector<std::string> repeated; // values listed more than once: kept once
 };
 
-// "batch=512,1024,2048": a name ([A-Za-z_][A-Za-z0-9_]*) and non-empty values.
+// "batch=512,1024,2048": a name ([A-Za-z_][A-Za-z0-9_]*) and non-empty values;
+// a value listed twice is measured once (repeats are -r's).
 [[nodiscard]] Result<SweepParam> parse_param(std::string_view spec);
 
 struct GridPoint {

@@ -27,6 +27,14 @@ TEST(Sweep, ParamsParseAndFormAGridFirstParameterSlowest) {
     }
 }
 
+TEST(Sweep, AValueListedTwiceIsMeasuredOnce) {
+    const auto b = parse_param("B=1,2,1,1,3,2");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->values, (std::vector<std::string>{"1", "2", "3"})) << "in first-listed order";
+    EXPECT_EQ(b->repeated, (std::vector<std::string>{"1", "2"})) << "each named once";
+    EXPECT_EQ(grid_points({*b}).size(), 3U);
+}
+
 TEST(Sweep, PlaceholdersAreSubstitutedInEveryArgument) {
     const auto grid = grid_points({*parse_param("batch=512"), *parse_param("lr=0.1")});
     const std::vector<std::string> argv{
