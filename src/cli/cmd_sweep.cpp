@@ -111,7 +111,7 @@ run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Co
         p.trace = o.dir / report::trace_file_name(points[i], i + 1, points.size());
         if (log::enabled(log::Level::warn)) {
             std::fprintf(stderr, "jouleprof sweep [%zu/%zu] %s\n", i + 1, points.size(),
-                         p.label.c_str());
+                         terminal_safe(p.label).c_str());
         }
         RunOptions ro = o.run;
         ro.command = p.command;
@@ -120,11 +120,11 @@ run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Co
         ro.json = false;
         ro.print_summary = false;
         p.exit_code = run_measurement(ro, ctx.host, ctx.config);
-        if (p.exit_code != 0) {
-            JP_LOG_WARN("sweep: {} failed with exit status {}; going on with the other points",
-                        p.label, p.exit_code);
-        }
         p.summary = summary_of(p);
+        if (p.exit_code != 0) {
+            JP_LOG_WARN("sweep: {}: {}; going on with the other points", terminal_safe(p.label),
+                        report::point_status(p));
+        }
         out.push_back(std::move(p));
         if (is_interrupt_status(out.back().exit_code)) {
             return out.back().exit_code;

@@ -42,13 +42,15 @@ public:
     // Folds in a later reading. Readings must come in time order; an equal or
     // earlier timestamp is ignored and returns an empty step. A jump (a glitch,
     // a torn read, a reset) is credited the last plausible power, and what the
-    // counter does afterwards decides what it was, for up to k_hold_ns: a
-    // reading plausible from the last good one before the jump is the old
-    // series back (a value that dropped or spiked and returned): it adds what
-    // the counter really gained since then less what was credited meanwhile,
-    // so nothing counts twice; one plausible from the jump's own series goes
-    // on from there (a reset). Plausible from both, the one whose power is
-    // nearer the power before the jump wins.
+    // counter does afterwards decides what it was, for up to k_hold_ns after
+    // the last good reading: a reading plausible from it is the old series
+    // back (a value that dropped or spiked and returned): it adds what the
+    // counter really gained since then less what was credited meanwhile (a
+    // negative step where the credit was too high), so the total is the
+    // counter's again; one plausible from the jump's own series goes on from
+    // there (a reset). Plausible from both, the jump's series goes on unless
+    // its power is more than twice both the power before the jump and the old
+    // series' since. A non-finite reading is a jump.
     CounterStep update(double raw_joules, std::int64_t t_ns) noexcept;
 
     [[nodiscard]] double total() const noexcept { return m_total; }
@@ -71,6 +73,9 @@ private:
         return update_ns && *update_ns > 0 ? std::max(2 * *update_ns, k_min_slack_ns)
                                            : k_update_slack_ns;
     }
+
+    // The power a jump is credited: from this interval if it is long enough.
+    void note_power(double joules, std::int64_t over_ns) noexcept;
 
     // The change from `from_raw` to raw over [from_t, t_ns], unwrapped, if plausible.
     [[nodiscard]] std::optional<double> plausible_delta(double from_raw,

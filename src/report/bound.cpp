@@ -88,7 +88,8 @@ double quantum_of(const Channel& c) noexcept {
 CounterLimits limits_of(const Channel& c,
                         const Timing& t,
                         std::span<const TimedValue> readings,
-                        std::optional<double> seen_peak_w) noexcept {
+                        std::optional<double> seen_peak_w,
+                        std::span<const EstimatedSpan> estimated) noexcept {
     CounterLimits l{quantum_of(c), plausible_max_watts(c), c.update_ns.value_or(0), false};
     const bool stated = c.max_watts.value_or(0) > 0 || c.limit_watts.value_or(0) > 0;
     if (!stated && seen_peak_w && *seen_peak_w > 0) {
@@ -101,7 +102,13 @@ CounterLimits limits_of(const Channel& c,
     // nothing, the longest spacing of the readings.
     std::int64_t longest = 0;
     for (std::size_t i = 1; i < readings.size(); ++i) {
-        longest = std::max(longest, readings[i].t_ns - readings[i - 1].t_ns);
+        const auto a = readings[i - 1].t_ns;
+        const auto b = readings[i].t_ns;
+        const bool across = std::ranges::any_of(
+            estimated, [&](const EstimatedSpan& s) { return s.from_ns < b && a < s.to_ns; });
+        if (!across) {
+            longest = std::max(longest, b - a);
+        }
     }
     if (t.update_learned || l.update_ns <= 0) {
         l.update_ns = std::max(l.update_ns, longest);

@@ -47,10 +47,14 @@ struct Bound {
 // most twice seen_peak_w, the highest power seen at its resolution (an
 // assumption, said with the bound), else jouleprof's plausible maximum (5 kW a
 // domain, 100 kW a node).
+// Gaps between readings across an estimated span (below) are not the source's
+// lag and do not count toward it.
+struct EstimatedSpan;
 [[nodiscard]] CounterLimits limits_of(const Channel& c,
                                       const Timing& t,
                                       std::span<const TimedValue> readings,
-                                      std::optional<double> seen_peak_w) noexcept;
+                                      std::optional<double> seen_peak_w,
+                                      std::span<const EstimatedSpan> estimated = {}) noexcept;
 
 // The energy over [t0, t1] of a counter read as `readings` (sorted by time,
 // cumulative joules, at least one), or nullopt with none.

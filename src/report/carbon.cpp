@@ -5,7 +5,15 @@
 
 namespace jp::report {
 
-std::optional<Footprint> footprint(double node_j, const CarbonConfig& factors) {
+std::optional<std::pair<double, double>> Footprint::range_of(double figure) const {
+    if (!node_bound || node_j <= 0) {
+        return std::nullopt;
+    }
+    return std::pair{figure * node_bound->low / node_j, figure * node_bound->high / node_j};
+}
+
+std::optional<Footprint>
+footprint(double node_j, const CarbonConfig& factors, std::optional<Bound> node_bound) {
     const auto& c = factors;
     if (!c.any()) {
         return std::nullopt;
@@ -24,6 +32,7 @@ std::optional<Footprint> footprint(double node_j, const CarbonConfig& factors) {
         f.cost = kwh * *c.price_per_kwh;
     }
     f.currency = c.currency.value_or("");
+    f.node_bound = node_bound;
     return f;
 }
 
@@ -32,6 +41,9 @@ std::string format_footprint(const Footprint& f) {
                                   f.facility_j * 1e-3, f.facility_j / k_joules_per_kwh, f.pue);
     if (f.kg_co2e) {
         out += fmt::format("; {:.4g} kg CO2e at {:g} g/kWh", *f.kg_co2e, *f.intensity_g_per_kwh);
+        if (const auto r = f.range_of(*f.kg_co2e); r && r->second > r->first) {
+            out += fmt::format(" ({:.4g}–{:.4g} within the sensors' bound)", r->first, r->second);
+        }
     }
     if (f.cost) {
         const std::string cur = f.currency.empty() ? "" : " " + f.currency;

@@ -143,9 +143,20 @@ void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     const auto& first = r.runs.front();
     out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
                        one_line(first.run.command, 120));
+    // With repeats, the sensors' bound on the mean, not one run's (docs/uncertainty.md).
+    auto prov = provenance_text(first.node);
+    if (r.runs.size() > 1) {
+        auto base = first.node;
+        base.bound.reset();
+        prov = provenance_text(base);
+        if (r.node_energy_j.sensor) {
+            prov += bound_text(*r.node_energy_j.sensor, r.node_energy_j.mean);
+            prov += " on the mean";
+        }
+    }
     row(out, u,
         {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
-         provenance_text(first.node)});
+         prov});
     part_rows(out, u, r, r, "");
     other_rows(out, u, r);
     phase_rows(out, u, r);
@@ -189,20 +200,33 @@ std::string provenance_text(const Item& item) {
     if (item.never_changed) {
         prov += ", never changed";
     }
-    if (item.not_measurable()) { // what the energy could be, and why it is that wide
-        prov += fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", item.bound->low,
-                            item.bound->high, item.bound->dominant,
-                            item.bound->max_assumed ? "; assumes ≤ 2× the peak seen" : "");
-    } else if (item.bound && item.bound->half_width() > 0) {
-        prov += fmt::format(", {:.4g}–{:.4g} J ({}{})", item.bound->low, item.bound->high,
-                            item.bound->dominant,
-                            item.bound->max_assumed ? "; assumes ≤ 2× the peak seen" : "");
+    if (item.bound) {
+        prov += bound_text(*item.bound, item.energy_j);
     }
     return prov;
 }
 
+std::string bound_text(const Bound& b, double value) {
+    const std::string_view assumes = b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
+    if (b.half_width() > std::abs(value)) { // what the energy could be, and why it is that wide
+        return fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", b.low, b.high,
+                           b.dominant, assumes);
+    }
+    if (b.half_width() > 0) {
+        return fmt::format(", {:.4g}–{:.4g} J ({}{})", b.low, b.high, b.dominant, assumes);
+    }
+    return {};
+}
+
 nlohmann::json stat_json(const Stat& s) {
-    return {{"mean", s.mean}, {"std", s.std}, {"n", s.n}};
+    nlohmann::json j{{"mean", s.mean}, {"std", s.std}, {"n", s.n}};
+    if (s.sensor) { // the sensors' bound on the mean, beside the runs' spread
+        j["sensor_low"] = s.sensor->low;
+        j["sensor_high"] = s.sensor->high;
+        j["sensor_bound"] = s.sensor->half_width();
+        j["bound_dominant"] = s.sensor->dominant;
+    }
+    return j;
 }
 
 std::string format_text(const std::vector<RepeatSummary>& summaries, const FormatOptions& options) {

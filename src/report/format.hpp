@@ -35,6 +35,9 @@ struct FormatOptions {
 [[nodiscard]] std::string power_text(double watts);
 // "measured (powercap)", "derived", "estimated (model)".
 [[nodiscard]] std::string provenance_text(const Item& item);
+// ", 40.57–40.77 J (edge staleness)", ", not measurable here: 0–6.4 J (gap between
+// readings)" when half its width is more than the value, "" for no width.
+[[nodiscard]] std::string bound_text(const Bound& b, double value);
 [[nodiscard]] nlohmann::json stat_json(const Stat& s);
 // One run as in to_json's "runs": figures, phases, power distribution, idle accelerators.
 [[nodiscard]] nlohmann::json run_to_json(const RunSummary& run);

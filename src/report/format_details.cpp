@@ -171,7 +171,7 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
             fmt::format("  idle baseline {:.1f} W -> dynamic energy {} (node − idle × runtime)\n",
                         *r.idle_w, energy_text(*r.dynamic_energy_j));
     }
-    if (auto f = footprint(r.node_energy_j.mean, options.carbon)) {
+    if (auto f = footprint(r.node_energy_j.mean, options.carbon, r.node_energy_j.sensor)) {
         out += "  footprint: " + format_footprint(*f) +
                (r.runs.size() > 1 ? " (per run, mean)" : "") + "\n";
     }

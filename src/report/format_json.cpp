@@ -200,6 +200,17 @@ json footprint_json(const Footprint& f) {
            {"price_per_kwh", opt(f.price_per_kwh)},
            {"cost", opt(f.cost)}};
     j["currency"] = f.currency;
+    // Each figure at the ends of the sensors' bound on the node's energy.
+    const auto range = [&](const std::string& low, const std::string& high,
+                           std::optional<double> figure) {
+        if (const auto r = figure ? f.range_of(*figure) : std::nullopt) {
+            j[low] = r->first;
+            j[high] = r->second;
+        }
+    };
+    range("facility_low_j", "facility_high_j", f.facility_j);
+    range("kg_co2e_low", "kg_co2e_high", f.kg_co2e);
+    range("cost_low", "cost_high", f.cost);
     return j;
 }
 
@@ -230,7 +241,7 @@ json group_json(const RepeatSummary& r, const FormatOptions& options) {
                                           {"share_of_node", stat_json(d.share)},
                                           {"mean_util_percent", stat_json(d.mean_util)}});
     }
-    const auto f = footprint(r.node_energy_j.mean, options.carbon);
+    const auto f = footprint(r.node_energy_j.mean, options.carbon, r.node_energy_j.sensor);
     g["footprint"] = f ? footprint_json(*f) : json(nullptr);
     g["runs"] = json::array();
     for (const auto& run : r.runs) {

@@ -36,15 +36,30 @@ std::vector<std::string> part_names(const std::vector<const Figures*>& figs) {
     return names;
 }
 
+// An item's bound on its average power: its energy's over the window's length.
+std::optional<Bound> power_bound(const Item& it, double runtime_s) {
+    if (!it.bound || runtime_s <= 0) {
+        return std::nullopt;
+    }
+    auto b = *it.bound;
+    b.low /= runtime_s;
+    b.high /= runtime_s;
+    return b;
+}
+
 void add_part_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     for (const auto& name : part_names(figs)) {
         std::vector<double> e;
         std::vector<double> w;
         std::vector<double> pk;
+        std::vector<std::optional<Bound>> eb;
+        std::vector<std::optional<Bound>> wb;
         for (const auto* f : figs) {
             if (const Item* it = find_item(*f, name)) {
                 e.push_back(it->energy_j);
                 w.push_back(it->avg_w);
+                eb.push_back(it->bound);
+                wb.push_back(power_bound(*it, f->runtime_s));
                 if (it->peak_w) {
                     pk.push_back(*it->peak_w);
                 }
@@ -53,6 +68,10 @@ void add_part_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
         s.part_energy_j.emplace_back(name, stat_of(e));
         s.part_avg_w.emplace_back(name, stat_of(w));
         s.part_peak_w.emplace_back(name, stat_of(pk));
+        if (e.size() == figs.size()) { // a part some runs lack has no bound on its mean
+            s.part_energy_j.back().second.sensor = mean_bound(eb);
+            s.part_avg_w.back().second.sensor = mean_bound(wb);
+        }
     }
 }
 
@@ -62,9 +81,13 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     std::vector<double> w;
     std::vector<double> pk;
     std::vector<double> job;
+    std::vector<std::optional<Bound>> eb;
+    std::vector<std::optional<Bound>> wb;
     for (const auto* f : figs) {
         rt.push_back(f->runtime_s);
         e.push_back(f->node.energy_j);
+        eb.push_back(f->node.bound);
+        wb.push_back(power_bound(f->node, f->runtime_s));
         if (f->node.share) {
             job.push_back(f->node.share->job_j());
         }
@@ -75,7 +98,9 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     }
     s.runtime_s = stat_of(rt);
     s.node_energy_j = stat_of(e);
+    s.node_energy_j.sensor = mean_bound(eb);
     s.node_avg_w = stat_of(w);
+    s.node_avg_w.sensor = mean_bound(wb);
     s.node_peak_w = stat_of(pk);
     if (!job.empty() && job.size() == figs.size()) {
         s.job_energy_j = stat_of(job);
@@ -199,8 +224,8 @@ bool run_failed(const trace::RunInfo& run) {
 }
 
 std::string outcome_text(const trace::RunInfo& run) {
-    if (!run.end_ns) {
-        return "running (no end recorded yet: still being measured, or its monitor was stopped)";
+    if (!run.end_ns) { // the trace cannot tell a live monitor from a stopped one
+        return "unfinished (no end recorded: still being measured, or its monitor stopped)";
     }
     const bool interrupted = run.status == "interrupted";
     if (run.signal) {
@@ -226,8 +251,11 @@ std::string exit_text(int shell_code) {
     }
     if (shell_code > 128 && shell_code < 128 + 65) {
         const int sig = shell_code - 128;
-        const bool stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
-        return fmt::format("{} ({})", stopped ? "interrupted" : "killed", signal_name(sig));
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) { // as the monitor classifies it
+            return fmt::format("interrupted ({})", signal_name(sig));
+        }
+        // A job a signal ended, or one that exited with this status: the number cannot tell.
+        return fmt::format("failed (exit status {} = 128 + {})", shell_code, signal_name(sig));
     }
     return fmt::format("failed (exit status {})", shell_code);
 }

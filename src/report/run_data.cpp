@@ -63,7 +63,7 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
         d.timing.push_back(timing_of(c, s->points, s->flags));
         d.estimated.push_back(c.quantity == Quantity::energy ? estimated_spans(s->points, s->flags)
                                                              : std::vector<EstimatedSpan>{});
-        auto knots = knots_of(c, std::move(s->points));
+        auto knots = knots_of(c, std::move(s->points), s->flags);
         d.integral.push_back(c.quantity == Quantity::energy ? std::vector<double>{}
                                                             : running_integral(knots));
         d.series.push_back(std::move(knots));

@@ -157,7 +157,8 @@ PowerInputs power_inputs(std::span<const Channel* const> channels,
     PowerInputs in;
     for (std::size_t i = 0; i < channels.size(); ++i) {
         in.timing.push_back(timing_of(*channels[i], readings[i].points, readings[i].flags));
-        in.knots.push_back(knots_of(*channels[i], std::move(readings[i].points)));
+        in.knots.push_back(
+            knots_of(*channels[i], std::move(readings[i].points), readings[i].flags));
     }
     for (std::size_t i = 0; i < channels.size(); ++i) {
         in.channels.push_back({channels[i], in.knots[i], in.timing[i].resolution_ns});

@@ -356,4 +356,28 @@ Stat stat_of(const std::vector<double>& v) {
     return s;
 }
 
+std::optional<Bound> mean_bound(std::span<const std::optional<Bound>> bounds) {
+    if (bounds.empty()) {
+        return std::nullopt;
+    }
+    Bound out;
+    double widest = -1;
+    for (const auto& b : bounds) {
+        if (!b) {
+            return std::nullopt;
+        }
+        out.low += b->low;
+        out.high += b->high;
+        out.max_assumed = out.max_assumed || b->max_assumed;
+        if (b->half_width() > widest) {
+            widest = b->half_width();
+            out.dominant = b->dominant;
+        }
+    }
+    const auto n = static_cast<double>(bounds.size());
+    out.low /= n;
+    out.high /= n;
+    return out;
+}
+
 } // namespace jp::report

@@ -133,8 +133,15 @@ struct Stat {
     double mean = 0;
     double std = 0; // sample standard deviation (n-1); 0 for one value
     std::size_t n = 0;
+    // Energy and average power: where the mean's truth lies from the sensors'
+    // own limits (the mean of each run's bound, where every run has one). The
+    // spread between runs (std) is a different thing: both are shown.
+    std::optional<Bound> sensor;
 };
 [[nodiscard]] Stat stat_of(const std::vector<double>& values);
+// The bound on the mean of n figures from each one's bound (every one must have
+// one, else nullopt): the mean of the lows and of the highs, named by the widest.
+[[nodiscard]] std::optional<Bound> mean_bound(std::span<const std::optional<Bound>> bounds);
 
 // Mean ± std of Figures over runs. part_* hold the parts, then "rest", in order.
 struct FigureStats {
@@ -194,12 +201,13 @@ struct RepeatSummary : FigureStats {
 // measurement interrupted, or not finished (its monitor killed, or still
 // measuring). Such runs are not pooled with good ones.
 [[nodiscard]] bool run_failed(const trace::RunInfo& run);
-// "failed (exit status 2)", "killed (SIGKILL)", "interrupted (SIGINT)", "running (...)"
-// for a run with no end yet; "" for a good run.
+// "failed (exit status 2)", "killed (SIGKILL)", "interrupted (SIGINT)",
+// "unfinished (...)" for a run with no end recorded; "" for a good run.
 [[nodiscard]] std::string outcome_text(const trace::RunInfo& run);
-// A job's end from its shell-style status (128 + N: ended by signal N): "ok",
-// "failed (exit status 2)", "interrupted (SIGINT)" (SIGINT, SIGTERM or SIGHUP,
-// as a user or a scheduler stops a job), "killed (SIGKILL)".
+// A job's end from its shell-style status alone: "ok", "failed (exit status 2)",
+// "interrupted (SIGINT)" for 128 + SIGINT, SIGTERM or SIGHUP (as the monitor
+// classifies a user's or a scheduler's stop), "failed (exit status 137 = 128 +
+// SIGKILL)" otherwise (a signal, or a job that exited so: the number cannot tell).
 [[nodiscard]] std::string exit_text(int shell_code);
 
 // Mean ± std over the runs (which must not be empty) of one group.

@@ -79,6 +79,21 @@ Result<SweepParam> parse_param(std::string_view spec) {
     return p;
 }
 
+std::string point_status(const SweepPoint& p) {
+    if (p.exit_code == 0) {
+        return "ok";
+    }
+    if (p.summary) {
+        const auto& runs = p.summary->all_failed ? p.summary->runs : p.summary->left_out;
+        if (!runs.empty()) {
+            if (auto text = outcome_text(runs.front().run); !text.empty()) {
+                return text;
+            }
+        }
+    }
+    return exit_text(p.exit_code);
+}
+
 std::string GridPoint::label() const {
     std::string out;
     for (const auto& [name, value] : values) {
@@ -175,7 +190,7 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
     std::string out = fmt::format(fmt::runtime(k_row), "point", fmt::format("Energy [{}]", u.name),
                                   "Runtime [s]", "Avg power [W]", "Peak power [W]", "status");
     for (const auto& p : points) {
-        const std::string status = exit_text(p.exit_code);
+        const std::string status = point_status(p);
         if (!p.summary) {
             out += fmt::format(fmt::runtime(k_row), p.label, "-", "-", "-", "-", status);
             continue;

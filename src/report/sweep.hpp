@@ -53,6 +53,10 @@ struct SweepPoint {
     std::optional<RepeatSummary> summary; // absent when nothing was measured
 };
 
+// "ok", or how the point's job ended: from its trace where it has one (which
+// knows a signal from an exit status), else from its exit status.
+[[nodiscard]] std::string point_status(const SweepPoint& p);
+
 // The successful point with the least mean node energy.
 [[nodiscard]] std::optional<std::size_t> energy_optimal(const std::vector<SweepPoint>& points);
 

@@ -35,13 +35,14 @@ std::vector<TimedValue> held_back(const std::vector<TimedValue>& p) {
 }
 
 // The readings taken on the sampler's own schedule: without the edge and phase
-// reads (flagged as edges), unless fewer than two would be left.
+// reads (flagged as edges) and the estimates of a jump, unless fewer than two
+// would be left.
 std::vector<TimedValue> regular_readings(std::span<const TimedValue> readings,
                                          std::span<const std::uint8_t> flags) {
     std::vector<TimedValue> out;
     if (flags.size() == readings.size()) {
         for (std::size_t i = 0; i < readings.size(); ++i) {
-            if ((flags[i] & trace::k_flag_edge) == 0) {
+            if ((flags[i] & (trace::k_flag_edge | trace::k_flag_jump)) == 0) {
                 out.push_back(readings[i]);
             }
         }
@@ -109,7 +110,8 @@ std::int64_t resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t upd
     return r;
 }
 
-std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> readings) {
+std::vector<TimedValue>
+knots_of(const Channel& c, std::vector<TimedValue> readings, std::span<const std::uint8_t> flags) {
     auto& p = readings;
     if (c.mean_since_previous && p.size() >= 2) {
         return held_back(p);
@@ -117,11 +119,15 @@ std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> readi
     if (c.quantity != Quantity::energy || p.size() < 3) {
         return readings; // moved, as a parameter
     }
+    const bool flagged = flags.size() == p.size();
     std::vector<TimedValue> out;
     out.reserve(p.size());
     out.push_back(p.front());
     for (std::size_t i = 1; i + 1 < p.size(); ++i) {
-        if (p[i].value != p[i - 1].value) {
+        if (flagged && (flags[i] & trace::k_flag_jump) != 0) {
+            continue; // an estimate, not the counter
+        }
+        if (p[i].value != out.back().value) {
             out.push_back(p[i]);
         }
     }

@@ -53,7 +53,12 @@ resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t update_ns) noexc
 // mean-since-previous channel (the CPU estimate), the step it stands for, each
 // reading held over the interval before it (so the first, which covers the
 // time before the run, counts for nothing); other channels keep every reading.
-[[nodiscard]] std::vector<TimedValue> knots_of(const Channel& c, std::vector<TimedValue> readings);
+// With the readings' trace flags (one each, or none), an energy counter's
+// estimates (jump-flagged readings) are not knots either, the last reading
+// aside: power over a jump's span is its average from the readings around it.
+[[nodiscard]] std::vector<TimedValue> knots_of(const Channel& c,
+                                               std::vector<TimedValue> readings,
+                                               std::span<const std::uint8_t> flags = {});
 
 // "gpu0: read every 10 ms, but its value changes only every ~20 ms (learned from
 // its readings): its power is derived over 400 ms spans"; empty when the

@@ -59,7 +59,8 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     if (c.quantity == Quantity::energy) {
         // The highest power seen is the run's, at the counter's resolution.
         const auto seen = peak_of(d, i, d.t0, d.t1);
-        it.bound = counter_bound(d.series[i], t0, t1, limits_of(c, d.timing[i], d.series[i], seen),
+        it.bound = counter_bound(d.series[i], t0, t1,
+                                 limits_of(c, d.timing[i], d.series[i], seen, d.estimated[i]),
                                  d.estimated[i]);
     }
     return it;

@@ -261,8 +261,8 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
         } else {
             const auto step = st.tracker.update(v.value, t);
             const double dt = static_cast<double>(t - st.last_t) * 1e-9;
-            if (dt > 0) {
-                st.live_watts = step.delta_joules / dt;
+            if (dt > 0) { // a return below the estimates is a negative step: not a power
+                st.live_watts = std::max(0.0, step.delta_joules / dt);
             }
             // A provisional total (a jump not yet resolved) is flagged like the jump.
             const bool estimated = step.jump || step.provisional;
@@ -282,8 +282,8 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
                 add_event(ch, t, "reset",
                           channel.name + ": the counter did not return to its series within " +
                               format_duration(Nanos{CounterTracker::k_hold_ns}) +
-                              " of a jump: taken as a reset; the energy of the jump itself is "
-                              "estimated at the power before it");
+                              " of its last good reading: taken as a reset; the energy from "
+                              "that reading to the jump is estimated at the power before it");
             }
             if (step.stuck) {
                 add_event(ch, t, "stuck", channel.name + ": counter unchanged for 5 s or more");

@@ -237,7 +237,7 @@ Result<RunProfile> profile_of(trace::Reader& reader,
             continue;
         }
         const auto timing = timing_of(c, series.at(i).points, series.at(i).flags);
-        auto knots = knots_of(c, std::move(series.at(i).points));
+        auto knots = knots_of(c, std::move(series.at(i).points), series.at(i).flags);
         PlotSeries ps{c.name, i, c.provenance, {}};
         GridSeries g;
         if (timing.resolution_ns > 0) {

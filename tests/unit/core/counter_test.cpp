@@ -2,6 +2,7 @@
 #include "core/counter.hpp"
 
 #include <gtest/gtest.h>
+#include <limits>
 
 namespace jp {
 namespace {
@@ -97,6 +98,27 @@ TEST(CounterTracker, ACounterResetGoesOnFromItsNewValue) {
     EXPECT_FALSE(next.returned);
     EXPECT_NEAR(next.delta_joules, 100.0, 1e-9);
     EXPECT_NEAR(c.total(), 300.0, 1e-9);
+}
+
+TEST(CounterTracker, ANonFiniteReadingIsAJumpAndTheCounterReturns) {
+    CounterTracker c{std::nullopt, 600, 1'000'000};
+    c.reset(1000.0, 0);
+    c.update(1100.0, k_s);
+    EXPECT_TRUE(c.update(std::numeric_limits<double>::quiet_NaN(), 3 * k_s / 2).jump);
+    EXPECT_TRUE(c.update(std::numeric_limits<double>::infinity(), 2 * k_s).jump);
+    const auto back = c.update(1250.0, 5 * k_s / 2);
+    EXPECT_TRUE(back.returned);
+    EXPECT_NEAR(c.total(), 250.0, 1e-9) << "finite, and the counter's";
+}
+
+TEST(CounterTracker, ANewRunForgetsThePowerOfTheLast) {
+    CounterTracker c{std::nullopt, 600, 1'000'000};
+    c.reset(0.0, 0);
+    c.update(250.0, k_s); // 250 W
+    c.reset(5000.0, 10 * k_s);
+    const auto j = c.update(-1.0, 11 * k_s);
+    EXPECT_TRUE(j.jump);
+    EXPECT_DOUBLE_EQ(j.delta_joules, 0.0) << "no power known yet in this run";
 }
 
 TEST(CounterTracker, ThePlausibilityBoundIsTheChannelsOwnLimit) {

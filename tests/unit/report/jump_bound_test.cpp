@@ -33,12 +33,13 @@ struct Recorded {
     std::size_t resets = 0;
 };
 
-// Readings every 10 ms for `seconds` of a RAPL-like counter (1 ms updates,
+// Readings at `times` (the first 0) of a RAPL-like counter (1 ms updates,
 // RAPL's wrap range) whose raw value is raw(t_ns).
-Recorded record(double seconds, const std::function<double(std::int64_t)>& raw) {
+Recorded record_at(const std::vector<std::int64_t>& times,
+                   const std::function<double(std::int64_t)>& raw) {
     CounterTracker tracker{262143.328850, k_max_watts, 1 * k_ms};
     Recorded r;
-    for (std::int64_t t = 0; t <= static_cast<std::int64_t>(seconds * 1e9); t += 10 * k_ms) {
+    for (const auto t : times) {
         if (t == 0) {
             tracker.reset(raw(t), t);
             r.points.push_back({t, 0});
@@ -53,6 +54,15 @@ Recorded record(double seconds, const std::function<double(std::int64_t)>& raw) 
         r.flags.push_back(step.jump || step.provisional ? trace::k_flag_jump : 0);
     }
     return r;
+}
+
+// Readings every 10 ms for `seconds`.
+Recorded record(double seconds, const std::function<double(std::int64_t)>& raw) {
+    std::vector<std::int64_t> times;
+    for (std::int64_t t = 0; t <= static_cast<std::int64_t>(seconds * 1e9); t += 10 * k_ms) {
+        times.push_back(t);
+    }
+    return record_at(times, raw);
 }
 
 double truth(std::int64_t t) {
@@ -77,8 +87,8 @@ Channel zone() {
 Bound bound_of(const Recorded& r, std::int64_t t0, std::int64_t t1) {
     const auto c = zone();
     const auto spans = estimated_spans(r.points, r.flags);
-    const auto knots = knots_of(c, r.points);
-    const auto limits = limits_of(c, timing_of(c, r.points, r.flags), knots, std::nullopt);
+    const auto knots = knots_of(c, r.points, r.flags);
+    const auto limits = limits_of(c, timing_of(c, r.points, r.flags), knots, std::nullopt, spans);
     const auto b = counter_bound(knots, t0, t1, limits, spans);
     EXPECT_TRUE(b.has_value());
     return b.value_or(Bound{});
@@ -103,7 +113,7 @@ void expect_truth_inside(const Recorded& r, std::int64_t end) {
 double peak_w(const Recorded& r) {
     const auto c = zone();
     const auto t = timing_of(c, r.points, r.flags);
-    const auto knots = knots_of(c, r.points);
+    const auto knots = knots_of(c, r.points, r.flags);
     const auto g =
         channel_grid(c, knots, r.points.front().t_ns, r.points.back().t_ns, t.resolution_ns);
     return *std::ranges::max_element(g.watts);
@@ -164,6 +174,51 @@ TEST(JumpBound, AResetGoesOnFromZeroAndItsSpanIsUncertain) {
     const auto after = bound_of(r, 3500 * k_ms, 5 * k_s);
     EXPECT_LE(after.high - after.low, 2 * k_max_watts * 1e-3 + 1e-3)
         << "after the reset, only its usual edge staleness (1 ms at each edge)";
+}
+
+// A review's case: read every 500 ms, a phase read 0.4 ms after the 1 s reading
+// catches a whole 1 ms update (625 W over that sliver), then a torn read of 0 at
+// 1.5 s and the counter back at 2 s. The jump was credited at 625 W and the
+// return kept the excess (+62.5 J, the figure outside its own bound); now the
+// credit comes from intervals of 10 ms or more, is never above the domain's
+// limit, and the return makes the total the counter's again.
+TEST(JumpBound, AJumpAfterAShortReadIsNotCreditedItsSliversPower) {
+    const std::vector<std::int64_t> times{
+        0, 500 * k_ms, 1000 * k_ms, 1000 * k_ms + 400'000, 1500 * k_ms, 2000 * k_ms, 2500 * k_ms};
+    const auto r = record_at(times, [](std::int64_t t) {
+        if (t == 1500 * k_ms) {
+            return 0.0;
+        }
+        const auto updated = t / k_ms * k_ms; // the value as of the last 1 ms update
+        return true_raw(t == 1000 * k_ms + 400'000 ? updated + k_ms : updated);
+    });
+    EXPECT_EQ(r.returns, 1U);
+    EXPECT_NEAR(r.points.back().value, truth(2500 * k_ms), 0.3) << "within one update";
+    for (const auto& [t0, t1] :
+         {std::pair{std::int64_t{0}, 1500 * k_ms}, std::pair{std::int64_t{0}, 2500 * k_ms},
+          std::pair{1200 * k_ms, 1800 * k_ms}}) {
+        const auto b = bound_of(r, t0, t1);
+        EXPECT_LE(b.low, truth(t1) - truth(t0)) << t0 << ".." << t1;
+        EXPECT_GE(b.high, truth(t1) - truth(t0)) << t0 << ".." << t1;
+    }
+}
+
+// A review's case: the power falls from 300 W to 20 W as the counter jumps
+// +150 J and goes on from there. Later the old series fits again on average
+// (~520 W, nearer 300 W than 20 W), yet the counter never came back: the +150 J
+// is not energy.
+TEST(JumpBound, ALastingJumpAsThePowerFallsIsNotTakenForAReturn) {
+    const auto raw = [](std::int64_t t) {
+        const double before = 300.0 * static_cast<double>(std::min(t, 1000 * k_ms)) * 1e-9;
+        const double after =
+            t > 1000 * k_ms ? 20.0 * static_cast<double>(t - 1000 * k_ms) * 1e-9 : 0.0;
+        return k_start_j + before + after + (t >= 1000 * k_ms ? 150.0 : 0.0);
+    };
+    const auto r = record(4, raw);
+    EXPECT_EQ(r.returns, 0U);
+    EXPECT_EQ(r.resets, 1U);
+    const double truth_j = 300.0 + 20.0 * 3;
+    EXPECT_NEAR(r.points.back().value, truth_j, 5.0) << "not +150 J";
 }
 
 // A run that ends while a jump is unresolved: the end is an estimate.

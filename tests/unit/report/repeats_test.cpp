@@ -44,8 +44,9 @@ TEST_F(Repeats, FailedAndInterruptedRunsAreLeftOutOfThePool) {
     EXPECT_NEAR(x.runtime_s.mean, 10, 1e-9);
     ASSERT_EQ(x.left_out.size(), 2U);
     const auto text = format_text(*g, FormatOptions{});
-    EXPECT_NE(text.find("2 runs; 2 left out: run 2 failed (exit status 1), run 4 interrupted (SIGINT)"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("2 runs; 2 left out: run 2 failed (exit status 1), run 4 interrupted (SIGINT)"),
+        std::string::npos)
         << text;
     const auto j = to_json(*g, FormatOptions{});
     EXPECT_EQ(j["groups"][0]["left_out"].size(), 2U);
@@ -67,12 +68,53 @@ TEST_F(Repeats, ALabelWhoseEveryRunFailedIsReportedAndMarked) {
     EXPECT_NE(text.find("1 run, killed (SIGKILL)"), std::string::npos) << text;
 }
 
+// Repeats show two different things: the runs' spread (± std) and the sensors'
+// bound on the mean (each run's bound, averaged), and the footprint carries it.
+TEST_F(Repeats, TheMeanCarriesTheSensorsBoundBesideTheRunsSpread) {
+    for (const double w : {100.0, 110.0, 90.0}) {
+        b.run(make_run("x", 10, flat(w)));
+    }
+    const auto g = summarize_traces(std::vector{path});
+    ASSERT_TRUE(g) << g.error().message();
+    const auto& x = g->front();
+    ASSERT_EQ(x.runs.size(), 3U);
+    ASSERT_TRUE(x.node_energy_j.sensor);
+    double low = 0;
+    double high = 0;
+    for (const auto& run : x.runs) {
+        ASSERT_TRUE(run.node.bound);
+        low += run.node.bound->low / 3;
+        high += run.node.bound->high / 3;
+    }
+    EXPECT_NEAR(x.node_energy_j.sensor->low, low, 1e-9);
+    EXPECT_NEAR(x.node_energy_j.sensor->high, high, 1e-9);
+    EXPECT_LE(x.node_energy_j.sensor->low, x.node_energy_j.mean);
+    EXPECT_GE(x.node_energy_j.sensor->high, x.node_energy_j.mean);
+    ASSERT_TRUE(x.node_avg_w.sensor);
+    EXPECT_NEAR(x.node_avg_w.sensor->low, low / 10, 1e-6) << "the energy's over the runtime";
+    FormatOptions opt;
+    opt.carbon.intensity_g_per_kwh = 400;
+    const auto text = format_text(*g, opt);
+    EXPECT_NE(text.find("on the mean"), std::string::npos) << text;
+    EXPECT_NE(text.find("within the sensors' bound"), std::string::npos) << text;
+    const auto j = to_json(*g, opt);
+    const auto& e = j["groups"][0]["node_energy_j"];
+    EXPECT_NEAR(e["sensor_low"].get<double>(), low, 1e-9);
+    EXPECT_NEAR(e["sensor_high"].get<double>(), high, 1e-9);
+    EXPECT_GT(e["sensor_bound"].get<double>(), 0.0);
+    EXPECT_GT(e["std"].get<double>(), 0.0) << "the runs' spread, a different thing";
+    const auto& f = j["groups"][0]["footprint"];
+    EXPECT_NEAR(f["kg_co2e_low"].get<double>(), low / 3.6e6 * 0.4, 1e-12);
+    EXPECT_NEAR(f["kg_co2e_high"].get<double>(), high / 3.6e6 * 0.4, 1e-12);
+}
+
 TEST(ExitText, AJobsEndInWordsWithTheSignalsName) {
     EXPECT_EQ(exit_text(0), "ok");
     EXPECT_EQ(exit_text(2), "failed (exit status 2)");
     EXPECT_EQ(exit_text(130), "interrupted (SIGINT)") << "Ctrl-C, as a shell reports it";
     EXPECT_EQ(exit_text(143), "interrupted (SIGTERM)") << "scancel, a scheduler's time limit";
-    EXPECT_EQ(exit_text(137), "killed (SIGKILL)");
+    EXPECT_EQ(exit_text(137), "failed (exit status 137 = 128 + SIGKILL)")
+        << "a signal, or a job that exited 137: the number alone cannot tell";
     EXPECT_EQ(exit_text(255), "failed (exit status 255)") << "not 128 + a signal";
 }
 

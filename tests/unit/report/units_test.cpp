@@ -17,14 +17,14 @@ TEST(Units, EnergyTakesTheUnitThatFitsItsSize) {
     EXPECT_EQ(energy_text(999.0), "999.0 J");
     EXPECT_EQ(energy_text(1764600.0), "1764.600 kJ");
     EXPECT_EQ(energy_text(2.5e7), "25.000 MJ");
-    EXPECT_EQ(energy_text(Stat{1500, 12, 3}), "1.500 ± 0.012 kJ");
+    EXPECT_EQ(energy_text(Stat{1500, 12, 3, {}}), "1.500 ± 0.012 kJ");
 }
 
 TEST(Units, RuntimeHasDecimalsUnderAMinute) {
     EXPECT_EQ(runtime_text(0.0114), "0.011 s");
     EXPECT_EQ(runtime_text(8.05), "8.050 s");
     EXPECT_EQ(runtime_text(1830), "00:30:30");
-    EXPECT_EQ(runtime_pm(Stat{8.05, 0.01, 3}), "8.050 ± 0.010 s");
+    EXPECT_EQ(runtime_pm(Stat{8.05, 0.01, 3, {}}), "8.050 ± 0.010 s");
 }
 
 TEST(Units, AShortJobsTableIsInJoulesAndSeconds) {
