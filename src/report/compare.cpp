@@ -47,7 +47,7 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
                                   std::string_view baseline) {
     Comparison c;
     for (const auto& g : groups) {
-        c.entries.push_back({entry_name(g, groups), g, 0, 0, 0, 0});
+        c.entries.push_back({entry_name(g, groups), g, 0, 0, 0, 0, std::nullopt});
     }
     if (c.entries.empty()) {
         return fail(ErrorKind::config, "compare", "no measured runs to compare");
@@ -74,6 +74,12 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
         e.runtime_ratio = base_t > 0 ? runtime / base_t : 0;
         e.estimate_j = runtime * c.p_const_w;
         e.error_percent = energy > 0 ? (e.estimate_j - energy) / energy * 100 : 0;
+    }
+    for (std::size_t i = 0; i < c.entries.size(); ++i) {
+        if (i != c.baseline) {
+            c.entries[i].vs_baseline =
+                difference(c.entries[i].group.job_or_node_j(), base.job_or_node_j());
+        }
     }
     return c;
 }
@@ -118,6 +124,11 @@ std::string format_comparison(const Comparison& c) {
                     "(estimate − measured) / measured.\n",
                     c.baseline + 1, base.name, c.p_const_w,
                     base.group.job_energy_j ? "power, its job's share of the node" : "node power");
+    for (const auto& e : c.entries) {
+        if (e.vs_baseline) {
+            out += fmt::format("{}: {}\n", e.name, difference_text(*e.vs_baseline, base.name));
+        }
+    }
     const auto names = [](const std::vector<std::string>& list) {
         std::string s;
         for (const auto& name : list) {
@@ -163,6 +174,15 @@ nlohmann::json comparison_json(const Comparison& c) {
              {"runtime_ratio", e.runtime_ratio},
              {"estimate_j", e.estimate_j},
              {"estimate_error_percent", e.error_percent}});
+        if (const auto& d = e.vs_baseline) {
+            entries.back()["vs_baseline"] = {
+                {"verdict", to_string(d->verdict)},
+                {"energy_ratio_low", d->ratio_low},
+                {"energy_ratio_high",
+                 std::isfinite(d->ratio_high) ? nlohmann::json(d->ratio_high) : nullptr},
+                {"runs_in_range", d->runs_known},
+                {"sensor_bound_in_range", d->sensor_known}};
+        }
     }
     return {{"baseline", {{"index", c.baseline + 1}, {"name", c.entries[c.baseline].name}}},
             {"p_const_w", c.p_const_w},

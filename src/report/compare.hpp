@@ -3,6 +3,7 @@
 // Runs side by side: energy and runtime and their ratios to a baseline, average
 // power, and the error a runtime-based estimate (runtime × the baseline's
 // average node power, as much of the literature assumes) would have made.
+#include "report/difference.hpp"
 #include "report/summary.hpp"
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,9 @@ struct CompareEntry {
     double runtime_ratio = 0; // runtime / baseline runtime
     double estimate_j = 0;    // runtime × P_const
     double error_percent = 0; // (estimate − measured) / measured × 100
+    // Against the baseline, beyond the runs' spread and the sensors' bound
+    // (report/difference.hpp); absent for the baseline itself.
+    std::optional<Difference> vs_baseline;
 };
 
 struct Comparison {
