@@ -170,6 +170,14 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
         out +=
             fmt::format("  idle baseline {:.1f} W -> dynamic energy {} (node − idle × runtime)\n",
                         *r.idle_w, energy_text(*r.dynamic_energy_j));
+        if (r.dynamic_energy_j->mean < 0) { // shown as it is, not floored: it says something
+            out += fmt::format(
+                "  note: the dynamic energy is negative: the idle baseline ({:.1f} W) is above the "
+                "job's average node power ({:.1f} W), so the baseline was measured under more "
+                "load than the job had (another process, a fan, a warmer node) or the node's "
+                "power drifted; measure it right before the job (--baseline) on a quiet node\n",
+                *r.idle_w, r.node_avg_w.mean);
+        }
     }
     if (auto f = footprint(r.node_energy_j.mean, options.carbon, r.node_energy_j.sensor)) {
         out += "  footprint: " + format_footprint(*f) +

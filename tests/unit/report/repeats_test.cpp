@@ -108,6 +108,23 @@ TEST_F(Repeats, TheMeanCarriesTheSensorsBoundBesideTheRunsSpread) {
     EXPECT_NEAR(f["kg_co2e_high"].get<double>(), high / 3.6e6 * 0.4, 1e-12);
 }
 
+TEST(DynamicEnergy, ANegativeOneIsShownAndExplainedNotFloored) {
+    RepeatSummary r;
+    r.label = "x";
+    r.runs.emplace_back();
+    r.idle_w = 200;
+    r.node_avg_w = Stat{180, 0, 1, {}};
+    r.dynamic_energy_j = Stat{-200, 0, 1, {}};
+    const auto text = format_details(r, FormatOptions{});
+    EXPECT_NE(text.find("dynamic energy -200"), std::string::npos) << text;
+    EXPECT_NE(text.find("the dynamic energy is negative: the idle baseline (200.0 W) is above "
+                        "the job's average node power (180.0 W)"),
+              std::string::npos)
+        << text;
+    r.dynamic_energy_j = Stat{50, 0, 1, {}};
+    EXPECT_EQ(format_details(r, FormatOptions{}).find("negative"), std::string::npos);
+}
+
 TEST(ExitText, AJobsEndInWordsWithTheSignalsName) {
     EXPECT_EQ(exit_text(0), "ok");
     EXPECT_EQ(exit_text(2), "failed (exit status 2)");
