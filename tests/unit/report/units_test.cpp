@@ -20,6 +20,14 @@ TEST(Units, EnergyTakesTheUnitThatFitsItsSize) {
     EXPECT_EQ(energy_text(Stat{1500, 12, 3, {}}), "1.500 ± 0.012 kJ");
 }
 
+TEST(Units, AFigureTheColumnsUnitWouldZeroIsGivenInItsOwn) {
+    const auto kj = energy_unit(5000.0);
+    EXPECT_EQ(energy_pm(Stat{0.2, 0, 1, {}}, kj), "0.200 J") << "not 0.000 in a kJ column";
+    EXPECT_EQ(energy_pm(Stat{0, 0, 1, {}}, kj), "0.000") << "a true zero stays";
+    EXPECT_EQ(energy_pm(Stat{1500, 0, 1, {}}, kj), "1.500");
+    EXPECT_EQ(energy_pm(Stat{1e-9, 0, 1, {}}, energy_unit(1e-9)), "0.000") << "no smaller unit";
+}
+
 TEST(Units, RuntimeHasDecimalsUnderAMinute) {
     EXPECT_EQ(runtime_text(0.0114), "0.011 s");
     EXPECT_EQ(runtime_text(8.05), "8.050 s");
