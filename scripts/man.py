@@ -40,11 +40,17 @@ EXTRA = {
             ("JOULEPROF_MARKER_SOCKET", "Set by run for the job: the monitor's marker socket, which "
                                         "jouleprof mark and the C API send to (empty when it could "
                                         "not be made: marks are then ignored)."),
+            ("JOULEPROF_TRACE_DIR", "Where run writes a trace without -o (before "
+                                    "$XDG_STATE_HOME/jouleprof/traces and "
+                                    "~/.local/state/jouleprof/traces)."),
+            ("XDG_STATE_HOME", "Base of the default trace directory (default ~/.local/state)."),
             ("JOULEPROF_TRACE", "Set by run for the job: the absolute path of the trace file."),
             ("JOULEPROF_RUN_ID", "Set by run for the job: the run's id in the trace (changes with "
                                  "each repeat)."),
         ],
         "FILES": [
+            ("~/.local/state/jouleprof/traces/", "Traces of run (and of the Python layer) given no "
+                                                 "-o, made with mode 0700."),
             ("/run/jouleprof/jouleprofd.sock", "The node daemon's socket, used for every channel this "
                                                "user cannot read."),
         ],

@@ -48,7 +48,9 @@ def configure(output: Optional[str] = None, interval: Optional[float] = None,
               sysfs_root: Optional[str] = None, config: Optional[str] = None) -> None:
     """Options of the process's default trace, before its first measurement.
 
-    output: the trace file (default ``jouleprof-<time>-<pid>.jptrace`` here);
+    output: the trace file (default a new ``jouleprof-<time>-<pid>.jptrace`` in the
+    trace directory: ``$JOULEPROF_TRACE_DIR``, else ``$XDG_STATE_HOME/jouleprof/traces``,
+    else ``~/.local/state/jouleprof/traces``; a directory: a new file there);
     interval: sampling interval in seconds (default 0.5); sysfs_root: where
     sensors are read (default ``$JOULEPROF_SYSFS_ROOT`` or ``/``); config: a
     jouleprof TOML config file.
@@ -241,7 +243,7 @@ def active() -> bool:
 class Monitor:
     """A long measurement with explicit start() and stop(), e.g. a notebook session.
 
-    Writes its own trace (``output``, default a new file here). While it
+    Writes its own trace (``output``, default a new file in the trace directory). While it
     runs, measure() blocks and phase()s are measured inside it.
     """
 

@@ -2,6 +2,7 @@
 // `jouleprof compare A B C... [--baseline LABEL_OR_INDEX] [--json]`: runs side by
 // side, each a trace file (every label in it) or TRACE:LABEL (one label of it).
 #include "cli/command.hpp"
+#include "cli/json_output.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "report/compare.hpp"
@@ -33,7 +34,7 @@ Selection parse_selection(const std::string& arg) {
 struct CompareOptions {
     std::vector<std::string> args;
     std::string baseline;
-    bool json = false;
+    JsonOutput json;
 };
 
 // The selected groups in the order given (a trace's own labels in trace order).
@@ -71,6 +72,14 @@ int run_compare(const CompareOptions& o) {
     for (const auto& a : o.args) {
         sel.push_back(parse_selection(a));
     }
+    std::vector<std::filesystem::path> inputs;
+    for (const auto& s : sel) {
+        inputs.push_back(s.trace);
+    }
+    if (auto ok = check_json_output(o.json, inputs); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
+    }
     auto groups = selected_groups(sel);
     if (!groups) {
         JP_LOG_ERROR("{}", groups.error().message());
@@ -81,12 +90,11 @@ int run_compare(const CompareOptions& o) {
         JP_LOG_ERROR("{}", c.error().message());
         return 2;
     }
-    const auto text = o.json ? report::comparison_json(*c).dump(
-                                   2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                                   "\n"
-                             : report::format_comparison(*c);
-    std::fputs(terminal_safe(text).c_str(), stdout);
-    return 0;
+    if (!o.json.on_stdout()) {
+        std::fputs(terminal_safe(report::format_comparison(*c)).c_str(), stdout);
+        std::fflush(stdout);
+    }
+    return o.json.wanted() ? emit_json(o.json, report::comparison_json(*c), inputs) : 0;
 }
 
 } // namespace
@@ -98,7 +106,7 @@ void register_compare(CLI::App& app, Commands& out) {
         ->required();
     cmd->add_option("--baseline", o->baseline,
                     "Label, name or 1-based position of the baseline (default: the first)");
-    cmd->add_flag("--json", o->json, "JSON output");
+    add_json_options(cmd, o->json);
     out.push_back(Command{cmd,
                           [o] {
                               for (const auto& a : o->args) {

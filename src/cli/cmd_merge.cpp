@@ -80,6 +80,10 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
 } // namespace
 
 int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
+    if (auto ok = check_json_output(o.json, o.inputs); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
+    }
     std::vector<std::string> notes;
     auto steps = steps_of(o, notes);
     if (!steps) {
@@ -105,21 +109,17 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
                 return 1;
             }
         }
-        if (o.json) {
+        if (o.json.wanted()) {
             all.push_back(report::job::to_json(*job));
-        } else {
-            text += (i > 0 ? "\n" : "") + report::job::format_text(*job);
         }
+        text += (i > 0 ? "\n" : "") + report::job::format_text(*job);
     }
-    if (o.json) {
-        nlohmann::json out{{"steps", std::move(all)}};
-        std::puts(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-        std::fflush(stdout);
-    } else {
+    if (!o.json.on_stdout()) {
         std::fputs(terminal_safe(text).c_str(), text_out);
         std::fflush(text_out);
     }
-    return 0;
+    return o.json.wanted() ? emit_json(o.json, nlohmann::json{{"steps", std::move(all)}}, o.inputs)
+                           : 0;
 }
 
 void register_merge(CLI::App& app, Commands& out) {
@@ -129,7 +129,7 @@ void register_merge(CLI::App& app, Commands& out) {
     cmd->add_option("traces", o->inputs, "Node traces of one step, or its directory")
         ->required()
         ->check(CLI::ExistingPath);
-    cmd->add_flag("--json", o->json, "JSON output");
+    add_json_options(cmd, o->json);
     cmd->add_option("--html", o->html, "Also write a self-contained HTML page to this file")
         ->check(non_empty_path());
     cmd->add_flag("--force", o->force, "Replace the --html file if it exists");

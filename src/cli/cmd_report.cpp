@@ -2,6 +2,7 @@
 // `jouleprof report TRACE...`: the study's table over one or more traces.
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_output.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
@@ -19,7 +20,7 @@ namespace {
 
 struct ReportOptions {
     std::vector<std::filesystem::path> traces;
-    bool json = false;
+    JsonOutput json;
     bool by_trace = false;
     std::optional<double> threshold_w;
     std::optional<double> idle_util;
@@ -37,7 +38,8 @@ report::SummaryOptions summary_options(const ReportOptions& o, const Config& con
     return so;
 }
 
-// The table (text or JSON) and the HTML file of summaries of o.traces.
+// The table (text and/or JSON) and the HTML file of summaries of o.traces;
+// text_out null: no text (jouleprof -q run).
 int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
                  const ReportOptions& o,
                  const Config& config,
@@ -59,9 +61,11 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
     report::FormatOptions fo;
     fo.carbon = report::merged(config.carbon, o.carbon);
     fo.rated_watts = config.node.rated_watts;
-    if (!o.json) {
+    if (text_out != nullptr && !o.json.on_stdout()) {
         std::fputs(terminal_safe(report::format_text(*groups, fo)).c_str(), text_out);
         std::fflush(text_out);
+    }
+    if (!o.json.wanted()) {
         return 0;
     }
     auto j = report::to_json(*groups, fo);
@@ -72,9 +76,7 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
     if (o.traces.size() == 1) {
         j["trace"] = o.traces.front().string();
     }
-    std::puts(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    std::fflush(stdout);
-    return 0;
+    return emit_json(o.json, j, o.traces);
 }
 
 // Directories hold jobs of several nodes (the Slurm plugin's <jobid>.<stepid>/<node>.jptrace).
@@ -98,6 +100,15 @@ std::string unfit_for_jobs(const ReportOptions& o) {
 }
 
 int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {
+    if (o.carbon.currency && !report::merged(config.carbon, o.carbon).price_per_kwh) {
+        JP_LOG_ERROR("--currency names the currency of a price: give --price (or [carbon] "
+                     "price_per_kwh in the config)");
+        return 2;
+    }
+    if (auto ok = check_json_output(o.json, o.traces); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
+    }
     if (any_directory(o)) {
         if (const auto unfit = unfit_for_jobs(o); !unfit.empty()) {
             JP_LOG_ERROR("{} apply to trace files, not to a job's directory", unfit);
@@ -148,16 +159,9 @@ CLI::Option* add_optional(CLI::App* app,
         help);
 }
 
-int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE* text_out) {
-    ReportOptions o;
-    o.traces = {trace};
-    o.json = json;
-    return print_report(o, Config{}, text_out);
-}
-
 int print_trace_summary(const std::filesystem::path& trace,
                         std::vector<report::RunSummary> runs,
-                        bool json,
+                        const JsonOutput& json,
                         std::FILE* text_out) {
     ReportOptions o;
     o.traces = {trace};
@@ -173,7 +177,7 @@ void register_report(CLI::App& app, Commands& out) {
                     "Trace files, or directories of a job's node traces (one result per step)")
         ->required()
         ->check(CLI::ExistingPath);
-    cmd->add_flag("--json", o->json, "JSON output");
+    add_json_options(cmd, o->json);
     cmd->add_flag("--by-trace", o->by_trace,
                   "Keep runs of the same label from different traces apart");
     add_optional(cmd, "--threshold", o->threshold_w, "Report time with node power above W watts");

@@ -18,10 +18,15 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
         JP_LOG_ERROR("--mark-regex {}", rules.error());
         return 2;
     }
+    if (auto ok = check_json_output(o.json, {}); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
+    }
     SessionOptions so{o.output,
                       o.interval,
                       o.live,
                       std::move(*rules),
+                      o.json.on_stdout() || o.job_stdout_to_stderr,
                       {{"command", join_command(o.command)}, {"label", o.label}}};
     auto session = MeasurementSession::open(std::move(so), host, config);
     if (!session) {
@@ -39,6 +44,15 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
             (*session)->run_series({o.label, o.command, o.repeat, o.warmup, o.cooldown, {}});
         if (!r.failure.empty()) {
             JP_LOG_ERROR("{}", r.failure);
+            // Nothing ran and nothing was measured: no trace is left behind (one
+            // with a measured baseline is kept).
+            if (o.baseline.count() == 0) {
+                session->reset();
+                std::error_code ec;
+                for (const char* companion : {"", "-wal", "-shm", "-journal"}) {
+                    std::filesystem::remove(path.string() + companion, ec);
+                }
+            }
             return r.exit_code;
         }
         exit_code = r.exit_code;
@@ -57,7 +71,9 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
     int printed = 0;
     if (o.print_summary) {
         if (summaries) {
-            printed = print_trace_summary(path, std::move(*summaries), o.json, stderr);
+            // -q: errors only, so no text; the JSON when it was asked for.
+            std::FILE* text = log::enabled(log::Level::warn) ? stderr : nullptr;
+            printed = print_trace_summary(path, std::move(*summaries), o.json, text);
         } else {
             JP_LOG_ERROR("{}", summaries.error().message());
             printed = 1;
@@ -78,9 +94,11 @@ void register_run(CLI::App& app, Commands& out) {
     add_duration(cmd, "--cooldown", o->cooldown, "Pause between runs");
     add_duration(cmd, "--baseline", o->baseline, "Measure the idle node this long first");
     cmd->add_option("-l,--label", o->label, "Label of these runs (node type, setting)");
-    cmd->add_option("-o,--output", o->output, "Trace file to write (must not exist)")
+    cmd->add_option("-o,--output", o->output,
+                    "Trace file to write (must not exist), or a directory for a new one "
+                    "(default: $JOULEPROF_TRACE_DIR, else ~/.local/state/jouleprof/traces)")
         ->check(non_empty_path());
-    cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");
+    add_json_options(cmd, o->json);
     cmd->add_flag_callback(
         "--no-live", [o] { o->live = false; }, "No live status line");
     cmd->add_option("--mark-regex", o->mark_regex,

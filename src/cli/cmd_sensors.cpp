@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
+#include "core/log.hpp"
 #include "core/text.hpp"
 #include "sensors/registry.hpp"
 
@@ -27,7 +28,11 @@ std::string status_text(sensors::ReadStatus s) {
 
 } // namespace
 
-int list_sensors(const sensors::Host& host, bool json) {
+int list_sensors(const sensors::Host& host, const JsonOutput& json) {
+    if (auto ok = check_json_output(json, {}); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
+    }
     auto found = sensors::discover_all(host);
     auto table = sensors::channel_table(found.sensors);
     nlohmann::json channels = nlohmann::json::array();
@@ -75,13 +80,14 @@ int list_sensors(const sensors::Host& host, bool json) {
             text += fmt::format("    fix: {}\n", f.hint);
         }
     }
-    if (json) {
-        nlohmann::json j{{"channels", channels},
-                         {"unreadable", unreadable},
-                         {"notes", found.notes},
-                         {"sysfs_root", host.sysfs_root.string()}};
-        std::puts(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-        return 0;
+    if (json.wanted()) {
+        const nlohmann::json j{{"channels", channels},
+                               {"unreadable", unreadable},
+                               {"notes", found.notes},
+                               {"sysfs_root", host.sysfs_root.string()}};
+        if (const int rc = emit_json(json, j); rc != 0 || json.on_stdout()) {
+            return rc;
+        }
     }
     std::printf("jouleprof sensors (root %s): %zu channel%s\n", host.sysfs_root.c_str(),
                 table.size(), table.size() == 1 ? "" : "s");
@@ -99,9 +105,9 @@ int list_sensors(const sensors::Host& host, bool json) {
 namespace jp::cli {
 
 void register_sensors(CLI::App& app, Commands& out) {
-    auto json = std::make_shared<bool>(false);
+    auto json = std::make_shared<JsonOutput>();
     auto* cmd = app.add_subcommand("sensors", "List every sensor and whether it is readable");
-    cmd->add_flag("--json", *json, "JSON output");
+    add_json_options(cmd, *json);
     out.push_back(
         Command{cmd, {}, [json](const Context& ctx) { return list_sensors(ctx.host, *json); }});
 }

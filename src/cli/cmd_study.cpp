@@ -4,6 +4,7 @@
 // results file, and prints the study's table. `jouleprof study report
 // RESULTS...` prints the table over results files, e.g. one per node type.
 #include "cli/command.hpp"
+#include "cli/json_output.hpp"
 #include "cli/measurement.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/log.hpp"
@@ -28,7 +29,7 @@ struct StudyOptions {
     std::string node_type;
     std::vector<std::string> set;      // NAME=VALUE
     std::vector<std::string> settings; // only these
-    bool json = false;
+    JsonOutput json;
     bool live = true;
     bool dry_run = false;
     std::filesystem::path html;
@@ -149,11 +150,13 @@ std::optional<int> run_cells(MeasurementSession& session, const Plan& p, int& fa
     return std::nullopt;
 }
 
-// The table over results files, on stdout; the job profiles to html, if given.
+// The table over results files, on stdout (no text when `text` is false or
+// the JSON goes there); the JSON where `json` says; the job profiles to html, if given.
 int print_table(std::span<const std::filesystem::path> results,
-                bool json,
+                const JsonOutput& json,
                 const std::filesystem::path& html,
-                bool force) {
+                bool force,
+                bool text = true) {
     auto table = report::summarize_study(results);
     if (!table) {
         JP_LOG_ERROR("{}", table.error().message());
@@ -167,13 +170,13 @@ int print_table(std::span<const std::filesystem::path> results,
             return 1;
         }
     }
-    const auto text = json ? report::study_json(*table).dump(
-                                 2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                                 "\n"
-                           : terminal_safe(report::format_study(*table));
-    std::fputs(text.c_str(), stdout);
-    std::fflush(stdout);
-    return 0;
+    if (text && !json.on_stdout()) {
+        std::fputs(terminal_safe(report::format_study(*table)).c_str(), stdout);
+        std::fflush(stdout);
+    }
+    return json.wanted()
+               ? emit_json(json, report::study_json(*table), {results.begin(), results.end()})
+               : 0;
 }
 
 void print_plan(const Plan& p) {
@@ -193,6 +196,7 @@ open_session(const Plan& p, const StudyOptions& o, const Context& ctx) {
     so.output = p.results;
     so.interval = p.study.interval;
     so.live = o.live;
+    so.job_stdout_to_stderr = true; // stdout carries the table (or JSON) only
     so.meta = {{"command", "jouleprof study " + o.file.string()},
                {"label", p.study.name},
                {"study", p.study.name},
@@ -215,6 +219,10 @@ int run_study(const StudyOptions& o, const Context& ctx) {
     if (o.dry_run) {
         print_plan(*plan);
         return 0;
+    }
+    if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message()); // said now, not after hours of runs
+        return 2;
     }
     if (!o.html.empty()) { // said now, not after hours of runs
         if (auto ok = sys::check_output(o.html, {{o.file, plan->results}, o.force}); !ok) {
@@ -253,7 +261,9 @@ int run_study(const StudyOptions& o, const Context& ctx) {
                      plan->results.string());
     }
     const std::filesystem::path results[] = {plan->results};
-    const int printed = print_table(results, o.json, o.html, o.force);
+    // -q: errors only; the table stays in the results file (`jouleprof study report`).
+    const int printed =
+        print_table(results, o.json, o.html, o.force, log::enabled(log::Level::warn));
     return interrupted ? *interrupted : (failed > 0 || printed != 0 || !file_complete ? 1 : 0);
 }
 
@@ -274,7 +284,7 @@ void register_study(CLI::App& app, Commands& out) {
                     "[node] name, the host name)");
     cmd->add_option("--set", o->set, "NAME=VALUE: a var for every setting, over the file's");
     cmd->add_option("--setting", o->settings, "Run only this setting (repeatable)");
-    cmd->add_flag("--json", o->json, "Print the table as JSON on stdout");
+    add_json_options(cmd, o->json);
     cmd->add_option("--html", o->html, "Also write the job profiles as an HTML report")
         ->check(non_empty_path());
     cmd->add_flag("--force", o->force, "Replace the --html file if it exists");
@@ -286,7 +296,7 @@ void register_study(CLI::App& app, Commands& out) {
     o->report->add_option("results", o->results, "Results files")
         ->required()
         ->check(CLI::ExistingFile);
-    o->report->add_flag("--json", o->json, "JSON output");
+    add_json_options(o->report, o->json);
     o->report->add_option("--html", o->html, "Also write the job profiles as an HTML report")
         ->check(non_empty_path());
     o->report->add_flag("--force", o->force, "Replace the --html file if it exists");
@@ -299,9 +309,14 @@ void register_study(CLI::App& app, Commands& out) {
                               }
                           },
                           [o](const Context& ctx) {
-                              return o->report->parsed()
-                                         ? print_table(o->results, o->json, o->html, o->force)
-                                         : run_study(*o, ctx);
+                              if (!o->report->parsed()) {
+                                  return run_study(*o, ctx);
+                              }
+                              if (auto ok = check_json_output(o->json, o->results); !ok) {
+                                  JP_LOG_ERROR("{}", ok.error().message());
+                                  return 2;
+                              }
+                              return print_table(o->results, o->json, o->html, o->force);
                           }});
 }
 

@@ -3,6 +3,7 @@
 // measures the command at every point of the parameter grid, one trace per
 // point in one directory, and reports energy per point and the optimal one.
 #include "cli/command.hpp"
+#include "cli/json_output.hpp"
 #include "cli/measurement.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/clock.hpp"
@@ -25,7 +26,7 @@ struct SweepOptions {
     std::vector<report::SweepParam> params;
     RunOptions run;
     std::filesystem::path dir;
-    bool json = false;
+    JsonOutput json;
     bool force = false;
 };
 
@@ -117,7 +118,8 @@ run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Co
         ro.command = p.command;
         ro.label = p.label;
         ro.output = p.trace;
-        ro.json = false;
+        ro.json = {};
+        ro.job_stdout_to_stderr = o.json.on_stdout();
         ro.print_summary = false;
         p.exit_code = run_measurement(ro, ctx.host, ctx.config);
         p.summary = summary_of(p);
@@ -136,6 +138,10 @@ run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Co
 int run_sweep(SweepOptions o, const Context& ctx) {
     if (o.dir.empty()) {
         o.dir = default_dir();
+    }
+    if (auto ok = check_json_output(o.json, {}); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
     }
     if (auto ok = sys::prepare_output_dir(o.dir, o.force); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
@@ -163,17 +169,19 @@ int run_sweep(SweepOptions o, const Context& ctx) {
     if (!saved) {
         JP_LOG_ERROR("{}", saved.error().message());
     }
-    const auto text = o.json
-                          ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                          : report::format_sweep(results, o.dir);
-    std::fputs(o.json ? text.c_str() : terminal_safe(text).c_str(), stdout);
+    // -q: errors only; the table is in sweep.json and `jouleprof report DIR/*.jptrace`.
+    if (!o.json.on_stdout() && log::enabled(log::Level::warn)) {
+        std::fputs(terminal_safe(report::format_sweep(results, o.dir)).c_str(), stdout);
+        std::fflush(stdout);
+    }
+    const int emitted = o.json.wanted() ? emit_json(o.json, j) : 0;
     if (interrupted) {
         JP_LOG_WARN("interrupted: the remaining points were not run");
         return *interrupted;
     }
     const bool failed =
         std::ranges::any_of(results, [](const auto& p) { return p.exit_code != 0; });
-    return failed || !saved ? 1 : 0;
+    return failed || !saved || emitted != 0 ? 1 : 0;
 }
 
 } // namespace
@@ -195,7 +203,7 @@ void register_sweep(CLI::App& app, Commands& out) {
         ->check(non_empty_path());
     cmd->add_flag("--force", o->force,
                   "Add to a directory that holds files (traces there are never replaced)");
-    cmd->add_flag("--json", o->json, "Print the results as JSON on stdout");
+    add_json_options(cmd, o->json);
     cmd->add_flag_callback(
         "--no-live", [o] { o->run.live = false; }, "No live status line");
     cmd->add_option("command", o->run.command, "The command and its arguments (after --)")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
+#include "cli/json_output.hpp"
 #include "config/config.hpp"
 #include "core/duration.hpp"
 #include "report/summary.hpp"
@@ -14,21 +15,20 @@ namespace jp::cli {
 
 // `jouleprof sensors [--json]`: every sensor found, its channels, whether it
 // can be read and why not. Returns 0.
-int list_sensors(const sensors::Host& host, bool json);
+int list_sensors(const sensors::Host& host, const JsonOutput& json);
 
-// Prints one trace's summary: JSON on stdout, or text on text_out. Returns 0,
-// or 1 when the trace cannot be read or summarised.
-int print_trace_summary(const std::filesystem::path& trace, bool json, std::FILE* text_out);
-// The same from the summaries of every run of the trace, already computed.
+// Prints one trace's summary from the summaries of its runs: text on text_out
+// (none when null, or when the JSON goes to stdout), JSON where `json` says. Returns 0, or 1 when
+// it cannot be summarised or written.
 int print_trace_summary(const std::filesystem::path& trace,
                         std::vector<report::RunSummary> runs,
-                        bool json,
+                        const JsonOutput& json,
                         std::FILE* text_out);
 
 // Jobs on several nodes (`report DIR`, `merge`): one merged result per step.
 struct JobReportOptions {
     std::vector<std::filesystem::path> inputs; // step directories, directories of steps, or traces
-    bool json = false;
+    JsonOutput json;
     std::filesystem::path html; // one step only
     bool force = false;
     Nanos wait{0};                  // how long to wait for every node to close its trace

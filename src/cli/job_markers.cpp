@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 
 #include <cstdlib>
+#include <unistd.h>
 
 namespace jp::cli {
 
@@ -23,11 +24,13 @@ parse_mark_regexes(const std::vector<std::string>& specs) {
 JobMarkers::JobMarkers(std::vector<markers::LineRule> rules,
                        Recorder& recorder,
                        std::int64_t epoch_mono_ns,
-                       const std::filesystem::path& trace)
+                       const std::filesystem::path& trace,
+                       bool stdout_to_stderr)
     : m_recorder(recorder), m_epoch(epoch_mono_ns),
-      m_lines(std::move(rules), [this](markers::Kind k, std::int64_t t, const std::string& name) {
-          add(k, t, name);
-      }) {
+      m_lines(
+          std::move(rules),
+          [this](markers::Kind k, std::int64_t t, const std::string& name) { add(k, t, name); }),
+      m_stdout_to_stderr(stdout_to_stderr) {
     std::error_code ec;
     m_trace = std::filesystem::absolute(trace, ec).string();
     auto server =
@@ -55,15 +58,20 @@ JobMarkers::Job JobMarkers::prepare(std::int64_t run_id) {
     job.env.emplace_back(markers::k_env_trace, m_trace);
     job.env.emplace_back(markers::k_env_run_id, std::to_string(run_id));
     m_end_mono = INT64_MAX;
+    const int to_out = m_stdout_to_stderr ? STDERR_FILENO : STDOUT_FILENO;
     if (m_lines.empty()) {
-        return job; // the job keeps the monitor's stdout and stderr
+        job.stdio.out = m_stdout_to_stderr ? STDERR_FILENO : -1;
+        return job; // the job keeps the monitor's stdout (or its stderr) and stderr
     }
-    auto capture = OutputCapture::create([this](std::string_view line, std::int64_t mono) {
-        m_lines.line(line, std::min(mono, m_end_mono.load()) - m_epoch);
-    });
+    auto capture = OutputCapture::create(
+        [this](std::string_view line, std::int64_t mono) {
+            m_lines.line(line, std::min(mono, m_end_mono.load()) - m_epoch);
+        },
+        to_out, STDERR_FILENO);
     if (!capture) {
         JP_LOG_WARN("--mark-regex: {}; the job's output is not matched this run",
                     capture.error().message());
+        job.stdio.out = m_stdout_to_stderr ? STDERR_FILENO : -1;
         return job;
     }
     m_capture = std::move(*capture);

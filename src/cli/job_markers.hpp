@@ -24,10 +24,13 @@ parse_mark_regexes(const std::vector<std::string>& specs);
 class JobMarkers {
 public:
     // Starts the marker socket (a warning if it cannot: the job runs without).
+    // stdout_to_stderr: the job's stdout goes to the monitor's stderr (stdout
+    // carries the monitor's JSON only).
     JobMarkers(std::vector<markers::LineRule> rules,
                Recorder& recorder,
                std::int64_t epoch_mono_ns,
-               const std::filesystem::path& trace);
+               const std::filesystem::path& trace,
+               bool stdout_to_stderr = false);
     JobMarkers(const JobMarkers&) = delete;
     JobMarkers& operator=(const JobMarkers&) = delete;
     JobMarkers(JobMarkers&&) = delete;
@@ -60,6 +63,7 @@ private:
     markers::LineMarker m_lines;
     std::unique_ptr<OutputCapture> m_capture;
     std::atomic<std::int64_t> m_end_mono{INT64_MAX};
+    bool m_stdout_to_stderr = false;
 };
 
 } // namespace jp::cli

@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/measurement_state.hpp"
 #include "cli/status_line.hpp"
+#include "cli/trace_location.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "jp_version.hpp"
@@ -14,6 +15,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <set>
 #include <unistd.h>
@@ -22,18 +24,6 @@ namespace jp::cli {
 namespace {
 
 using detail::Discovered;
-
-std::filesystem::path default_trace_path() {
-    char buf[32];
-    const auto utc = std::string{format_utc(wall_ns(), buf)};
-    std::string stamp;
-    for (char c : utc.substr(0, 19)) {
-        if (c != '-' && c != ':') {
-            stamp += c == 'T' ? '-' : c;
-        }
-    }
-    return fmt::format("jouleprof-{}-{}.jptrace", stamp, ::getpid());
-}
 
 std::map<std::string, std::string> trace_meta(const SessionOptions& o,
                                               const sensors::Host& host,
@@ -90,22 +80,21 @@ Discovered discover(const sensors::Host& host) {
     return d;
 }
 
-// The trace file; without -o a new file here, or in the temp dir when here is read-only.
+// The trace file where trace_location.hpp says.
 Result<std::pair<trace::Writer, std::filesystem::path>>
 create_trace(const std::filesystem::path& output, const std::map<std::string, std::string>& meta) {
-    auto path = output.empty() ? default_trace_path() : output;
-    auto writer = trace::Writer::create(path, meta);
-    if (!writer && output.empty()) {
-        const auto fallback = std::filesystem::temp_directory_path() / path.filename();
-        JP_LOG_WARN("{}; writing the trace to {} instead", writer.error().message(),
-                    fallback.string());
-        path = fallback;
-        writer = trace::Writer::create(path, meta);
+    auto path = trace_path_for(output, [](const char* name) -> std::optional<std::string> {
+        const char* v = std::getenv(name);
+        return v != nullptr ? std::optional<std::string>{v} : std::nullopt;
+    });
+    if (!path) {
+        return std::unexpected(path.error());
     }
+    auto writer = trace::Writer::create(*path, meta);
     if (!writer) {
         return std::unexpected(writer.error());
     }
-    return std::pair{std::move(*writer), path};
+    return std::pair{std::move(*writer), std::move(*path)};
 }
 
 // Sampling a source faster than it updates gives no finer power: say so before the job runs,

@@ -4,6 +4,7 @@
 // repeats, warm-ups, a baseline and cooldowns), print the summary. The
 // measurement session under it also serves `jouleprof study`, which records
 // many series (workload × mode × setting) into one trace.
+#include "cli/json_output.hpp"
 #include "config/config.hpp"
 #include "markers/line_rules.hpp"
 #include "report/summary.hpp"
@@ -29,10 +30,11 @@ struct RunOptions {
     Nanos cooldown{0};
     Nanos baseline{0};
     std::string label = "default";
-    std::filesystem::path output; // empty: a new file in the current directory
-    bool json = false;
-    bool live = true;          // live status line when stderr is a terminal
-    bool print_summary = true; // false: the caller reports (jouleprof sweep)
+    std::filesystem::path output;      // empty: a new file in the current directory
+    JsonOutput json;                   // --json: the job's stdout goes to stderr
+    bool job_stdout_to_stderr = false; // also without json (jouleprof sweep --json)
+    bool live = true;                  // live status line when stderr is a terminal
+    bool print_summary = true;         // false: the caller reports (jouleprof sweep)
     // --mark-regex specs ([KIND:][NAME=]REGEX): the job's output is passed
     // through the monitor and matching lines become markers.
     std::vector<std::string> mark_regex;
@@ -48,6 +50,8 @@ struct SessionOptions {
     Nanos interval{std::chrono::milliseconds{500}};
     bool live = true; // live status line when stderr is a terminal
     std::vector<markers::LineRule> mark_rules;
+    // The jobs' stdout goes to the monitor's stderr: its stdout carries JSON only.
+    bool job_stdout_to_stderr = false;
     // Trace meta besides version, host, epoch, interval, sysfs root and the
     // node model: at least "command" and "label"; jouleprof study adds
     // "study" and "node_type".

@@ -40,7 +40,7 @@ struct MeasurementSession::State {
           estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
                                           SamplerConfig{o.interval, config.intervals}, epoch_mono},
           recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
-                                                        epoch_mono, path},
+                                                        epoch_mono, path, o.job_stdout_to_stderr},
           attribution(config.attribution.enabled) {
         usage.idle_watts.insert(config.attribution.idle_watts.begin(),
                                 config.attribution.idle_watts.end());

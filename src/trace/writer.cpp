@@ -40,46 +40,55 @@ Result<Writer> Writer::create(const std::filesystem::path& path,
     if (std::filesystem::exists(path, ec)) {
         return fail(ErrorKind::config, path.string(), "already exists (choose another -o path)");
     }
-    auto db = Database::open(path, Database::Mode::create);
-    if (!db) {
-        return std::unexpected(db.error());
-    }
-    // Small pages keep an empty trace small (about 10 KiB); a full sample block and its row
-    // fit one page. The writer appends and reads back only the b-tree's right edge: 256 KiB
-    // of page cache (a second of 1 kHz samples is ~60 KiB), not SQLite's default 2 MiB,
-    // which a long run at 1 ms filled with pages it never reads again.
-    static constexpr std::array k_pragmas{"PRAGMA page_size=1024;", "PRAGMA cache_size=-256;",
-                                          "PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;",
-                                          "PRAGMA foreign_keys=ON;"};
-    for (const char* pragma : k_pragmas) {
-        if (auto r = db->exec(pragma); !r) {
+    // A lambda, for the private constructor.
+    auto created = [&]() -> Result<Writer> {
+        auto db = Database::open(path, Database::Mode::create);
+        if (!db) {
+            return std::unexpected(db.error());
+        }
+        // Small pages keep an empty trace small (about 10 KiB); a full sample block and its row
+        // fit one page. The writer appends and reads back only the b-tree's right edge: 256 KiB
+        // of page cache (a second of 1 kHz samples is ~60 KiB), not SQLite's default 2 MiB,
+        // which a long run at 1 ms filled with pages it never reads again.
+        static constexpr std::array k_pragmas{
+            "PRAGMA page_size=1024;", "PRAGMA cache_size=-256;", "PRAGMA journal_mode=WAL;",
+            "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"};
+        for (const char* pragma : k_pragmas) {
+            if (auto r = db->exec(pragma); !r) {
+                return std::unexpected(r.error());
+            }
+        }
+        if (auto r = create_schema(*db); !r) {
             return std::unexpected(r.error());
         }
-    }
-    if (auto r = create_schema(*db); !r) {
-        return std::unexpected(r.error());
-    }
-    auto block = db->prepare(k_upsert_block);
-    auto event = db->prepare(k_insert_event);
-    if (!block || !event) {
-        return std::unexpected(!block ? block.error() : event.error());
-    }
-    Writer w{std::move(*db), std::move(*block), std::move(*event)};
-    if (auto r = w.m_db.exec("BEGIN;"); !r) {
-        return std::unexpected(r.error());
-    }
-    if (auto r = w.set_meta("format", "jouleprof-trace"); !r) {
-        return std::unexpected(r.error());
-    }
-    for (const auto& [key, value] : meta) {
-        if (auto r = w.set_meta(key, value); !r) {
+        auto block = db->prepare(k_upsert_block);
+        auto event = db->prepare(k_insert_event);
+        if (!block || !event) {
+            return std::unexpected(!block ? block.error() : event.error());
+        }
+        Writer w{std::move(*db), std::move(*block), std::move(*event)};
+        if (auto r = w.m_db.exec("BEGIN;"); !r) {
             return std::unexpected(r.error());
         }
+        if (auto r = w.set_meta("format", "jouleprof-trace"); !r) {
+            return std::unexpected(r.error());
+        }
+        for (const auto& [key, value] : meta) {
+            if (auto r = w.set_meta(key, value); !r) {
+                return std::unexpected(r.error());
+            }
+        }
+        if (auto r = w.commit(); !r) {
+            return std::unexpected(r.error());
+        }
+        return w;
+    }();
+    if (!created) { // nothing is left behind to block the next try with this name
+        for (const char* companion : {"", "-wal", "-shm", "-journal"}) {
+            std::filesystem::remove(path.string() + companion, ec);
+        }
     }
-    if (auto r = w.commit(); !r) {
-        return std::unexpected(r.error());
-    }
-    return w;
+    return created;
 }
 
 Result<void> Writer::set_meta(std::string_view key, std::string_view value) {

@@ -16,7 +16,9 @@ from fake_node import FakeNode
 def node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeNode]:
     fake = FakeNode(tmp_path / "node")
     monkeypatch.setenv("JOULEPROF_SYSFS_ROOT", str(fake.root))
-    monkeypatch.chdir(tmp_path)  # default traces land here
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # default traces land there
+    monkeypatch.delenv("JOULEPROF_TRACE_DIR", raising=False)
     jouleprof.close()
     jouleprof.configure(config=str(fake.config), interval=0.1)
     try:

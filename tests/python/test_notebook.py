@@ -21,6 +21,7 @@ IDLE_S = 1.5
 
 def run_notebook(notebook: Path, node: FakeNode) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, JOULEPROF_SYSFS_ROOT=str(node.root),
+               XDG_STATE_HOME=str(notebook.parent / "state"),
                JOULEPROF_CONFIG=str(node.config), JP_NOTEBOOK_IDLE_S=str(IDLE_S),
                PYDEVD_DISABLE_FILE_VALIDATION="1")
     return subprocess.run([JUPYTER, "nbconvert", "--to", "notebook", "--execute",
@@ -69,8 +70,10 @@ def test_example_notebook_shows_cells_and_idle_energy(node: FakeNode, tmp_path: 
     assert idle_row, stop
     # Four pauses before tagged cells while measured (the last after `report`'s cell).
     assert int(idle_row.group(1)) >= 4 and float(idle_row.group(2)) >= 3 * IDLE_S
-    traces = list(tmp_path.glob("jouleprof-*.jptrace"))
+    # The default trace goes to the XDG state directory, not beside the notebook.
+    traces = list((tmp_path / "state" / "jouleprof" / "traces").glob("jouleprof-*.jptrace"))
     assert len(traces) == 1
+    assert not list(tmp_path.glob("*.jptrace"))
 
 
 def test_a_failing_measured_cell_fails_the_notebook(node: FakeNode, tmp_path: Path) -> None:

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "cli/json_output.hpp"
+
+#include "cli/usage_hints.hpp"
+#include "core/log.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace jp::cli {
+
+void add_json_options(CLI::App* cmd, JsonOutput& out) {
+    cmd->add_flag("--json", out.to_stdout, "Print JSON on stdout, and nothing else there");
+    cmd->add_option("--json-file", out.file, "Also write the JSON to FILE ('-': stdout)")
+        ->type_name("FILE")
+        ->check(non_empty_path());
+}
+
+Result<void> check_json_output(const JsonOutput& out,
+                               const std::vector<std::filesystem::path>& inputs) {
+    if (!out.to_file()) {
+        return {};
+    }
+    if (auto ok = sys::check_output(out.file, {inputs, true}); !ok) {
+        return fail(ok.error().kind, "--json-file " + out.file.string(), ok.error().detail);
+    }
+    return {};
+}
+
+int emit_json(const JsonOutput& out,
+              const nlohmann::json& j,
+              const std::vector<std::filesystem::path>& inputs) {
+    const auto text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (out.on_stdout()) {
+        std::fputs(text.c_str(), stdout);
+        std::fflush(stdout);
+    }
+    if (!out.to_file()) {
+        return 0;
+    }
+    auto saved = sys::write_output(out.file, {inputs, true}, [&](std::ostream& f) -> Result<void> {
+        f << text;
+        return {};
+    });
+    if (!saved) {
+        JP_LOG_ERROR("--json-file {}", saved.error().message());
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace jp::cli

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What reaches the user's streams and disk (docs/reports.md): JSON on a stream
+// of its own, traces in the state directory and never in the working
+// directory, -q silence, nothing left behind by a run that never started.
+#include "fake_sysfs.hpp"
+#include "shell.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
+namespace jp::test {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr auto npos = std::string::npos;
+
+class Output : public ::testing::Test {
+protected:
+    void SetUp() override {
+        add_rapl_zone(fs_, "intel-rapl:0", "package-0", 0, 4294967296ULL, 0444);
+        fs_.add({"/config.toml", "[sensors.estimate]\nenabled = false\n"});
+        fs_.add({"/work/keep", ""});
+        fs_.add({"/state/keep", ""});
+    }
+    // jouleprof in /work with the state directory under the test's root and no
+    // JOULEPROF_TRACE_DIR of the caller's.
+    std::string jp(const std::string& args, const std::string& env = {}) const {
+        return fmt::format("cd {} && env -u JOULEPROF_TRACE_DIR XDG_STATE_HOME={} {} {} "
+                           "--sysfs-root {} -c {} {}",
+                           file("/work"), file("/state"), env, JP_BINARY, fs_.root().string(),
+                           file("/config.toml"), args);
+    }
+    std::string file(const char* name) const { return fs_.path(name).string(); }
+    static std::vector<fs::path> traces_in(const fs::path& dir) {
+        std::vector<fs::path> out;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+            if (e.path().extension() == ".jptrace") {
+                out.push_back(e.path());
+            }
+        }
+        return out;
+    }
+    FakeSysfs fs_;
+};
+
+TEST_F(Output, RunJsonIsAloneOnStdoutWhateverTheJobPrints) {
+    const auto r = sh(jp("run --no-live --json -- sh -c 'echo noise; echo more noise >&2' "
+                         "2>/dev/null"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out); // throws on anything but the JSON
+    EXPECT_EQ(j["groups"].size(), 1U);
+    // The job's stdout went to stderr, not lost; with --mark-regex as well.
+    const auto both = sh(jp("run --no-live --json --mark-regex 'point:x=^noise' -- sh -c 'echo "
+                            "noise' 2>&1 >/dev/null"));
+    EXPECT_NE(both.out.find("noise"), npos) << both.out;
+    const auto marked = sh(jp("run --no-live --json --mark-regex 'point:x=^noise' -- sh -c 'echo "
+                              "noise' 2>/dev/null"));
+    EXPECT_TRUE(nlohmann::json::accept(marked.out)) << marked.out;
+    // Without --json the job keeps its stdout.
+    const auto plain = sh(jp("-q run --no-live -- sh -c 'echo noise'"));
+    EXPECT_EQ(plain.out, "noise\n");
+}
+
+TEST_F(Output, JsonFileLeavesTheTextWhereItWasAndDashIsStdout) {
+    const auto out = file("/work/s.json");
+    const auto r = sh(jp(fmt::format("run --no-live --json-file {} -- true 2>&1", out)));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("label / item"), npos) << r.out; // the table, as without it
+    const auto j = nlohmann::json::parse(slurp(out));
+    const auto trace = j["trace"].get<std::string>();
+    EXPECT_TRUE(fs::exists(trace)) << trace;
+    // report, compare, merge, sensors and study report take the same options.
+    for (const auto& cmd : {fmt::format("report --json-file - {}", trace),
+                            fmt::format("compare --json-file - {} {}", trace, trace),
+                            std::string{"sensors --json-file -"},
+                            fmt::format("study report --json-file - {}", trace)}) {
+        const auto c = sh(jp(cmd + " 2>/dev/null"));
+        EXPECT_TRUE(nlohmann::json::accept(c.out)) << cmd << "\n" << c.out;
+    }
+    // A file is replaced (it is derived), never an input, and a missing directory is said
+    // before the job runs.
+    EXPECT_EQ(sh(jp(fmt::format("report --json-file {} {}", out, trace))).exit_code, 0);
+    const auto input = sh(jp(fmt::format("report --json-file {} {} 2>&1", trace, trace)));
+    EXPECT_EQ(input.exit_code, 2);
+    EXPECT_NE(input.out.find("--json-file " + trace + ": is the input"), npos) << input.out;
+    const auto missing =
+        sh(jp(fmt::format("run --no-live --json-file {}/no/s.json -- touch {} 2>&1", file("/work"),
+                          file("/work/ran"))));
+    EXPECT_EQ(missing.exit_code, 2) << missing.out;
+    EXPECT_NE(missing.out.find("--json-file"), npos) << missing.out;
+    EXPECT_FALSE(fs::exists(file("/work/ran")));
+}
+
+TEST_F(Output, QuietRunPrintsTheJobsOutputAndErrorsOnly) {
+    const auto r = sh(jp("-q run --no-live -- sh -c 'echo out; echo err >&2' 2>&1"));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "out\nerr\n");
+    // The summary when asked for.
+    const auto j = sh(jp("-q run --no-live --json -- true 2>&1"));
+    EXPECT_TRUE(nlohmann::json::accept(j.out)) << j.out;
+    const auto bad = sh(jp("-q run --no-live -o /nonexistent/t.jptrace -- true 2>&1"));
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_EQ(bad.out, "jouleprof: error: -o /nonexistent/t.jptrace: the directory /nonexistent "
+                       "does not exist\n");
+}
+
+TEST_F(Output, TracesGoToTheStateDirectoryAndTheSummarySaysWhere) {
+    const auto r = sh(jp("run --no-live -- true 2>&1"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto dir = fs::path{file("/state")} / "jouleprof" / "traces";
+    const auto made = traces_in(dir);
+    ASSERT_EQ(made.size(), 1U) << r.out;
+    EXPECT_NE(r.out.find("trace: " + made.front().string()), npos) << r.out;
+    EXPECT_TRUE(traces_in(file("/work")).empty());
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700U);
+    // JOULEPROF_TRACE_DIR before XDG; -o DIR: a new file there; -o '' refused.
+    fs_.add({"/mine/keep", ""});
+    EXPECT_EQ(sh(jp("run --no-live -- true", "JOULEPROF_TRACE_DIR=" + file("/mine"))).exit_code, 0);
+    EXPECT_EQ(traces_in(file("/mine")).size(), 1U);
+    EXPECT_EQ(sh(jp("run --no-live -o . -- true 2>/dev/null")).exit_code, 0);
+    EXPECT_EQ(traces_in(file("/work")).size(), 1U);
+    EXPECT_EQ(sh(jp("run --no-live -o '' -- true 2>/dev/null")).exit_code, 2);
+    // A state directory that cannot be made: the temp directory, said in a warning.
+    const auto odd = sh(jp("run --no-live -- true 2>&1", "XDG_STATE_HOME=" + file("/work/keep")));
+    EXPECT_EQ(odd.exit_code, 0) << odd.out;
+    EXPECT_NE(odd.out.find("writing the trace to the temp directory"), npos) << odd.out;
+    const auto at = odd.out.find("trace: " + fs::temp_directory_path().string());
+    ASSERT_NE(at, npos) << odd.out;
+    const auto name = odd.out.substr(at + 7, odd.out.find('\n', at) - at - 7);
+    EXPECT_TRUE(fs::remove(name)) << name;
+}
+
+TEST_F(Output, ARunThatNeverStartedLeavesNoTrace) {
+    const auto t = file("/work/never.jptrace");
+    const auto r = sh(jp(fmt::format("run --no-live -o {} -- no-such-program-here 2>&1", t)));
+    EXPECT_EQ(r.exit_code, 127) << r.out;
+    EXPECT_FALSE(fs::exists(t));
+    EXPECT_EQ(sh(jp("run --no-live -- no-such-program-here 2>/dev/null")).exit_code, 127);
+    EXPECT_TRUE(traces_in(fs::path{file("/state")} / "jouleprof" / "traces").empty());
+    // The same name works at once (nothing half-made blocks it).
+    EXPECT_EQ(sh(jp(fmt::format("-q run --no-live -o {} -- true", t))).exit_code, 0);
+    EXPECT_TRUE(fs::exists(t));
+}
+
+TEST_F(Output, TheStudysStdoutIsItsTableOnly) {
+    fs_.add({"/s.toml", "[study]\nname = \"s\"\nrepeat = 1\nwarmup = 0\nnode_type = \"n\"\n"
+                        "interval = \"100ms\"\ncooldown = \"0s\"\n"
+                        "[[workload]]\nname = \"w\"\n[workload.commands]\n"
+                        "run = [\"sh\", \"-c\", \"echo job-output\"]\n"
+                        "[[setting]]\nname = \"one\"\n"});
+    const auto r =
+        sh(jp(fmt::format("study --no-live -d {} {} 2>/dev/null", file("/st"), file("/s.toml"))));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.out.find("job-output"), npos) << r.out;
+    EXPECT_NE(r.out.find("w"), npos) << r.out;
+    const auto j = sh(jp(fmt::format("study --no-live -d {} --json {} 2>&1 >/dev/null",
+                                     file("/st2"), file("/s.toml"))));
+    EXPECT_NE(j.out.find("job-output"), npos) << j.out; // on stderr, not lost
+}
+
+} // namespace
+} // namespace jp::test
