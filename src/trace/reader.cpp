@@ -4,6 +4,7 @@
 #include "core/update_period.hpp"
 #include "trace/block_codec.hpp"
 #include "trace/schema.hpp"
+#include "trace/sort.hpp"
 #include "trace/time_range.hpp"
 
 #include <algorithm>
@@ -81,27 +82,6 @@ Result<void> check_times(const std::filesystem::path& path, std::span<const Time
         }
     }
     return {};
-}
-
-// Samples in time order; equal times keep the order they were written in (a
-// block holds a late interpolated edge after later readings).
-void sort_by_time(ChannelSamples& s) {
-    if (std::ranges::is_sorted(s.points, {}, &TimedValue::t_ns)) {
-        return;
-    }
-    std::vector<std::size_t> order(s.points.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return s.points[i].t_ns; });
-    ChannelSamples sorted;
-    sorted.points.reserve(order.size());
-    sorted.flags.reserve(order.size());
-    for (const auto i : order) {
-        sorted.points.push_back(s.points[i]);
-        sorted.flags.push_back(s.flags[i]);
-    }
-    s = std::move(sorted);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "report/html/data.hpp"
 
 #include "report/summary.hpp"
+#include "trace/sort.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -121,21 +122,6 @@ bool drawn(const Channel& c) {
     return c.counted && c.quantity != Quantity::utilization;
 }
 
-// Samples in time order, each keeping its flags (stable: equal times keep their order).
-void sort_by_time(trace::ChannelSamples& cs) {
-    std::vector<std::size_t> order(cs.points.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return cs.points[i].t_ns; });
-    trace::ChannelSamples sorted;
-    for (const auto i : order) {
-        sorted.points.push_back(cs.points[i]);
-        sorted.flags.push_back(cs.flags[i]);
-    }
-    cs = std::move(sorted);
-}
-
 Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
                                                     std::span<const trace::RunInfo> runs) {
     auto db = trace::Database::open(reader.path(), trace::Database::Mode::read_only);
@@ -190,9 +176,7 @@ Result<std::map<std::int64_t, RunSeries>> scan_runs(trace::Reader& reader,
     // written late (an interpolated edge of a slow source): sort those.
     for (auto& [id, rs] : out) {
         for (auto& cs : rs) {
-            if (!std::ranges::is_sorted(cs.points, {}, &TimedValue::t_ns)) {
-                sort_by_time(cs);
-            }
+            trace::sort_by_time(cs);
         }
     }
     return out;
