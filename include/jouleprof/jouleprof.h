@@ -11,7 +11,8 @@
  *    1  not running under `jouleprof run`: nothing was done
  *   <0  a negative errno: -EINVAL (NULL or empty name, or one holding a
  *       newline, carriage return or NUL), -ENAMETOOLONG (name longer than
- *       JP_MARK_NAME_MAX bytes), -ECONNREFUSED (the monitor is gone),
+ *       JP_MARK_NAME_MAX bytes): both also outside a run, so a bad name is
+ *       found before the job is measured; -ECONNREFUSED (the monitor is gone),
  *       -EAGAIN (the monitor did not take it within 2 s), -ENOMEM, ...
  * Thread-safe and async-signal-unsafe; no call ever throws or aborts.
  * Phases: a begin and the next end of the same name; names may repeat and

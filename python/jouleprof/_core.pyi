@@ -8,6 +8,9 @@ import numpy.typing as npt
 __version__: str  # jouleprof's version, as `jouleprof --version` prints it
 __commit__: str   # the commit the engine was built from ("-dirty": a changed tree)
 
+def parse_duration(text: str) -> float:
+    """A duration such as '500ms' or '2s' (the CLI's syntax), in seconds; ValueError if bad."""
+
 class TraceError(ValueError):
     """A trace could not be read or written, or a measurement could not start."""
 

@@ -6,11 +6,11 @@ import html
 import shlex
 from typing import Any, Optional
 
-from ._measure import Monitor, measure
+from ._measure import Monitor, _seconds, measure
 from ._result import Result
 
 IDLE = "idle"
-_USAGE = ("usage: %jouleprof start [--output TRACE] [--interval S] | stop | report; "
+_USAGE = ("usage: %jouleprof start [--output TRACE] [--interval 100ms] | stop | report; "
           "%%jouleprof [--label L] on a cell")
 
 
@@ -127,7 +127,7 @@ class NotebookSession:
         if not self.nested:
             self._switch(IDLE)
 
-    def start(self, output: str, interval: Optional[float]) -> str:
+    def start(self, output: str, interval: Optional[float]) -> str:  # seconds
         if self.monitor is not None:
             raise RuntimeError("the notebook session is already measured (%jouleprof stop first)")
         self.monitor = Monitor("notebook", output=output or None, interval=interval).start()
@@ -171,7 +171,7 @@ def load_ipython_extension(ipython: Any) -> None:
         @line_cell_magic
         def jouleprof(self, line: str, cell: Optional[str] = None) -> Any:
             """%%jouleprof [--label L]: measure this cell.
-            %jouleprof start [--output TRACE] [--interval S] | stop | report:
+            %jouleprof start [--output TRACE] [--interval 100ms] | stop | report:
             measure the notebook session (cells and the idle time between them)."""
             if cell is not None:
                 return self._cell(line, cell)
@@ -179,7 +179,8 @@ def load_ipython_extension(ipython: Any) -> None:
             command, rest = (words[0] if words else ""), (words[1] if len(words) > 1 else "")
             if command == "start":
                 opts = _options(rest, {"output", "interval"})
-                interval = float(opts["interval"]) if "interval" in opts else None
+                interval = (_seconds(opts["interval"], "--interval") if "interval" in opts
+                            else None)
                 trace = self.session.start(opts.get("output", ""), interval)
                 print(f"jouleprof: measuring this notebook session into {trace}")
                 return None

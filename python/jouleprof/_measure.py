@@ -11,10 +11,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import math
 import os
 import sys
 import threading
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import _core
 from ._result import Result
@@ -44,14 +45,43 @@ def _command() -> str:
     return " ".join(["python", *sys.argv]) if sys.argv and sys.argv[0] else "python"
 
 
-def configure(output: Optional[str] = None, interval: Optional[float] = None,
+Duration = Union[float, str]
+
+
+def _seconds(value: Duration, name: str = "interval") -> float:
+    """A sampling interval as seconds: a number of seconds or the CLI's '100ms', '2s'.
+
+    Bad values are refused with the CLI's words, naming the Python argument.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError(f"{name} must be a number of seconds or a duration such as '100ms', "
+                        f"not {type(value).__name__}")
+    if isinstance(value, str):
+        try:
+            seconds = float(value)  # a bare number is seconds, as configure(interval=0.1)
+        except ValueError:
+            try:
+                seconds = _core.parse_duration(value.strip())
+            except ValueError as e:
+                raise ValueError(f"{name}: {e}") from None
+    else:
+        seconds = float(value)
+    if not math.isfinite(seconds):
+        raise ValueError(f"{name}: must be a finite number of seconds, not {value!r}")
+    if seconds < 0.001:
+        raise ValueError(f"{name}: must be at least 1ms (got {value!r})")
+    return seconds
+
+
+def configure(output: Optional[str] = None, interval: Optional[Duration] = None,
               sysfs_root: Optional[str] = None, config: Optional[str] = None) -> None:
     """Options of the process's default trace, before its first measurement.
 
     output: the trace file (default a new ``jouleprof-<time>-<pid>.jptrace`` in the
     trace directory: ``$JOULEPROF_TRACE_DIR``, else ``$XDG_STATE_HOME/jouleprof/traces``,
     else ``~/.local/state/jouleprof/traces``; a directory: a new file there);
-    interval: sampling interval in seconds (default 0.5); sysfs_root: where
+    interval: sampling interval, seconds or a duration as the CLI takes it
+    (``"100ms"``; default 0.5 s); sysfs_root: where
     sensors are read (default ``$JOULEPROF_SYSFS_ROOT`` or ``/``); config: a
     jouleprof TOML config file.
     """
@@ -61,7 +91,7 @@ def configure(output: Optional[str] = None, interval: Optional[float] = None,
         for key, value in (("output", output), ("interval", interval),
                            ("sysfs_root", sysfs_root), ("config", config)):
             if value is not None:
-                _options[key] = os.fspath(value) if key != "interval" else float(value)
+                _options[key] = os.fspath(value) if key != "interval" else _seconds(value)
 
 
 def _new_session(output: str, interval: Optional[float]) -> _core.Session:
@@ -129,10 +159,10 @@ class measure(contextlib.ContextDecorator):
     """
 
     def __init__(self, label: Optional[str] = None, *, output: Optional[str] = None,
-                 interval: Optional[float] = None) -> None:
+                 interval: Optional[Duration] = None) -> None:
         self.label = label
         self.output = None if output is None else os.fspath(output)
-        self.interval = interval
+        self.interval = None if interval is None else _seconds(interval)
         self.result: Optional[Result] = None
         self._run: Optional[_Run] = None
         self._t0 = 0
@@ -248,10 +278,10 @@ class Monitor:
     """
 
     def __init__(self, label: str = "session", *, output: Optional[str] = None,
-                 interval: Optional[float] = None) -> None:
+                 interval: Optional[Duration] = None) -> None:
         self.label = label
         self.output = "" if output is None else os.fspath(output)
-        self.interval = interval
+        self.interval = None if interval is None else _seconds(interval)
         self.result: Optional[Result] = None
         self._run: Optional[_Run] = None
 

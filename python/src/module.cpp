@@ -2,6 +2,7 @@
 // jouleprof._core: the C++ engine for the jouleprof Python package.
 #include "bindings.hpp"
 #include "core/build_info.hpp"
+#include "core/duration.hpp"
 #include "jp_version.hpp"
 
 #include <string>
@@ -44,6 +45,17 @@ PYBIND11_MODULE(_core, m) {
             PyErr_SetString(trace_error, e.what());
         }
     });
+    // The CLI's durations ("100ms", "2s") in seconds, with the CLI's words for bad ones.
+    m.def(
+        "parse_duration",
+        [](const std::string& text) {
+            auto d = jp::parse_duration(text);
+            if (!d) {
+                throw py::value_error(d.error().message());
+            }
+            return static_cast<double>(d->count()) * 1e-9;
+        },
+        py::arg("text"), "A duration such as '500ms' or '2s', in seconds.");
     jp::python::bind_session(m);
     jp::python::bind_trace(m);
 }

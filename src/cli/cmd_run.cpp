@@ -40,8 +40,8 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
     }
     int exit_code = 0;
     if (!interrupted) {
-        const auto r =
-            (*session)->run_series({o.label, o.command, o.repeat, o.warmup, o.cooldown, {}});
+        const auto r = (*session)->run_series(
+            {o.label, o.command, o.repeat, o.warmup, o.cooldown, {}, o.context});
         if (!r.failure.empty()) {
             JP_LOG_ERROR("{}", r.failure);
             // Nothing ran and nothing was measured: no trace is left behind (one

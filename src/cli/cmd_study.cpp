@@ -137,7 +137,8 @@ std::optional<int> run_cells(MeasurementSession& session, const Plan& p, int& fa
              [&](std::string_view kind, int number, int count) {
                  progress(fmt::format("[{}/{}] {} {} {}/{}", ++done, total, cell.label,
                                       kind == "warmup" ? "warm-up" : "repeat", number, count));
-             }});
+             },
+             fmt::format("cell {}/{} {}", i + 1, p.cells.size(), cell.label)});
         if (r.interrupted || is_interrupt_status(r.exit_code)) {
             return r.interrupted ? 128 + *r.interrupted : r.exit_code;
         }

@@ -121,6 +121,7 @@ run_points(const SweepOptions& o, std::vector<report::SweepPoint>& out, const Co
         ro.json = {};
         ro.job_stdout_to_stderr = o.json.on_stdout();
         ro.print_summary = false;
+        ro.context = fmt::format("point {}/{} {}", i + 1, points.size(), p.label);
         p.exit_code = run_measurement(ro, ctx.host, ctx.config);
         p.summary = summary_of(p);
         if (p.exit_code != 0) {

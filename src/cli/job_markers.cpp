@@ -2,6 +2,7 @@
 #include "cli/job_markers.hpp"
 
 #include "core/log.hpp"
+#include "process/runner.hpp"
 
 #include <cstdlib>
 #include <unistd.h>
@@ -20,6 +21,26 @@ parse_mark_regexes(const std::vector<std::string>& specs) {
     }
     return rules;
 }
+
+namespace {
+
+// The README's `jouleprof mark` from a job whose PATH lacks jouleprof (a build
+// tree, ~/bin): the job's PATH with the monitor's own directory at its end, so
+// a jouleprof the PATH has is still the one found; nothing when the PATH finds
+// one already or the monitor is not the jouleprof program (the Python layer).
+std::optional<std::string> path_with_monitor() {
+    const auto dir = process::executable_dir();
+    std::error_code ec;
+    if (dir.empty() || !std::filesystem::exists(dir / "jouleprof", ec) ||
+        std::filesystem::read_symlink("/proc/self/exe", ec).filename() != "jouleprof" ||
+        process::resolve_program("jouleprof")) {
+        return std::nullopt;
+    }
+    const char* path = std::getenv("PATH");
+    return path == nullptr || *path == '\0' ? dir.string() : std::string{path} + ":" + dir.string();
+}
+
+} // namespace
 
 JobMarkers::JobMarkers(std::vector<markers::LineRule> rules,
                        Recorder& recorder,
@@ -57,6 +78,9 @@ JobMarkers::Job JobMarkers::prepare(std::int64_t run_id) {
     job.env.emplace_back(markers::k_env_socket, m_server ? m_server->socket_path() : "");
     job.env.emplace_back(markers::k_env_trace, m_trace);
     job.env.emplace_back(markers::k_env_run_id, std::to_string(run_id));
+    if (auto path = path_with_monitor()) {
+        job.env.emplace_back("PATH", std::move(*path));
+    }
     m_end_mono = INT64_MAX;
     const int to_out = m_stdout_to_stderr ? STDERR_FILENO : STDOUT_FILENO;
     if (m_lines.empty()) {

@@ -197,13 +197,19 @@ int measured_run(
         return st.shell_code();
     }
     s.recorder.end_run(run); // the exact start, committed for readers now
-    StatusLine status{s.live && ::isatty(STDERR_FILENO) == 1};
+    const bool warm = kind == "warmup";
+    StatusLine status{s.live && ::isatty(STDERR_FILENO) == 1,
+                      fmt::format("{}{}{} {}/{}", series.context,
+                                  series.context.empty() ? "" : "  ", warm ? "warm-up" : "run",
+                                  repeat, warm ? series.warmup : series.repeat),
+                      2e-9 * static_cast<double>(s.interval.count())};
     int ticks = 0;
     const auto st = child->wait(k_usage_tick_ms, [&] {
         if (usage) {
             usage->sample(mono_ns() - s.epoch);
         }
-        if (ticks++ % (500 / k_usage_tick_ms) == 0) {
+        // Every 500 ms from the first 500 ms on.
+        if (++ticks % (500 / k_usage_tick_ms) == 0) {
             status.update(static_cast<double>(mono_ns() - s.epoch - run.start_ns) * 1e-9,
                           s.sampler.live(), s.estimated);
         }

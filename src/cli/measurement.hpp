@@ -35,6 +35,7 @@ struct RunOptions {
     bool job_stdout_to_stderr = false; // also without json (jouleprof sweep --json)
     bool live = true;                  // live status line when stderr is a terminal
     bool print_summary = true;         // false: the caller reports (jouleprof sweep)
+    std::string context;               // for the status line: "point 2/4 batch=1024" (sweep)
     // --mark-regex specs ([KIND:][NAME=]REGEX): the job's output is passed
     // through the monitor and matching lines become markers.
     std::vector<std::string> mark_regex;
@@ -68,6 +69,8 @@ struct Series {
     // Called before each run: kind "warmup" or "measure", its 1-based number
     // among runs of that kind, and how many of that kind the series has.
     std::function<void(std::string_view kind, int number, int count)> before_run;
+    // Where the series stands, for the live status line ("cell 7/24 lstm/train@fast").
+    std::string context;
 };
 
 struct SeriesResult {

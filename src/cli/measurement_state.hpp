@@ -36,7 +36,7 @@ struct MeasurementSession::State {
           std::filesystem::path trace,
           std::int64_t epoch_mono,
           const Config& config)
-        : live(o.live), path(std::move(trace)), epoch(epoch_mono),
+        : live(o.live), interval(o.interval), path(std::move(trace)), epoch(epoch_mono),
           estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
                                           SamplerConfig{o.interval, config.intervals}, epoch_mono},
           recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
@@ -48,6 +48,7 @@ struct MeasurementSession::State {
     }
 
     bool live;
+    Nanos interval;
     std::filesystem::path path;
     std::int64_t epoch;
     bool estimated;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <string>
 
 namespace jp::cli {
 
@@ -10,8 +11,11 @@ void StatusLine::update(double elapsed_s, const LiveFigures& live, bool estimate
     if (!m_enabled) {
         return;
     }
-    const auto line = fmt::format("\r\033[K[jouleprof] {:.1f} s  {:.1f} W  {:.1f} J{}", elapsed_s,
-                                  live.watts, live.joules, estimated ? "  (estimated)" : "");
+    const auto watts =
+        elapsed_s < m_settle_s ? std::string{"… W"} : fmt::format("{:.1f} W", live.watts);
+    const auto line =
+        fmt::format("\r\033[K[jouleprof] {}  {:.1f} s  {}  {:.1f} J  {}", m_what, elapsed_s, watts,
+                    live.joules, estimated ? "estimated" : "measured");
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
     m_shown = true;

@@ -62,7 +62,12 @@ int send_mark(Kind kind, std::string_view name) noexcept {
     const std::int64_t t = now_mono(); // the moment of the call, before any work
     const char* path = socket_env();
     if (path == nullptr) {
-        return k_inactive;
+        // Outside a run the arguments are checked all the same, so a job learns of a bad
+        // name on the desk, not first under measurement; nothing else is done.
+        if (name.size() > k_max_name) {
+            return -ENAMETOOLONG;
+        }
+        return name_problem(name) != nullptr ? -EINVAL : k_inactive;
     }
     return send_mark_to(path, kind, name, t);
 }

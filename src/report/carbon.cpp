@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/carbon.hpp"
 
+#include "report/units.hpp"
+
+#include <cmath>
 #include <fmt/format.h>
 
 namespace jp::report {
@@ -36,18 +39,39 @@ footprint(double node_j, const CarbonConfig& factors, std::optional<Bound> node_
     return f;
 }
 
+namespace {
+
+// Mass of CO2e in the unit that fits it: kg, g below 0.1 kg, mg below 0.1 g.
+std::string mass_text(double kg) {
+    if (std::fabs(kg) >= 0.1 || kg == 0) {
+        return plain_number(kg) + " kg";
+    }
+    if (std::fabs(kg) >= 1e-4) {
+        return plain_number(kg * 1e3) + " g";
+    }
+    return plain_number(kg * 1e6) + " mg";
+}
+
+} // namespace
+
 std::string format_footprint(const Footprint& f) {
-    std::string out = fmt::format("facility energy {:.3f} kJ ({:.4g} kWh = node × PUE {:.2f})",
-                                  f.facility_j * 1e-3, f.facility_j / k_joules_per_kwh, f.pue);
+    const double kwh = f.facility_j / k_joules_per_kwh;
+    std::string out = fmt::format(
+        "facility energy {} ({} = node × PUE {:.2f})", energy_text(f.facility_j),
+        kwh >= 0.01 || kwh == 0 ? plain_number(kwh) + " kWh" : plain_number(kwh * 1e3) + " Wh",
+        f.pue);
     if (f.kg_co2e) {
-        out += fmt::format("; {:.4g} kg CO2e at {:g} g/kWh", *f.kg_co2e, *f.intensity_g_per_kwh);
+        out +=
+            fmt::format("; {} CO2e at {:g} g/kWh", mass_text(*f.kg_co2e), *f.intensity_g_per_kwh);
         if (const auto r = f.range_of(*f.kg_co2e); r && r->second > r->first) {
-            out += fmt::format(" ({:.4g}–{:.4g} within the sensors' bound)", r->first, r->second);
+            out += fmt::format(" ({}–{} within the sensors' bound)", mass_text(r->first),
+                               mass_text(r->second));
         }
     }
     if (f.cost) {
         const std::string cur = f.currency.empty() ? "" : " " + f.currency;
-        out += fmt::format("; cost {:.4g}{} at {:g}{}/kWh", *f.cost, cur, *f.price_per_kwh, cur);
+        out += fmt::format("; cost {}{} at {:g}{}/kWh", plain_number(*f.cost), cur,
+                           *f.price_per_kwh, cur);
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include "core/duration.hpp"
 #include "report/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -56,6 +57,22 @@ std::string runtime_pm(const Stat& s) {
         return fmt::format("{:.3f} ± {:.3f} s", s.mean, s.std);
     }
     return fmt::format("{} ± {:.1f} s", format_hms(s.mean), s.std);
+}
+
+std::string plain_number(double v, int significant) {
+    if (v == 0 || !std::isfinite(v)) {
+        return fmt::format("{:g}", v);
+    }
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    const int decimals = std::clamp(significant - 1 - magnitude, 0, 15);
+    auto out = fmt::format("{:.{}f}", v, decimals);
+    if (out.find('.') != std::string::npos) {
+        out.erase(out.find_last_not_of('0') + 1);
+        if (out.back() == '.') {
+            out.pop_back();
+        }
+    }
+    return out;
 }
 
 } // namespace jp::report

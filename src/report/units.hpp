@@ -27,6 +27,10 @@ struct EnergyUnit {
 // The same over repeats: "1.765 ± 0.011 kJ".
 [[nodiscard]] std::string energy_text(const Stat& s);
 
+// A number with `significant` digits and never an exponent, trailing zeros
+// dropped: 0.456, 0.3, 0.0000023, 1234.5 (footprint figures a person reads).
+[[nodiscard]] std::string plain_number(double v, int significant = 4);
+
 // Runtime: seconds with decimals under a minute ("8.050 s", "0.011 s"), else hh:mm:ss.
 [[nodiscard]] std::string runtime_text(double seconds);
 // The same with "± std" over repeats.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "trace/schema.hpp"
 
+#include "trace/damage.hpp"
 #include "trace/types.hpp"
 
 #include <fmt/format.h>
@@ -106,20 +107,25 @@ Result<void> create_schema(Database& db) {
 }
 
 Result<int> check_schema(Database& db) {
+    // Said from the file's header where it shows the damage (empty, not SQLite, cut short).
+    const auto refuse = [&](const std::string& otherwise) {
+        return fail(ErrorKind::parse, db.path(), file_damage(db.path()).value_or(otherwise));
+    };
     auto stmt = db.prepare("PRAGMA user_version;");
     if (!stmt) {
-        return fail(ErrorKind::parse, db.path(),
-                    "not a jouleprof trace (" + stmt.error().detail + ")");
+        return refuse("a damaged trace: SQLite cannot read it (" + stmt.error().detail + ")");
     }
     auto row = stmt->step();
     if (!row || !*row) {
-        return fail(ErrorKind::parse, db.path(), "not a jouleprof trace");
+        return refuse("a damaged trace: SQLite cannot read it" +
+                      (row ? std::string{} : " (" + row.error().detail + ")"));
     }
     const auto version = static_cast<int>(stmt->column_int(0));
     auto has_meta = db.prepare("SELECT value FROM meta WHERE key = 'format'");
     if (!has_meta || !has_meta->step().value_or(false) ||
         has_meta->column_text(0) != "jouleprof-trace") {
-        return fail(ErrorKind::parse, db.path(), "not a jouleprof trace (no meta.format)");
+        return refuse("an SQLite file, but not a jouleprof trace (no meta table naming the "
+                      "format)");
     }
     if (version > k_schema_version || version < 1) {
         return fail(ErrorKind::unsupported, db.path(),

@@ -44,6 +44,13 @@ protected:
         }
         return out;
     }
+    static std::string shell_quote(const std::string& s) {
+        std::string out = "'";
+        for (char c : s) {
+            out += c == '\'' ? std::string{"'\\''"} : std::string{c};
+        }
+        return out + "'";
+    }
     FakeSysfs fs_;
 };
 
@@ -162,6 +169,32 @@ TEST_F(Output, TheStudysStdoutIsItsTableOnly) {
     const auto j = sh(jp(fmt::format("study --no-live -d {} --json {} 2>&1 >/dev/null",
                                      file("/st2"), file("/s.toml"))));
     EXPECT_NE(j.out.find("job-output"), npos) << j.out; // on stderr, not lost
+}
+
+TEST_F(Output, TheStatusLineSaysWhichRunAndWhatItShows) {
+    // A pseudo-terminal (script(1)), so the live line is drawn as a user sees it.
+    const auto r = sh(fmt::format("script -qfec {} /dev/null 2>&1",
+                                  shell_quote(jp("run -i 100ms -w 1 -r 2 -- sleep 1.2"))));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    for (const char* what : {"warm-up 1/1", "run 1/2", "run 2/2"}) {
+        EXPECT_NE(r.out.find(std::string{"[jouleprof] "} + what + "  "), npos) << what << r.out;
+    }
+    EXPECT_NE(r.out.find(" J  measured"), npos) << r.out;
+    // The first line is drawn after 500 ms, with a power (no first-window artefact).
+    EXPECT_EQ(r.out.find("[jouleprof] run 1/2  0.0 s"), npos) << r.out;
+}
+
+TEST_F(Output, MarksWorkFromAJobWhosePathLacksJouleprof) {
+    // The README's `jouleprof mark` from a job, jouleprof started by its full path with
+    // only the system's directories on PATH: the monitor's directory is added at the end.
+    const auto ok =
+        sh(fmt::format("cd {} && env PATH=/usr/bin:/bin XDG_STATE_HOME={} {} --sysfs-root {} -c {} "
+                       "run --no-live -o {} -- sh -c 'jouleprof mark point here' 2>&1",
+                       file("/work"), file("/state"), JP_BINARY, fs_.root().string(),
+                       file("/config.toml"), file("/work/m2.jptrace")));
+    ASSERT_EQ(ok.exit_code, 0) << ok.out;
+    const auto report = sh(jp(fmt::format("export {} -f json 2>&1", file("/work/m2.jptrace"))));
+    EXPECT_NE(report.out.find("\"here\""), npos) << report.out;
 }
 
 } // namespace

@@ -171,3 +171,30 @@ def test_cpu_used_before_a_block_is_not_the_blocks(node: FakeNode) -> None:
     a = m.result.attribution if m.result else None
     assert a is not None
     assert a["job_cpu_s"] < 0.3, a  # the sleeping block, not the 0.8 s before it
+
+
+def test_durations_as_the_cli_takes_them_and_its_words_for_bad_ones(node: FakeNode,
+                                                                     tmp_path: Path) -> None:
+    assert jouleprof.__version__ and jouleprof.__version__[0].isdigit()
+    assert jouleprof.Monitor(interval="100ms").interval == pytest.approx(0.1)
+    assert jouleprof.Monitor(interval="2s").interval == 2.0
+    assert jouleprof.Monitor(interval=0.25).interval == 0.25
+    for bad, words in (("100x", "interval: duration '100x': unknown unit 'x'"),
+                       ("fast", "interval: duration 'fast': expected a number with a unit"),
+                       ("0.5us", "interval: must be at least 1ms"),
+                       (0, "interval: must be at least 1ms"),
+                       (float("nan"), "interval: must be a finite number of seconds")):
+        with pytest.raises(ValueError) as e:
+            jouleprof.measure("x", interval=bad)
+        assert str(e.value).startswith(words), str(e.value)
+    with pytest.raises(TypeError, match="interval must be a number of seconds or a duration"):
+        jouleprof.Monitor(interval=[1])  # type: ignore[arg-type]
+    # configure() the same, before the first measurement; the measurement uses it.
+    jouleprof.close()
+    with pytest.raises(ValueError, match="interval: duration '1 fortnight'"):
+        jouleprof.configure(interval="1 fortnight")
+    jouleprof.configure(interval="50ms", output=str(tmp_path / "d.jptrace"))
+    with jouleprof.measure("work"):
+        time.sleep(0.3)
+    t = jouleprof.Trace(jouleprof.close())
+    assert t.meta["interval_ns"] == "50000000"

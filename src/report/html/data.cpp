@@ -66,6 +66,12 @@ void fill_histogram(RunProfile& out, const GridSeries& g, const ProfileOptions& 
     if (lo < 0.25 * hi) {
         lo = std::min(lo, 0.0);
     }
+    // Constant power: a few watts either side, so bins are not a fraction of a watt.
+    if (hi - lo < 1.0) {
+        const double mid = 0.5 * (lo + hi);
+        lo = mid - 2.5;
+        hi = mid + 2.5;
+    }
     const Axis ax = nice_axis(lo, hi, 10);
     out.hist_lo = ax.lo;
     out.hist_hi = ax.hi;

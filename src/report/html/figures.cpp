@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/duration.hpp"
 #include "report/html/sections.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <array>
@@ -217,11 +218,11 @@ void distribution_figure(Page& pg,
     }
     pg.body += fmt::format(
         "<figcaption><b>Figure {}.</b> Distribution of node power{} over run {}: share of the "
-        "runtime per {:.0f} W bin (time-weighted). Mean {:.1f} W; p50 {:.1f} W, p95 {:.1f} W, "
+        "runtime per {} W bin (time-weighted). Mean {:.1f} W; p50 {:.1f} W, p95 {:.1f} W, "
         "p99 {:.1f} W; {}.{}{}</figcaption></figure>",
         fig_no, node_caption(p), p.run.repeat > 0 ? p.run.repeat : 1,
-        (p.hist_hi - p.hist_lo) / static_cast<double>(p.histogram.size()), d.mean_w, d.p50_w,
-        d.p95_w, d.p99_w, peaks, rated_text, above);
+        plain_number((p.hist_hi - p.hist_lo) / static_cast<double>(p.histogram.size()), 3),
+        d.mean_w, d.p50_w, d.p95_w, d.p99_w, peaks, rated_text, above);
 }
 
 } // namespace jp::report::html

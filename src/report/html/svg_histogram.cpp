@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/html/svg.hpp"
 #include "report/html/svg_detail.hpp"
+#include "report/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -31,7 +32,8 @@ std::string histogram_svg(const HistogramFigure& f) {
     for (double s : f.share) {
         smax = std::max(smax, std::isfinite(s) ? s : 0.0);
     }
-    const Axis ay = nice_axis(0, smax > 0 ? smax * 100 * 1.08 : 1, 5);
+    // A share is at most 100 %: the axis stops there (one bin holding all the time).
+    const Axis ay = nice_axis(0, smax > 0 ? std::min(smax * 100 * 1.08, 100.0) : 1, 5);
     const auto X = [&](double w) { return fr.left + (w - lo) / (hi - lo) * fr.width; };
     const auto Y = [&](double pct) {
         return fr.bottom() - (pct - ay.lo) / (ay.hi - ay.lo) * fr.height;
@@ -53,10 +55,11 @@ std::string histogram_svg(const HistogramFigure& f) {
         const double x0 = X(a);
         const double x1 = X(a + bw);
         const double y = Y(s * 100);
-        out += fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" class="bin">)~"
-                           R"~(<title>{:.0f}–{:.0f} W: {:.2f} % of the time</title></rect>)~",
-                           num(x0 + 0.5), num(y), num(std::max(x1 - x0 - 1, 0.8)),
-                           num(fr.bottom() - y), a, a + bw, s * 100);
+        out +=
+            fmt::format(R"~(<rect x="{}" y="{}" width="{}" height="{}" class="bin">)~"
+                        R"~(<title>{}–{} W: {:.2f} % of the time</title></rect>)~",
+                        num(x0 + 0.5), num(y), num(std::max(x1 - x0 - 1, 0.8)),
+                        num(fr.bottom() - y), plain_number(a, 4), plain_number(a + bw, 4), s * 100);
     }
     out += "</g>";
     for (const auto& l : f.lines) {

@@ -140,6 +140,10 @@ TEST_F(MarkerServer, ClientUsesTheEnvironmentAndStampsTheCall) {
     ::unsetenv(k_env_socket);
     EXPECT_FALSE(active());
     EXPECT_EQ(send_mark(Kind::point, "x"), k_inactive);
+    // Outside a run the name is checked as inside one (and nothing else is done).
+    EXPECT_EQ(send_mark(Kind::point, ""), -EINVAL);
+    EXPECT_EQ(send_mark(Kind::begin, "two\nlines"), -EINVAL);
+    EXPECT_EQ(send_mark(Kind::point, std::string(201, 'x')), -ENAMETOOLONG);
     ::setenv(k_env_socket, "", 1);
     EXPECT_FALSE(active()) << "an empty variable means no monitor";
     ::setenv(k_env_socket, m_server->socket_path().c_str(), 1);

@@ -6,6 +6,7 @@
 #include "report/carbon.hpp"
 #include "report/format.hpp"
 #include "report/summary.hpp"
+#include "report/units.hpp"
 #include "trace_builder.hpp"
 
 #include <algorithm>
@@ -143,6 +144,18 @@ TEST(ReportView, FootprintOnlyWhenConfigured) {
     EXPECT_NE(format_footprint(*f).find("0.456 kg CO2e at 380 g/kWh"), std::string::npos)
         << format_footprint(*f);
     EXPECT_NE(format_footprint(*f).find("cost 0.3 EUR at 0.25 EUR/kWh"), std::string::npos);
+    // A 10 J job: every figure in a unit a person reads, never an exponent.
+    const auto tiny = format_footprint(*footprint(10, CarbonConfig{380.0, 1.2, 0.25, "EUR"}));
+    EXPECT_EQ(tiny.find("e-"), std::string::npos) << tiny;
+    EXPECT_NE(tiny.find("facility energy 12.00 J (0.003333 Wh = node × PUE 1.20)"),
+              std::string::npos)
+        << tiny;
+    EXPECT_NE(tiny.find("1.267 mg CO2e at 380 g/kWh"), std::string::npos) << tiny;
+    EXPECT_NE(tiny.find("cost 0.0000008333 EUR"), std::string::npos) << tiny;
+    EXPECT_EQ(plain_number(0.456), "0.456");
+    EXPECT_EQ(plain_number(2.3e-6), "0.0000023");
+    EXPECT_EQ(plain_number(1234.6), "1235");
+    EXPECT_EQ(plain_number(-0.02), "-0.02");
     EXPECT_FALSE(footprint(1000, CarbonConfig{}));
     const auto only_price = footprint(7.2e6, CarbonConfig{std::nullopt, std::nullopt, 0.1, {}});
     EXPECT_DOUBLE_EQ(only_price->pue, 1.0) << "PUE defaults to 1";
@@ -159,7 +172,7 @@ TEST(ReportView, FootprintOnlyWhenConfigured) {
     EXPECT_EQ(format_text(groups).find("footprint"), std::string::npos);
     FormatOptions o;
     o.carbon = CarbonConfig{500.0, std::nullopt, std::nullopt, {}};
-    EXPECT_NE(format_text(groups, o).find("0.0005 kg CO2e"), std::string::npos)
+    EXPECT_NE(format_text(groups, o).find("0.5 g CO2e"), std::string::npos)
         << format_text(groups, o);
     EXPECT_NEAR(to_json(groups, o)["groups"][0]["footprint"]["kg_co2e"].get<double>(),
                 3600.0 / 3.6e6 * 500 / 1000, 1e-12);
