@@ -211,6 +211,24 @@ TEST_F(HtmlReport, LongTracesAreDecimatedToThePixelWidth) {
     EXPECT_NE(page.find("Above 850 W for"), std::string::npos);
 }
 
+TEST_F(HtmlReport, ConstantPowerHasAReadableBinWidthAndAShareAxisEndingAt100) {
+    auto specs = gpu_node();
+    specs[0].watts = [](double) { return 16.6; };
+    ASSERT_TRUE(test::make_trace(trace, specs, {{"flat", "measure", "./f", 10, 0.1, {}}}));
+    ASSERT_TRUE(write_html_report({trace}, out, {}));
+    const auto page = slurp(out);
+    EXPECT_EQ(page.find("per 0 W bin"), std::string::npos);
+    const auto at = page.find("runtime per ");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ(page.substr(at, 30).find("per 0.0917 W bin"), 8U) << page.substr(at, 40);
+    // The share axis of the histogram: its top tick is 100 %, not 120.
+    const auto hist = page.find("class=\"jp-hist\"");
+    ASSERT_NE(hist, std::string::npos);
+    const auto svg = page.substr(hist, page.find("</svg>", hist) - hist);
+    EXPECT_NE(svg.find(">100<"), std::string::npos) << svg.substr(0, 3000);
+    EXPECT_EQ(svg.find(">120<"), std::string::npos);
+}
+
 TEST_F(HtmlReport, SeveralTracesInOnePage) {
     const auto second = fs.path("/other.jptrace");
     ASSERT_TRUE(test::make_trace(trace, gpu_node(), {{"a", "measure", "./a", 10, 1, {}}}));
