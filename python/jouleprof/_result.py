@@ -79,7 +79,11 @@ class Result:
 
     @property
     def phases(self) -> list[dict[str, Any]]:
-        """Each phase (begin/end pair) marked inside, as in ``run --json``."""
+        """Each phase (begin/end pair) marked inside, as in ``run --json``.
+
+        A name marked more than 100 times is totalled in ``phase_totals`` instead and
+        named in ``phases_not_listed`` of ``to_dict()`` (``Trace.markers`` has every one).
+        """
         return copy.deepcopy(self._data["phases"])
 
     @property

@@ -21,6 +21,7 @@ namespace {
 struct ReportOptions {
     std::vector<std::filesystem::path> traces;
     JsonOutput json;
+    bool phase_detail = false;
     bool by_trace = false;
     std::optional<double> threshold_w;
     std::optional<double> idle_util;
@@ -61,6 +62,7 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
     report::FormatOptions fo;
     fo.carbon = report::merged(config.carbon, o.carbon);
     fo.rated_watts = config.node.rated_watts;
+    fo.phase_detail = o.phase_detail;
     if (text_out != nullptr && !o.json.on_stdout()) {
         std::fputs(terminal_safe(report::format_text(*groups, fo)).c_str(), text_out);
         std::fflush(text_out);
@@ -178,6 +180,8 @@ void register_report(CLI::App& app, Commands& out) {
         ->required()
         ->check(CLI::ExistingPath);
     add_json_options(cmd, o->json);
+    cmd->add_flag("--phase-detail", o->phase_detail,
+                  "JSON: every occurrence of a phase or point (default: up to 100 per name)");
     cmd->add_flag("--by-trace", o->by_trace,
                   "Keep runs of the same label from different traces apart");
     add_optional(cmd, "--threshold", o->threshold_w, "Report time with node power above W watts");

@@ -164,7 +164,7 @@ Result<nlohmann::json> trace_json(trace::Reader& reader) {
             r["markers"].push_back({{"t_s", seconds(m.t_ns)}, {"kind", m.kind}, {"name", m.name}});
         }
         r["samples"] = std::move(*samples);
-        r["summary"] = run_to_json(*summary);
+        r["summary"] = run_to_json(*summary, true); // an export keeps every occurrence
         j["runs"].push_back(std::move(r));
     }
     return j;

@@ -107,8 +107,10 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& p : r.phases) {
         std::string name = "  phase " + p.name;
         if (p.occurrences > p.runs) { // mean occurrences per run
-            name += fmt::format(" (×{:.3g})",
-                                static_cast<double>(p.occurrences) / static_cast<double>(p.runs));
+            name +=
+                " (×" +
+                plain_number(static_cast<double>(p.occurrences) / static_cast<double>(p.runs), 3) +
+                ")";
         }
         std::string prov{to_string(r.runs.front().node.provenance)};
         prov += r.runs.front().node.lower_bound ? ", lower bound" : "";

@@ -12,7 +12,14 @@ namespace jp::report {
 struct FormatOptions {
     CarbonConfig carbon;               // facility energy, CO2e and cost when any factor is set
     std::optional<double> rated_watts; // used for groups whose traces record no rating
+    bool phase_detail = false;         // JSON: every occurrence (see run_to_json)
 };
+
+// A run's JSON lists each occurrence of a phase or point name up to this many;
+// a name marked more often (a training step) is in "phase_totals" and named
+// in "phases_not_listed"/"points_not_listed" with its count, unless every
+// occurrence is asked for (report --phase-detail): 15,000 steps were 35 MB.
+inline constexpr std::size_t k_occurrences_listed = 100;
 
 // The study's table: per label, Consumption [kJ] ± std, Average power [W] ± std,
 // Runtime (hh:mm:ss) and peak power for the node, each part, the rest and each
@@ -40,7 +47,7 @@ struct FormatOptions {
 [[nodiscard]] std::string bound_text(const Bound& b, double value);
 [[nodiscard]] nlohmann::json stat_json(const Stat& s);
 // One run as in to_json's "runs": figures, phases, power distribution, idle accelerators.
-[[nodiscard]] nlohmann::json run_to_json(const RunSummary& run);
+[[nodiscard]] nlohmann::json run_to_json(const RunSummary& run, bool phase_detail = false);
 
 // Details of one group (the lines under the table), each line indented by two spaces.
 [[nodiscard]] std::string format_details(const RepeatSummary& r, const FormatOptions& options);

@@ -2,6 +2,8 @@
 #include "report/carbon.hpp"
 #include "report/format.hpp"
 
+#include <map>
+
 namespace jp::report {
 namespace {
 
@@ -119,7 +121,30 @@ json idle_json(const IdleDevice& d) {
 
 } // namespace
 
-json run_to_json(const RunSummary& run) {
+namespace {
+
+// How many times each name occurs.
+template <class T> std::map<std::string, std::size_t> counts_by_name(const std::vector<T>& items) {
+    std::map<std::string, std::size_t> out;
+    for (const auto& i : items) {
+        ++out[i.name];
+    }
+    return out;
+}
+
+json not_listed(const std::map<std::string, std::size_t>& counts, bool detail) {
+    json out = json::array();
+    for (const auto& [name, n] : counts) {
+        if (!detail && n > k_occurrences_listed) {
+            out.push_back({{"name", name}, {"occurrences", n}});
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+json run_to_json(const RunSummary& run, bool phase_detail) {
     const auto& s = run;
     json j = figures_json(s);
     j.update({{"id", s.run.id},
@@ -138,19 +163,27 @@ json run_to_json(const RunSummary& run) {
     for (const auto& e : s.events) {
         j["events"].push_back({{"kind", e.kind}, {"detail", e.detail}, {"t_ns", e.t_ns}});
     }
+    const auto phase_counts = counts_by_name(s.phases);
     j["phases"] = json::array();
     for (const auto& p : s.phases) {
-        j["phases"].push_back(phase_json(p, s.run.start_ns));
+        if (phase_detail || phase_counts.at(p.name) <= k_occurrences_listed) {
+            j["phases"].push_back(phase_json(p, s.run.start_ns));
+        }
     }
+    j["phases_not_listed"] = not_listed(phase_counts, phase_detail);
     j["phase_totals"] = json::array();
     for (const auto& p : s.phase_totals) {
         j["phase_totals"].push_back(phase_json(p, s.run.start_ns));
     }
+    const auto point_counts = counts_by_name(s.points);
     j["points"] = json::array();
     for (const auto& m : s.points) {
-        j["points"].push_back(
-            {{"name", m.name}, {"t_s", static_cast<double>(m.t_ns - s.run.start_ns) * 1e-9}});
+        if (phase_detail || point_counts.at(m.name) <= k_occurrences_listed) {
+            j["points"].push_back(
+                {{"name", m.name}, {"t_s", static_cast<double>(m.t_ns - s.run.start_ns) * 1e-9}});
+        }
     }
+    j["points_not_listed"] = not_listed(point_counts, phase_detail);
     j["power"] = s.power ? distribution_json(*s.power, s.power_step_ns) : json(nullptr);
     j["idle_accelerators"] = json::array();
     for (const auto& d : s.idle) {
@@ -245,12 +278,12 @@ json group_json(const RepeatSummary& r, const FormatOptions& options) {
     g["footprint"] = f ? footprint_json(*f) : json(nullptr);
     g["runs"] = json::array();
     for (const auto& run : r.runs) {
-        g["runs"].push_back(run_to_json(run));
+        g["runs"].push_back(run_to_json(run, options.phase_detail));
     }
     g["all_failed"] = r.all_failed;
     g["left_out"] = json::array();
     for (const auto& run : r.left_out) {
-        g["left_out"].push_back(run_to_json(run));
+        g["left_out"].push_back(run_to_json(run, options.phase_detail));
     }
     return g;
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace jp::report {
 namespace {
@@ -132,6 +133,43 @@ TEST(PhaseSummary, OccurrencesOfOneNameAddUpAndNestingCountsOnce) {
                                        return n.find("'tail' was never ended") != std::string::npos;
                                    }),
               s->notes.end());
+}
+
+TEST(PhaseSummary, ThousandsOfOccurrencesAreTotalledInJsonAndListedOnlyOnRequest) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/s.jptrace"), node_cpu_gpu()};
+    test::RunSpec spec;
+    spec.seconds = 40;
+    spec.watts = load;
+    for (int i = 0; i < 300; ++i) { // 300 steps of 0.1 s, a point each, and one epoch
+        spec.markers.emplace_back(0.1 * i, "begin", "step");
+        spec.markers.emplace_back((0.1 * i) + 0.05, "end", "step");
+        spec.markers.emplace_back((0.1 * i) + 0.05, "point", "loss");
+    }
+    spec.markers.emplace_back(31, "begin", "epoch");
+    spec.markers.emplace_back(39, "end", "epoch");
+    b.run(spec);
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->phases.size(), 301U);
+    const auto j = run_to_json(*s);
+    ASSERT_EQ(j["phases"].size(), 1U); // the epoch; the steps are totalled, not listed
+    EXPECT_EQ(j["phases"][0]["name"], "epoch");
+    EXPECT_EQ(j["phases_not_listed"],
+              (nlohmann::json::parse(R"([{"name":"step","occurrences":300}])")));
+    EXPECT_EQ(j["points_not_listed"],
+              (nlohmann::json::parse(R"([{"name":"loss","occurrences":300}])")));
+    EXPECT_TRUE(j["points"].empty());
+    ASSERT_EQ(j["phase_totals"].size(), 2U);
+    EXPECT_EQ(j["phase_totals"][0]["occurrences"], 300);
+    const auto all = run_to_json(*s, true);
+    EXPECT_EQ(all["phases"].size(), 301U);
+    EXPECT_EQ(all["points"].size(), 300U);
+    EXPECT_TRUE(all["phases_not_listed"].empty());
+    // The text table counts them in plain digits.
+    const auto text = format_text({aggregate_runs("job", {*s})});
+    EXPECT_NE(text.find("phase step (×300)"), std::string::npos) << text;
 }
 
 TEST(PhaseSummary, RepeatsGiveMeanAndSampleStdPerPhaseName) {
