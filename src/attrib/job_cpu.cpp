@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,6 +128,7 @@ JobCpu::~JobCpu() {
 
 JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_view way) {
     JobCpu j;
+    j.m_root = root;
     const auto self = sys::read_text(sys::under_root(root, "/proc/self/cgroup"));
     const auto groups = self ? parse_proc_cgroup(*self) : ProcessGroups{};
     const auto mounts = find_mounts(root);
@@ -237,6 +240,40 @@ std::optional<JobCpu::Reading> JobCpu::read() {
     return r;
 }
 
+namespace {
+
+// The processes still in a job's group after the job ended, named: "the job left 2
+// processes running: 4711 (sleep), 4712 (python3); ...".
+std::string left_running(const std::filesystem::path& root, const std::filesystem::path& dir) {
+    constexpr std::size_t k_named = 5;
+    std::vector<std::string> named;
+    std::size_t count = 0;
+    if (auto procs = sys::read_text(dir / "cgroup.procs")) {
+        std::istringstream in{*procs};
+        for (long pid = 0; in >> pid; ++count) {
+            if (named.size() < k_named) {
+                auto comm =
+                    sys::read_text(sys::under_root(root, fmt::format("/proc/{}/comm", pid)));
+                std::string name = comm ? *comm : std::string{"?"};
+                while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) {
+                    name.pop_back();
+                }
+                named.push_back(fmt::format("{} ({})", pid, name));
+            }
+        }
+    }
+    if (count == 0) {
+        return fmt::format("{} stays: processes the job left running are still in it",
+                           dir.string());
+    }
+    return fmt::format("the job left {} process{} running after it ended: {}{}; its figures end "
+                       "at the job's end, and {} stays until they exit",
+                       count, count == 1 ? "" : "es", fmt::join(named, ", "),
+                       count > named.size() ? ", …" : "", dir.string());
+}
+
+} // namespace
+
 std::optional<JobCpu::Reading> JobCpu::finish() {
     if (m_kind == Kind::tree) {
         m_tree->add_reaped(rusage_children_s() - m_children_base_s);
@@ -246,9 +283,10 @@ std::optional<JobCpu::Reading> JobCpu::finish() {
         if (::rmdir(m_dir.c_str()) == 0 || errno == ENOENT) {
             m_made = false;
         } else {
+            const int err = errno;
             m_notes.push_back(
-                fmt::format("{} stays: processes the job left running are still in it ({})",
-                            m_dir.string(), std::strerror(errno)));
+                err == EBUSY ? left_running(m_root, m_dir)
+                             : fmt::format("{} stays: {}", m_dir.string(), std::strerror(err)));
             m_made = false; // left for its processes; not removed at exit either
         }
     }

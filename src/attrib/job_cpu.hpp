@@ -56,6 +56,7 @@ private:
     JobCpu() = default;
     void follow_tree(const std::filesystem::path& root, pid_t pid);
     enum class Kind { none, v2, v1, tree } m_kind = Kind::none;
+    std::filesystem::path m_root; // where /proc is read
     std::filesystem::path m_dir;
     bool m_made = false; // the monitor made m_dir and removes it
     std::string m_method;

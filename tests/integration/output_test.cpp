@@ -5,10 +5,12 @@
 #include "fake_sysfs.hpp"
 #include "shell.hpp"
 
+#include <csignal>
 #include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <sys/stat.h>
 
 namespace jp::test {
@@ -195,6 +197,22 @@ TEST_F(Output, MarksWorkFromAJobWhosePathLacksJouleprof) {
     ASSERT_EQ(ok.exit_code, 0) << ok.out;
     const auto report = sh(jp(fmt::format("export {} -f json 2>&1", file("/work/m2.jptrace"))));
     EXPECT_NE(report.out.find("\"here\""), npos) << report.out;
+}
+
+TEST_F(Output, ProcessesTheJobLeftRunningAreNamed) {
+    const auto r = sh(jp("run --no-live -- sh -c 'sleep 20 >/dev/null 2>&1 & echo started' 2>&1"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto at = r.out.find("the job left 1 process running after it ended: ");
+    if (r.out.find("its CPU time from cgroup") == npos) {
+        GTEST_SKIP() << "no cgroup of its own here: the process tree cannot see orphans\n" << r.out;
+    }
+    ASSERT_NE(at, npos) << r.out;
+    const auto pid_at =
+        at + std::string_view{"the job left 1 process running after it ended: "}.size();
+    const pid_t pid = std::stoi(r.out.substr(pid_at));
+    EXPECT_EQ(r.out.substr(r.out.find(' ', pid_at), 8), " (sleep)") << r.out;
+    ASSERT_GT(pid, 1);
+    ::kill(pid, SIGKILL);
 }
 
 } // namespace
