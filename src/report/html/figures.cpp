@@ -156,7 +156,7 @@ void profile_figure(
                           step_text(p.step_ns), p.windows);
     }
     pg.body += fmt::format(
-        "<figcaption><b>Figure {}.</b> Power over fractional runtime of run {} of “{}” (runtime "
+        "<figcaption><b>Figure {}.</b> Power over the time of run {} of “{}” (runtime "
         "{}): the node{} and each counted part{}.{}</figcaption></figure>",
         fig_no, p.run.repeat > 0 ? p.run.repeat : 1, escape(label), runtime_text(runtime),
         node_caption(p),

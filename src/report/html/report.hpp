@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// The self-contained HTML report: job profile (power over fractional runtime
+// The self-contained HTML report: job profile (power over the run's time
 // per part, phases shaded), stacked energy per part, power distribution against
 // the rated power, and the tables. No network, no external assets.
 #include "core/error.hpp"

@@ -58,7 +58,7 @@ void phase_table(Page& pg, const RunProfile& p);
 // --- figures (figures.cpp) ---
 // Every measured run's energy, stacked by part.
 void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& colors);
-// One run's power over fractional runtime, with its phases.
+// One run's power over the run's time, with its phases.
 void profile_figure(
     Page& pg, const RunProfile& p, const std::string& label, int fig_no, Colors& colors);
 // One run's distribution of node power against its rating.

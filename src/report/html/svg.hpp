@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Server-side SVG for the HTML report: escaping, min/max decimation of long
-// series to the pixel width, and the figures (power over fractional runtime
+// series to the pixel width, and the figures (power over the run's time
 // with phases, stacked energy bars, power distribution). Every string that
 // reaches the output goes through escape(); no figure references anything
 // outside itself except the page's stylesheet.
@@ -69,7 +69,7 @@ struct Axis {
 inline constexpr std::string_view k_node_color = "#222222";
 inline constexpr std::string_view k_rest_color = "#a9a9a9";
 
-// --- power over fractional runtime ---
+// --- power over the run's time ---
 struct SeriesLine {
     std::string name;
     std::string color;

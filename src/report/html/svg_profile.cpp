@@ -7,12 +7,15 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <iterator>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace jp::report::html {
 
 using namespace detail;
 
-// --- power over fractional runtime ---
+// --- power over a run's time ---
 
 namespace {
 
@@ -28,6 +31,69 @@ struct Scale {
         return fr.bottom() - (watts - ay.lo) / (ay.hi - ay.lo) * fr.height;
     }
 };
+
+// Bands of one name closer than a pixel are one band, named once: 15,000 training
+// steps are one shaded stretch "step ×15000", not 15,000 rectangles (a 4 MB page).
+std::vector<PhaseBand> merged_bands(const std::vector<PhaseBand>& in, double plot_w) {
+    std::vector<PhaseBand> out;
+    std::vector<std::size_t> count;
+    std::map<std::string, std::size_t> open; // name -> its band in out being extended
+    for (const auto& p : in) {
+        const auto it = open.find(p.name);
+        if (it != open.end() && (p.x0 - out[it->second].x1) * plot_w < 1.0) {
+            auto& b = out[it->second];
+            b.x1 = std::max(b.x1, p.x1);
+            ++count[it->second];
+            continue;
+        }
+        open[p.name] = out.size();
+        out.push_back(p);
+        count.push_back(1);
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (count[i] > 1) {
+            out[i].title = fmt::format("{} ×{}: occurrences closer together than a pixel, drawn "
+                                       "as one band (the tables give each name's totals)",
+                                       out[i].name, count[i]);
+            out[i].name += fmt::format(" ×{}", count[i]);
+        }
+    }
+    return out;
+}
+
+// Point markers of one name within a pixel of the last drawn are one line, "name ×n".
+std::vector<PointMark> merged_points(const std::vector<PointMark>& in, double plot_w) {
+    std::vector<PointMark> out;
+    std::vector<std::size_t> count;
+    std::map<std::string, std::size_t> last;
+    for (const auto& m : in) {
+        const auto it = last.find(m.name);
+        if (it != last.end() && std::fabs(m.x - out[it->second].x) * plot_w < 1.0) {
+            ++count[it->second];
+            continue;
+        }
+        last[m.name] = out.size();
+        out.push_back(m);
+        count.push_back(1);
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (count[i] > 1) {
+            out[i].name += fmt::format(" ×{}", count[i]);
+        }
+    }
+    return out;
+}
+
+// The time axis in the unit that fits the run: s, min beyond 10 min, h beyond 3 h.
+std::pair<double, const char*> time_unit(double runtime_s) {
+    if (runtime_s > 3 * 3600.0) {
+        return {3600.0, "h"};
+    }
+    if (runtime_s > 600.0) {
+        return {60.0, "min"};
+    }
+    return {1.0, "s"};
+}
 
 // A phase name and the lane above the plot it sits in.
 struct Label {
@@ -149,10 +215,13 @@ std::string series_svg(const ProfileFigure& f, const Scale& sc) {
 
 } // namespace
 
-std::string profile_svg(const ProfileFigure& f) {
+std::string profile_svg(const ProfileFigure& figure) {
     constexpr double ml = 70;
     constexpr double mr = 18;
-    const double plot_w = f.plot_width;
+    const double plot_w = figure.plot_width;
+    ProfileFigure f = figure;
+    f.phases = merged_bands(figure.phases, plot_w);
+    f.points = merged_points(figure.points, plot_w);
     const double width = ml + plot_w + mr;
 
     std::vector<LegendEntry> entries;
@@ -175,19 +244,23 @@ std::string profile_svg(const ProfileFigure& f) {
     }
     const Scale sc{fr, nice_axis(0, ymax > 0 ? ymax * 1.04 : 1, 6)};
 
-    std::string out = svg_open(
-        f.id, "jp-profile", width, height,
-        fmt::format(R"~( data-left="{}" data-width="{}" data-top="{}" data-bottom="{}" )~"
-                    R"~(data-runtime="{:.3f}" aria-label="power over fractional runtime")~",
-                    num(fr.left), num(fr.width), num(fr.top), num(fr.bottom()),
-                    std::isfinite(f.runtime_s) ? f.runtime_s : 0.0));
+    std::string out =
+        svg_open(f.id, "jp-profile", width, height,
+                 fmt::format(R"~( data-left="{}" data-width="{}" data-top="{}" data-bottom="{}" )~"
+                             R"~(data-runtime="{:.3f}" aria-label="power over the run's time")~",
+                             num(fr.left), num(fr.width), num(fr.top), num(fr.bottom()),
+                             std::isfinite(f.runtime_s) ? f.runtime_s : 0.0));
     out += fmt::format(R"~(<defs><clipPath id="{}-clip"><rect x="{}" y="{}" width="{}" )~"
                        R"~(height="{}"/></clipPath></defs>)~",
                        f.id, num(fr.left), num(fr.top - 1), num(fr.width), num(fr.height + 2));
     legend(out, entries, f.id, fr.left, 8, plot_w);
     out += phases_svg(f, labels, sc, strip_h);
     y_axis(out, fr, sc.ay, "Power [W]");
-    x_axis(out, fr, Axis{0, 1, 0.1}, 0, 1, "Fraction of runtime", true); // with a vertical grid
+    // Time since the run began, in its unit; x() maps the fraction of the runtime.
+    const double runtime = std::isfinite(f.runtime_s) && f.runtime_s > 0 ? f.runtime_s : 1.0;
+    const auto [unit_s, unit] = time_unit(runtime);
+    x_axis(out, fr, nice_axis(0, runtime / unit_s, 10), 0, runtime / unit_s,
+           fmt::format("Time since the run began [{}]", unit), true); // with a vertical grid
     out += fmt::format(R"~(<g clip-path="url(#{}-clip)">)~", f.id);
     out += point_markers_svg(f, sc);
     out += series_svg(f, sc);

@@ -97,7 +97,7 @@ TEST_F(HtmlReport, WritesOneSelfContainedPageWithTheFigures) {
     EXPECT_EQ(count(page, "class=\"jp-bars\""), 1U);
     EXPECT_EQ(count(page, "class=\"jp-hist\""), 1U);
     EXPECT_EQ(count(page, "<polyline"), 4U) << "node and three parts";
-    EXPECT_NE(page.find("Fraction of runtime"), std::string::npos);
+    EXPECT_NE(page.find("Time since the run began [s]"), std::string::npos);
     EXPECT_NE(page.find("Power [W]"), std::string::npos);
     EXPECT_NE(page.find("Energy [kJ]"), std::string::npos);
     EXPECT_NE(page.find("Node power [W]"), std::string::npos);
@@ -227,6 +227,29 @@ TEST_F(HtmlReport, ConstantPowerHasAReadableBinWidthAndAShareAxisEndingAt100) {
     const auto svg = page.substr(hist, page.find("</svg>", hist) - hist);
     EXPECT_NE(svg.find(">100<"), std::string::npos) << svg.substr(0, 3000);
     EXPECT_EQ(svg.find(">120<"), std::string::npos);
+}
+
+TEST_F(HtmlReport, ThousandsOfPhaseOccurrencesCloserThanAPixelAreOneNamedBand) {
+    std::vector<trace::Marker> m;
+    for (std::int64_t i = 0; i < 15000; ++i) { // 15,000 steps of 4 ms in a minute, a point each
+        m.push_back({0, i * 4'000'000, "begin", "step"});
+        m.push_back({0, i * 4'000'000 + 3'000'000, "end", "step"});
+        m.push_back({0, i * 4'000'000 + 3'000'000, "point", "loss"});
+    }
+    m.push_back({0, 70 * k_sec, "begin", "eval"});
+    m.push_back({0, 80 * k_sec, "end", "eval"});
+    ASSERT_TRUE(test::make_trace(trace, gpu_node(), {{"steps", "measure", "./s", 90, 1, m}}));
+    ASSERT_TRUE(write_html_report({trace}, out, {}));
+    const auto page = slurp(out);
+    EXPECT_LT(page.size(), 300'000U);
+    EXPECT_NE(page.find(">step ×15000<"), std::string::npos);
+    EXPECT_NE(page.find(">eval<"), std::string::npos) << "a phase of its own stays as it is";
+    EXPECT_EQ(count(page, "fill-opacity=\"0.13\""), 2U) << "one band for the steps, one for eval";
+    EXPECT_NE(page.find("<title>loss ×"), std::string::npos);
+    EXPECT_LT(count(page, "class=\"mark\""), 1000U);
+    // One run on a time axis: 0 to 90 s.
+    EXPECT_NE(page.find("Time since the run began [s]"), std::string::npos);
+    EXPECT_NE(page.find(">80<"), std::string::npos);
 }
 
 TEST_F(HtmlReport, SeveralTracesInOnePage) {
