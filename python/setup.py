@@ -2,12 +2,16 @@
 """Builds jouleprof._core with the project's CMake (the repository is this folder's parent).
 
 $JOULEPROF_BUILD_DIR reuses a configured build directory instead of a new one;
-$CMAKE_BUILD_PARALLEL_LEVEL limits the jobs (default 2).
+$CMAKE_BUILD_PARALLEL_LEVEL limits the jobs (default 2). Everything setuptools makes
+(build/, jouleprof.egg-info/) goes to a temporary directory removed at the end, so
+`pip install ./python` leaves the source tree as it was.
 """
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -35,4 +39,8 @@ class CMakeBuild(build_ext):
         shutil.copy2(built[0], dest)
 
 
-setup(ext_modules=[Extension("jouleprof._core", sources=[])], cmdclass={"build_ext": CMakeBuild})
+OUT = Path(tempfile.mkdtemp(prefix="jouleprof-setup-"))
+atexit.register(shutil.rmtree, OUT, ignore_errors=True)
+
+setup(ext_modules=[Extension("jouleprof._core", sources=[])], cmdclass={"build_ext": CMakeBuild},
+      options={"build": {"build_base": str(OUT / "build")}, "egg_info": {"egg_base": str(OUT)}})

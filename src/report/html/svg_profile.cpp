@@ -32,56 +32,55 @@ struct Scale {
     }
 };
 
-// Bands of one name closer than a pixel are one band, named once: 15,000 training
-// steps are one shaded stretch "step ×15000", not 15,000 rectangles (a 4 MB page).
-std::vector<PhaseBand> merged_bands(const std::vector<PhaseBand>& in, double plot_w) {
-    std::vector<PhaseBand> out;
+// Items of one name that `joins` the last kept one of that name (closer than a
+// pixel) are folded into it (`fold`); each kept item is named with its count
+// ("step ×15000"). Thousands of training steps draw as one band, not a 4 MB page.
+template <class T, class Joins, class Fold>
+std::pair<std::vector<T>, std::vector<std::size_t>>
+merged_by_name(const std::vector<T>& in, Joins joins, Fold fold) {
+    std::vector<T> out;
     std::vector<std::size_t> count;
-    std::map<std::string, std::size_t> open; // name -> its band in out being extended
-    for (const auto& p : in) {
-        const auto it = open.find(p.name);
-        if (it != open.end() && (p.x0 - out[it->second].x1) * plot_w < 1.0) {
-            auto& b = out[it->second];
-            b.x1 = std::max(b.x1, p.x1);
+    std::map<std::string, std::size_t> last; // name -> its item in out
+    for (const auto& item : in) {
+        const auto it = last.find(item.name);
+        if (it != last.end() && joins(out[it->second], item)) {
+            fold(out[it->second], item);
             ++count[it->second];
             continue;
         }
-        open[p.name] = out.size();
-        out.push_back(p);
+        last[item.name] = out.size();
+        out.push_back(item);
         count.push_back(1);
     }
     for (std::size_t i = 0; i < out.size(); ++i) {
         if (count[i] > 1) {
-            out[i].title = fmt::format("{} ×{}: occurrences closer together than a pixel, drawn "
-                                       "as one band (the tables give each name's totals)",
-                                       out[i].name, count[i]);
             out[i].name += fmt::format(" ×{}", count[i]);
+        }
+    }
+    return {out, count};
+}
+
+std::vector<PhaseBand> merged_bands(const std::vector<PhaseBand>& in, double plot_w) {
+    auto [out, count] = merged_by_name(
+        in, [&](const PhaseBand& b, const PhaseBand& p) { return (p.x0 - b.x1) * plot_w < 1.0; },
+        [](PhaseBand& b, const PhaseBand& p) { b.x1 = std::max(b.x1, p.x1); });
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (count[i] > 1) {
+            out[i].title = out[i].name + ": occurrences closer together than a pixel, drawn as "
+                                         "one band (the tables give each name's totals)";
         }
     }
     return out;
 }
 
-// Point markers of one name within a pixel of the last drawn are one line, "name ×n".
 std::vector<PointMark> merged_points(const std::vector<PointMark>& in, double plot_w) {
-    std::vector<PointMark> out;
-    std::vector<std::size_t> count;
-    std::map<std::string, std::size_t> last;
-    for (const auto& m : in) {
-        const auto it = last.find(m.name);
-        if (it != last.end() && std::fabs(m.x - out[it->second].x) * plot_w < 1.0) {
-            ++count[it->second];
-            continue;
-        }
-        last[m.name] = out.size();
-        out.push_back(m);
-        count.push_back(1);
-    }
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        if (count[i] > 1) {
-            out[i].name += fmt::format(" ×{}", count[i]);
-        }
-    }
-    return out;
+    return merged_by_name(
+               in,
+               [&](const PointMark& last, const PointMark& m) {
+                   return std::fabs(m.x - last.x) * plot_w < 1.0;
+               },
+               [](PointMark&, const PointMark&) {})
+        .first;
 }
 
 // The time axis in the unit that fits the run: s, min beyond 10 min, h beyond 3 h.
