@@ -18,7 +18,11 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
         JP_LOG_ERROR("--mark-regex {}", rules.error());
         return 2;
     }
-    if (auto ok = check_json_output(o.json, {}); !ok) {
+    std::vector<std::filesystem::path> inputs;
+    if (!o.output.empty()) {
+        inputs.push_back(o.output); // the trace it writes is never the JSON's file
+    }
+    if (auto ok = check_json_output(o.json, inputs); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
@@ -69,6 +73,7 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
     auto summaries = (*session)->summaries();
     session->reset(); // the trace is closed before the summary is printed
     int printed = 0;
+    const bool summarised = summaries.has_value();
     if (o.print_summary) {
         if (summaries) {
             // -q: errors only, so no text; the JSON when it was asked for.
@@ -79,10 +84,11 @@ int run_measurement(const RunOptions& o, const sensors::Host& host, const Config
             printed = 1;
         }
     }
-    if (printed != 0) {
+    if (printed != 0 && !summarised) {
         JP_LOG_ERROR("the summary could not be computed; the trace is at {}", path.string());
     }
-    return exit_code;
+    // A summary that could not be written (--json-file, said above) fails a good run.
+    return printed != 0 && exit_code == 0 ? 1 : exit_code;
 }
 
 void register_run(CLI::App& app, Commands& out) {

@@ -5,6 +5,7 @@
 #include "process/runner.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 namespace jp::cli {
@@ -31,13 +32,22 @@ namespace {
 std::optional<std::string> path_with_monitor() {
     const auto dir = process::executable_dir();
     std::error_code ec;
-    if (dir.empty() || !std::filesystem::exists(dir / "jouleprof", ec) ||
+    // A ':' would split the directory into other entries (one of them relative).
+    if (dir.empty() || dir.string().find(':') != std::string::npos ||
+        !std::filesystem::exists(dir / "jouleprof", ec) ||
         std::filesystem::read_symlink("/proc/self/exe", ec).filename() != "jouleprof" ||
         process::resolve_program("jouleprof")) {
         return std::nullopt;
     }
+    // No PATH: the job's exec would search the C library's default one; it stays first.
     const char* path = std::getenv("PATH");
-    return path == nullptr || *path == '\0' ? dir.string() : std::string{path} + ":" + dir.string();
+    std::string base = path != nullptr ? path : "";
+    if (base.empty()) {
+        base.resize(::confstr(_CS_PATH, nullptr, 0));
+        ::confstr(_CS_PATH, base.data(), base.size());
+        base.resize(std::strlen(base.c_str()));
+    }
+    return base.empty() ? dir.string() : base + ":" + dir.string();
 }
 
 } // namespace

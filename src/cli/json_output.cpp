@@ -4,9 +4,12 @@
 #include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <unistd.h>
 
 namespace jp::cli {
 
@@ -24,6 +27,11 @@ Result<void> check_json_output(const JsonOutput& out,
     }
     if (auto ok = sys::check_output(out.file, {inputs, true}); !ok) {
         return fail(ok.error().kind, "--json-file " + out.file.string(), ok.error().detail);
+    }
+    const auto dir = out.file.has_parent_path() ? out.file.parent_path() : ".";
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        return fail(ErrorKind::permission, "--json-file " + out.file.string(),
+                    "cannot create a file in " + dir.string() + ": " + std::strerror(errno));
     }
     return {};
 }

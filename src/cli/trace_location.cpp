@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,6 +47,29 @@ std::optional<std::string> unwritable(const fs::path& dir) {
     return std::nullopt;
 }
 
+// A new name in dir: jouleprof-<time>-<pid>.jptrace, with -2, -3, ... when that is
+// taken (a second Python block in the same second). Writer::create makes it with O_EXCL.
+fs::path new_name_in(const fs::path& dir) {
+    const auto base = default_trace_name();
+    auto p = dir / base;
+    std::error_code ec;
+    for (int i = 2; fs::exists(fs::symlink_status(p, ec)) && i < 10000; ++i) {
+        p = dir / fmt::format("{}-{}{}", base.stem().string(), i, base.extension().string());
+    }
+    return p;
+}
+
+// The temp directory's fallback: a private directory of its own (0700, a random
+// name), so the trace is neither guessable nor readable by others there.
+Result<fs::path> private_temp_dir() {
+    std::error_code ec;
+    auto pattern = (fs::temp_directory_path(ec) / "jouleprof-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+        return std::unexpected(errno_error(errno, pattern));
+    }
+    return fs::path{pattern};
+}
+
 } // namespace
 
 fs::path default_trace_dir(const EnvLookup& env) {
@@ -82,13 +106,13 @@ Result<fs::path> trace_path_for(const fs::path& output, const EnvLookup& env) {
         if (auto why = unwritable(where)) {
             return fail(ErrorKind::config, "-o " + output.string(), *why);
         }
-        return dir ? output / default_trace_name() : output;
+        return dir ? new_name_in(output) : output;
     }
     const auto dir = default_trace_dir(env);
     if (!dir.empty()) {
         auto made = make_private_dirs(dir);
         if (made && !unwritable(dir)) {
-            return dir / default_trace_name();
+            return new_name_in(dir);
         }
         JP_LOG_WARN("trace directory {}: {}; writing the trace to the temp directory (set "
                     "JOULEPROF_TRACE_DIR or give -o)",
@@ -97,7 +121,11 @@ Result<fs::path> trace_path_for(const fs::path& output, const EnvLookup& env) {
         JP_LOG_WARN("no HOME, XDG_STATE_HOME or JOULEPROF_TRACE_DIR: writing the trace to the "
                     "temp directory (give -o to choose)");
     }
-    return fs::temp_directory_path(ec) / default_trace_name();
+    auto tmp = private_temp_dir();
+    if (!tmp) {
+        return std::unexpected(tmp.error());
+    }
+    return *tmp / default_trace_name();
 }
 
 } // namespace jp::cli

@@ -22,6 +22,20 @@ bool same_file(const fs::path& a, const fs::path& b) {
     return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
+// An SQLite file (a trace, or another database): by its 16-byte header.
+bool is_trace(const fs::path& p) {
+    constexpr std::string_view k_magic{"SQLite format 3\0", 16};
+    std::array<char, 16> head{};
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        return false;
+    }
+    const auto n = ::read(fd, head.data(), head.size());
+    ::close(fd);
+    return n == static_cast<ssize_t>(head.size()) &&
+           std::string_view{head.data(), head.size()} == k_magic;
+}
+
 std::string in_dir_of(const fs::path& out) {
     return out.has_parent_path() ? out.parent_path().string() : std::string{"."};
 }
@@ -46,6 +60,19 @@ Result<void> check_output(const fs::path& out, const OutputRules& rules) {
     const auto st = fs::status(out, ec);
     if (fs::is_directory(st)) {
         return fail(ErrorKind::config, out.string(), "is a directory; name a file");
+    }
+    // The output is renamed into place: that would put a file where a device, a pipe or a
+    // link is (as root: /dev/null itself). Only a regular file is ever replaced.
+    const auto own = fs::symlink_status(out, ec);
+    if (fs::exists(own) && !fs::is_regular_file(own)) {
+        return fail(ErrorKind::config, out.string(),
+                    fs::is_symlink(own)
+                        ? "is a symbolic link; name the file itself"
+                        : "is not a regular file (a device, pipe or socket); name a file");
+    }
+    if (fs::is_regular_file(own) && is_trace(out)) {
+        return fail(ErrorKind::config, out.string(),
+                    "is a trace (an SQLite file), never replaced by an output: name another file");
     }
     if (fs::exists(st) && !rules.force) {
         return fail(ErrorKind::config, out.string(),

@@ -32,7 +32,7 @@ Result<Database> Database::open(const std::filesystem::path& path, Mode mode) {
     int flags = SQLITE_OPEN_NOMUTEX;
     switch (mode) {
     case Mode::create:
-        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW;
         break;
     case Mode::read_only:
         flags |= SQLITE_OPEN_READONLY;

@@ -4,7 +4,10 @@
 #include "trace/schema.hpp"
 
 #include <array>
+#include <cerrno>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 namespace jp::trace {
 
@@ -37,9 +40,18 @@ Writer::~Writer() {
 Result<Writer> Writer::create(const std::filesystem::path& path,
                               const std::map<std::string, std::string>& meta) {
     std::error_code ec;
-    if (std::filesystem::exists(path, ec)) {
-        return fail(ErrorKind::config, path.string(), "already exists (choose another -o path)");
+    // Made here, empty, before SQLite opens it: O_EXCL | O_NOFOLLOW, so a name that exists
+    // in any form (a file, a link planted in a shared directory, dangling or not) is
+    // refused, and SQLite only ever opens the file this process made.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST || errno == ELOOP) {
+            return fail(ErrorKind::config, path.string(),
+                        "already exists (choose another -o path)");
+        }
+        return std::unexpected(errno_error(errno, path.string()));
     }
+    ::close(fd);
     // A lambda, for the private constructor.
     auto created = [&]() -> Result<Writer> {
         auto db = Database::open(path, Database::Mode::create);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <sys/stat.h>
+#include <utility>
 
 namespace jp::test {
 namespace {
@@ -104,6 +105,61 @@ TEST_F(Output, JsonFileLeavesTheTextWhereItWasAndDashIsStdout) {
     EXPECT_FALSE(fs::exists(file("/work/ran")));
 }
 
+TEST_F(Output, AnOutputNeverReplacesADeviceAPipeALinkOrATrace) {
+    const auto t = file("/work/t.jptrace");
+    ASSERT_EQ(sh(jp(fmt::format("-q run --no-live -o {} -- true", t))).exit_code, 0);
+    const auto fifo = file("/work/fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    fs::create_symlink(file("/work/elsewhere.json"), file("/work/link.json"));
+    fs::create_directories(file("/work/d"));
+    fs::copy_file(t, file("/work/d/n1.jptrace"));
+    for (const auto& [cmd, why] :
+         {std::pair{fmt::format("report {} --json-file {}", t, fifo), "is not a regular file"},
+          std::pair{fmt::format("report {} --json-file {}", t, file("/work/link.json")),
+                    "is a symbolic link"},
+          std::pair{
+              fmt::format("report {} --json-file {}", file("/work/d"), file("/work/d/n1.jptrace")),
+              "is a trace"},
+          std::pair{fmt::format("export {} -f json --force -o {}", t, fifo),
+                    "is not a regular file"}}) {
+        const auto r = sh(jp(cmd + " 2>&1 >/dev/null"));
+        EXPECT_NE(r.exit_code, 0) << cmd;
+        EXPECT_NE(r.out.find(why), npos) << cmd << "\n" << r.out;
+    }
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(file("/work/link.json"))));
+    EXPECT_FALSE(fs::exists(file("/work/elsewhere.json")));
+    EXPECT_EQ(slurp(file("/work/d/n1.jptrace")), slurp(t));
+    // run: the JSON file is never its own trace, said before the job runs.
+    const auto same = sh(jp(fmt::format("run --no-live -o {0} --json-file {0} -- touch {1} 2>&1",
+                                        file("/work/s.jptrace"), file("/work/ran"))));
+    EXPECT_EQ(same.exit_code, 2) << same.out;
+    EXPECT_FALSE(fs::exists(file("/work/ran")));
+}
+
+TEST_F(Output, APlantedLinkIsNeverFollowedWhenATraceIsMade) {
+    const auto target = file("/work/victim");
+    fs::create_symlink(target, file("/work/planted.jptrace")); // dangling
+    const auto r =
+        sh(jp(fmt::format("run --no-live -o {} -- true 2>&1", file("/work/planted.jptrace"))));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("already exists"), npos) << r.out;
+    EXPECT_FALSE(fs::exists(target));
+}
+
+TEST_F(Output, AJobWithoutPathStillFindsTheSystemsPrograms) {
+    // The monitor adds its own directory for `jouleprof mark`; the C library's default
+    // PATH stays in front when the job had none.
+    const auto r = sh(fmt::format("cd {} && env -i JOULEPROF_TRACE_DIR={} {} --sysfs-root {} -c {} "
+                                  "-q run --no-live -- sh -c 'ls / >/dev/null && echo ok' 2>&1",
+                                  file("/work"), file("/work"), JP_BINARY, fs_.root().string(),
+                                  file("/config.toml")));
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.out, "ok\n");
+}
+
 TEST_F(Output, QuietRunPrintsTheJobsOutputAndErrorsOnly) {
     const auto r = sh(jp("-q run --no-live -- sh -c 'echo out; echo err >&2' 2>&1"));
     EXPECT_EQ(r.exit_code, 0);
@@ -143,6 +199,11 @@ TEST_F(Output, TracesGoToTheStateDirectoryAndTheSummarySaysWhere) {
     ASSERT_NE(at, npos) << odd.out;
     const auto name = odd.out.substr(at + 7, odd.out.find('\n', at) - at - 7);
     EXPECT_TRUE(fs::remove(name)) << name;
+    // In a private directory of its own there (0700, a random name).
+    struct stat tmp_st {};
+    ASSERT_EQ(::stat(fs::path{name}.parent_path().c_str(), &tmp_st), 0);
+    EXPECT_EQ(tmp_st.st_mode & 0777, 0700U);
+    EXPECT_TRUE(fs::remove(fs::path{name}.parent_path()));
 }
 
 TEST_F(Output, ARunThatNeverStartedLeavesNoTrace) {
@@ -182,6 +243,14 @@ TEST_F(Output, TheStatusLineSaysWhichRunAndWhatItShows) {
         EXPECT_NE(r.out.find(std::string{"[jouleprof] "} + what + "  "), npos) << what << r.out;
     }
     EXPECT_NE(r.out.find(" J  measured"), npos) << r.out;
+    // A sweep value with escape sequences reaches the terminal escaped.
+    const auto esc = sh(fmt::format(
+        "script -qfec {} /dev/null 2>&1",
+        shell_quote(jp(fmt::format("sweep -o {} -p \"n=a$(printf '\\033]0;PWNED\\007'),b\" -- "
+                                   "sleep 0.7",
+                                   file("/sw"))))));
+    EXPECT_NE(esc.out.find("point 1/2"), npos) << esc.out;
+    EXPECT_EQ(esc.out.find("\033]0;PWNED"), npos) << esc.out;
     // The first line is drawn after 500 ms, with a power (no first-window artefact).
     EXPECT_EQ(r.out.find("[jouleprof] run 1/2  0.0 s"), npos) << r.out;
 }

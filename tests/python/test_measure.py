@@ -198,3 +198,13 @@ def test_durations_as_the_cli_takes_them_and_its_words_for_bad_ones(node: FakeNo
         time.sleep(0.3)
     t = jouleprof.Trace(jouleprof.close())
     assert t.meta["interval_ns"] == "50000000"
+
+
+def test_blocks_with_traces_of_their_own_in_one_second_get_names_of_their_own(
+        node: FakeNode, tmp_path: Path) -> None:
+    # Each block with interval= writes a trace of its own in the trace directory.
+    for _ in range(3):
+        with jouleprof.measure("quick", interval="50ms"):
+            time.sleep(0.05)
+    traces = sorted((tmp_path / "state" / "jouleprof" / "traces").glob("*.jptrace"))
+    assert len(traces) == 3, traces
