@@ -70,6 +70,8 @@ def _seconds(value: Duration, name: str = "interval") -> float:
         raise ValueError(f"{name}: must be a finite number of seconds, not {value!r}")
     if seconds < 0.001:
         raise ValueError(f"{name}: must be at least 1ms (got {value!r})")
+    if seconds > 1e9:  # the CLI's limit: 1e18 ns
+        raise ValueError(f"{name}: too long (got {value!r})")
     return seconds
 
 

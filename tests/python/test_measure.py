@@ -181,6 +181,7 @@ def test_durations_as_the_cli_takes_them_and_its_words_for_bad_ones(node: FakeNo
     assert jouleprof.Monitor(interval=0.25).interval == 0.25
     for bad, words in (("100x", "interval: duration '100x': unknown unit 'x'"),
                        ("fast", "interval: duration 'fast': expected a number with a unit"),
+                       (1e308, "interval: too long"),
                        ("0.5us", "interval: must be at least 1ms"),
                        (0, "interval: must be at least 1ms"),
                        (float("nan"), "interval: must be a finite number of seconds")):
