@@ -5,7 +5,7 @@
 # so it builds nothing new. Usage: pip_install_test.sh SOURCE_DIR BUILD_DIR PYTHON
 set -eu
 src=$1 build=$2 python=$3
-if ! "$python" -c "import pip, setuptools, wheel" 2>/dev/null; then
+if ! "$python" -c "import setuptools, wheel, pip" 2>/dev/null; then
     echo "skipped: no pip, setuptools or wheel for $python (apt install python3-pip python3-wheel)"
     exit 77
 fi
