@@ -5,6 +5,7 @@
 #include "trace/types.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace jp::report {
@@ -135,18 +136,33 @@ knots_of(const Channel& c, std::vector<TimedValue> readings, std::span<const std
     return out;
 }
 
+namespace {
+
+// A period as people say it: two significant digits ("50 ms", not "50.0443 ms").
+std::string about(std::int64_t ns) {
+    if (ns <= 0) {
+        return format_duration(Nanos{ns});
+    }
+    const double mag = std::pow(10.0, std::floor(std::log10(static_cast<double>(ns))) - 1);
+    return format_duration(Nanos{
+        static_cast<std::int64_t>(std::llround(std::round(static_cast<double>(ns) / mag) * mag))});
+}
+
+} // namespace
+
 std::string timing_note(const Channel& c, const Timing& t) {
     // A source that averages is said always: its peaks are the window's means.
     if (t.sample_ns > 0 && c.averaging_ns && *c.averaging_ns >= t.resolution_ns) {
         return fmt::format("{}: read every {}; {} reports {} averages ({}), so its power profile "
                            "is no finer than {} (energy over a run is not affected beyond its "
                            "edges)",
-                           c.name, format_duration(Nanos{t.sample_ns}),
+                           c.name, about(t.sample_ns),
                            c.backend == "ipmi" ? std::string{"the BMC"} : c.backend,
-                           format_duration(Nanos{*c.averaging_ns}), c.source,
-                           format_duration(Nanos{t.resolution_ns}));
+                           about(*c.averaging_ns), c.source, about(t.resolution_ns));
     }
-    if (t.sample_ns <= 0 || t.resolution_ns <= t.sample_ns) {
+    // Said where the sampling is clearly finer than the source (a 50 ms estimate read
+    // every 50 ms, its period measured as 50.04 ms, is nothing to say).
+    if (t.sample_ns <= 0 || 2 * t.resolution_ns <= 3 * t.sample_ns) {
         return {};
     }
     const auto source = t.update_learned ? std::string{"learned from its readings"}
@@ -154,9 +170,8 @@ std::string timing_note(const Channel& c, const Timing& t) {
     return fmt::format("{}: read every {}; its value changes every ~{} ({}), so its power is "
                        "derived over spans of {} or more, within 10 % (a finer interval gives no "
                        "finer power)",
-                       c.name, format_duration(Nanos{t.sample_ns}),
-                       format_duration(Nanos{t.update_ns}), source,
-                       format_duration(Nanos{t.resolution_ns}));
+                       c.name, about(t.sample_ns), about(t.update_ns), source,
+                       about(t.resolution_ns));
 }
 
 } // namespace jp::report

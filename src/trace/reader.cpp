@@ -88,8 +88,15 @@ Result<void> check_times(const std::filesystem::path& path, std::span<const Time
 
 Result<Reader> Reader::open(const std::filesystem::path& path) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
+    const auto st = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(st)) {
         return fail(ErrorKind::not_found, path.string(), "no such trace file");
+    }
+    if (!std::filesystem::is_regular_file(st)) {
+        return fail(ErrorKind::parse, path.string(),
+                    std::filesystem::is_directory(st)
+                        ? "a directory, not a trace file"
+                        : "not a regular file (a device, pipe or socket), so not a trace");
     }
     // Read-only, always: a reader never writes into a trace, not even to
     // recover the WAL of a killed writer (SQLite reads the WAL as it is).
