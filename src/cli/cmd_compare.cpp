@@ -73,6 +73,7 @@ int run_compare(const CompareOptions& o) {
         sel.push_back(parse_selection(a));
     }
     std::vector<std::filesystem::path> inputs;
+    inputs.reserve(sel.size());
     for (const auto& s : sel) {
         inputs.push_back(s.trace);
     }
