@@ -60,8 +60,9 @@ std::string runtime_pm(const Stat& s) {
 }
 
 std::string plain_number(double v, int significant) {
-    if (v == 0 || !std::isfinite(v)) {
-        return fmt::format("{:g}", v);
+    // Beyond a quadrillion the digits say nothing more (a mistyped factor): 4 significant.
+    if (v == 0 || !std::isfinite(v) || std::fabs(v) >= 1e15) {
+        return fmt::format("{:.{}g}", v, significant);
     }
     const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
     const int decimals = std::clamp(significant - 1 - magnitude, 0, 15);

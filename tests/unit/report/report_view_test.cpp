@@ -156,6 +156,7 @@ TEST(ReportView, FootprintOnlyWhenConfigured) {
     EXPECT_EQ(plain_number(2.3e-6), "0.0000023");
     EXPECT_EQ(plain_number(1234.6), "1235");
     EXPECT_EQ(plain_number(-0.02), "-0.02");
+    EXPECT_EQ(plain_number(1e300), "1e+300"); // a mistyped factor, not 301 digits
     EXPECT_FALSE(footprint(1000, CarbonConfig{}));
     const auto only_price = footprint(7.2e6, CarbonConfig{std::nullopt, std::nullopt, 0.1, {}});
     EXPECT_DOUBLE_EQ(only_price->pue, 1.0) << "PUE defaults to 1";
