@@ -149,7 +149,10 @@ void profile_figure(
     }
     pg.body += "<figure>" + profile_svg(f);
     std::string how;
-    if (p.step_ns > 0) {
+    if (p.step_ns > 0 && p.windows < 2) {
+        how = " The run is shorter than two of the profile's windows: each line is its mean "
+              "power over the whole run, from the samples at its edges.";
+    } else if (p.step_ns > 0) {
         how = fmt::format(" Power is the mean over each {} window of the samples ({} windows); "
                           "each line keeps the lowest and highest window per pixel column, so "
                           "short peaks stay visible.",

@@ -199,7 +199,15 @@ std::string series_svg(const ProfileFigure& f, const Scale& sc) {
         }
         std::string pts;
         pts.reserve(l->points.size() * 14);
+        if (l->points.size() == 1) { // one window (a run shorter than two): its mean, end to end
+            const double y = sc.y(l->points.front().y);
+            fmt::format_to(std::back_inserter(pts), "{:.1f},{:.1f} {:.1f},{:.1f} ", sc.x(0), y,
+                           sc.x(1), y);
+        }
         for (const auto& p : l->points) {
+            if (l->points.size() == 1) {
+                break;
+            }
             fmt::format_to(std::back_inserter(pts), "{:.1f},{:.1f} ", sc.x(p.x), sc.y(p.y));
         }
         pts.pop_back();

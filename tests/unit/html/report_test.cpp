@@ -252,6 +252,16 @@ TEST_F(HtmlReport, ThousandsOfPhaseOccurrencesCloserThanAPixelAreOneNamedBand) {
     EXPECT_NE(page.find(">80<"), std::string::npos);
 }
 
+TEST_F(HtmlReport, ARunShorterThanTwoWindowsIsDrawnAsItsMeanAcrossTheRun) {
+    ASSERT_TRUE(test::make_trace(trace, gpu_node(), {{"short", "measure", "./s", 0.02, 0.02, {}}}));
+    ASSERT_TRUE(write_html_report({trace}, out, {}));
+    const auto page = slurp(out);
+    EXPECT_NE(page.find("shorter than two of the profile's windows"), std::string::npos);
+    for (auto n : polyline_sizes(page)) {
+        EXPECT_EQ(n, 2U) << "each line from the run's start to its end";
+    }
+}
+
 TEST_F(HtmlReport, SeveralTracesInOnePage) {
     const auto second = fs.path("/other.jptrace");
     ASSERT_TRUE(test::make_trace(trace, gpu_node(), {{"a", "measure", "./a", 10, 1, {}}}));
