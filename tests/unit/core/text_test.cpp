@@ -34,6 +34,10 @@ TEST(Text, NoControlCharacterReachesATerminal) {
                             "2J"),
               "\\u009b2J");
     EXPECT_EQ(terminal_safe("\r\x7F"), "\\r\\x7f");
+    // Bidirectional overrides (Trojan Source) are shown, not obeyed; other text stays.
+    EXPECT_EQ(terminal_safe("run\u202Etxt.exe"), "run\\u202etxt.exe");
+    EXPECT_EQ(terminal_safe("a\u2066b\u2069 é"), "a\\u2066b\\u2069 é");
+    EXPECT_NE(text_problem("label\u202E"), nullptr);
 }
 
 TEST(Text, OneLineEscapesNewlinesAndCutsAtACodePoint) {
