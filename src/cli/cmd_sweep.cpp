@@ -140,18 +140,29 @@ int run_sweep(SweepOptions o, const Context& ctx) {
     if (o.dir.empty()) {
         o.dir = default_dir();
     }
-    if (auto ok = check_json_output(o.json, {}); !ok) {
-        JP_LOG_ERROR("{}", ok.error().message());
-        return 2;
-    }
+    std::error_code ec;
+    const bool made = !std::filesystem::exists(o.dir, ec);
     if (auto ok = sys::prepare_output_dir(o.dir, o.force); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
-    std::error_code ec;
     const auto points = report::grid_points(o.params);
+    std::vector<std::filesystem::path> traces;
+    traces.reserve(points.size() + 1);
     for (std::size_t i = 0; i < points.size(); ++i) {
-        const auto t = o.dir / report::trace_file_name(points[i], i + 1, points.size());
+        traces.push_back(o.dir / report::trace_file_name(points[i], i + 1, points.size()));
+    }
+    traces.push_back(o.dir / "sweep.json");
+    // Checked once the directory is there (--json-file may name a file in it), never a trace.
+    if (auto ok = check_json_output(o.json, traces); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        if (made) {
+            std::filesystem::remove(o.dir, ec); // empty: made just now
+        }
+        return 2;
+    }
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto& t = traces[i];
         if (std::filesystem::exists(t, ec)) {
             JP_LOG_ERROR("{}: already exists, and traces are never replaced: choose another "
                          "directory with -o",

@@ -132,6 +132,18 @@ TEST_F(Output, AnOutputNeverReplacesADeviceAPipeALinkOrATrace) {
     EXPECT_TRUE(fs::is_symlink(fs::symlink_status(file("/work/link.json"))));
     EXPECT_FALSE(fs::exists(file("/work/elsewhere.json")));
     EXPECT_EQ(slurp(file("/work/d/n1.jptrace")), slurp(t));
+    // sweep: a JSON file in its own new directory is fine, one of its traces is not.
+    EXPECT_EQ(sh(jp(fmt::format("-q sweep -o {0} -p n=1 --json-file {0}/out.json -- true",
+                                file("/work/sw1"))))
+                  .exit_code,
+              0);
+    EXPECT_TRUE(nlohmann::json::accept(slurp(file("/work/sw1/out.json"))));
+    EXPECT_EQ(sh(jp(fmt::format("-q sweep -o {0} -p n=1 --json-file {0}/01-n-1.jptrace -- true "
+                                "2>/dev/null",
+                                file("/work/sw2"))))
+                  .exit_code,
+              2);
+    EXPECT_FALSE(fs::exists(file("/work/sw2")));
     // run: the JSON file is never its own trace, said before the job runs.
     const auto same = sh(jp(fmt::format("run --no-live -o {0} --json-file {0} -- touch {1} 2>&1",
                                         file("/work/s.jptrace"), file("/work/ran"))));
