@@ -25,7 +25,16 @@ struct Row {
 };
 
 void row(std::string& out, const EnergyUnit& u, const Row& r) {
-    out += fmt::format(fmt::runtime(k_row), r.name, energy_pm(r.energy, u), pm(r.power, 1, 1),
+    // A name wider than its column has a line of its own, so the figures stay in their columns.
+    constexpr std::size_t k_name_width = 28;
+    const auto chars = static_cast<std::size_t>(std::ranges::count_if(
+        r.name, [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; }));
+    std::string_view name = r.name;
+    if (chars > k_name_width) {
+        out += r.name + "\n";
+        name = {};
+    }
+    out += fmt::format(fmt::runtime(k_row), name, energy_pm(r.energy, u), pm(r.power, 1, 1),
                        r.runtime, r.peak.n > 0 ? pm(r.peak, 1, 1) : std::string{}, r.provenance);
 }
 

@@ -6,9 +6,11 @@
 #include "report/summary.hpp"
 #include "trace_builder.hpp"
 
+#include <cctype>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace jp::report {
 namespace {
@@ -170,6 +172,37 @@ TEST(PhaseSummary, ThousandsOfOccurrencesAreTotalledInJsonAndListedOnlyOnRequest
     // The text table counts them in plain digits.
     const auto text = format_text({aggregate_runs("job", {*s})});
     EXPECT_NE(text.find("phase step (×300)"), std::string::npos) << text;
+}
+
+TEST(PhaseSummary, ALongNameKeepsTheTablesColumnsAligned) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/l.jptrace"), node_cpu_gpu()};
+    test::RunSpec spec;
+    spec.seconds = 40;
+    spec.watts = load;
+    const std::string name = "a-phase-with-a-really-long-descriptive-name";
+    spec.markers = {{10, "begin", name}, {30, "end", name}};
+    b.run(spec);
+    auto r = b.reader();
+    const auto text = format_text({aggregate_runs("job", {*summarize_run(r, r.runs()[0])})});
+    // The energy column (28 + 1 + 22 wide) ends at the same place on every row with figures.
+    std::size_t rows = 0;
+    std::istringstream lines{text};
+    for (std::string line; std::getline(lines, line) && line.rfind("(mean", 0) != 0;) {
+        if (line.find("phase " + name) != std::string::npos) {
+            EXPECT_EQ(line, "  phase " + name) << "the name on a line of its own";
+            continue;
+        }
+        if (line.rfind("  ", 0) != 0 || line.find("measured") == std::string::npos) {
+            continue;
+        }
+        ++rows;
+        ASSERT_GT(line.size(), 52U) << line;
+        EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(line[50])) != 0 && line[51] == ' ')
+            << line << "\n"
+            << text;
+    }
+    EXPECT_EQ(rows, 6U) << text; // node and its 2 measured parts, for the run and the phase
 }
 
 TEST(PhaseSummary, RepeatsGiveMeanAndSampleStdPerPhaseName) {
