@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
+#include <tuple>
 
 namespace jp::report {
 namespace {
@@ -39,6 +41,25 @@ const Item& part(const Figures& f, const std::string& name) {
         }
     }
     throw std::runtime_error("no part " + name);
+}
+
+using Markers = std::vector<std::tuple<double, std::string, std::string>>;
+
+// One 40 s run of `load` on node, CPU and GPU with these markers (t s, kind, name), summarised.
+RunSummary summary_with(const Markers& markers) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/m.jptrace"), node_cpu_gpu()};
+    test::RunSpec spec;
+    spec.seconds = 40;
+    spec.watts = load;
+    spec.markers = markers;
+    b.run(spec);
+    auto r = b.reader();
+    auto s = summarize_run(r, r.runs()[0]);
+    if (!s) {
+        throw std::runtime_error(s.error().message());
+    }
+    return std::move(*s);
 }
 
 TEST(PhaseSummary, EachPhaseHasItsOwnEnergyRuntimeAveragePeakForNodeAndParts) {
@@ -103,18 +124,15 @@ TEST(PhaseSummary, SummarizeWindowGivesAnyWindowOfARun) {
 }
 
 TEST(PhaseSummary, OccurrencesOfOneNameAddUpAndNestingCountsOnce) {
-    test::FakeSysfs fs;
-    test::TraceBuilder b{fs.path("/e.jptrace"), node_cpu_gpu()};
-    test::RunSpec spec;
-    spec.seconds = 40;
-    spec.watts = load;
-    spec.markers = {{2, "begin", "epoch"},  {6, "end", "epoch"},  {12, "begin", "epoch"},
-                    {14, "begin", "epoch"}, {16, "end", "epoch"}, {20, "end", "epoch"},
-                    {33, "point", "ckpt"},  {35, "begin", "tail"}};
-    b.run(spec);
-    auto r = b.reader();
-    auto s = summarize_run(r, r.runs()[0]);
-    ASSERT_TRUE(s);
+    const auto summary = summary_with({{2, "begin", "epoch"},
+                                       {6, "end", "epoch"},
+                                       {12, "begin", "epoch"},
+                                       {14, "begin", "epoch"},
+                                       {16, "end", "epoch"},
+                                       {20, "end", "epoch"},
+                                       {33, "point", "ckpt"},
+                                       {35, "begin", "tail"}});
+    const auto* s = &summary;
     ASSERT_EQ(s->phases.size(), 4U); // three epochs (one nested) and the open tail
     ASSERT_EQ(s->phase_totals.size(), 2U);
     const auto& epoch = s->phase_totals[0];
@@ -138,22 +156,16 @@ TEST(PhaseSummary, OccurrencesOfOneNameAddUpAndNestingCountsOnce) {
 }
 
 TEST(PhaseSummary, ThousandsOfOccurrencesAreTotalledInJsonAndListedOnlyOnRequest) {
-    test::FakeSysfs fs;
-    test::TraceBuilder b{fs.path("/s.jptrace"), node_cpu_gpu()};
-    test::RunSpec spec;
-    spec.seconds = 40;
-    spec.watts = load;
+    Markers m;
     for (int i = 0; i < 300; ++i) { // 300 steps of 0.1 s, a point each, and one epoch
-        spec.markers.emplace_back(0.1 * i, "begin", "step");
-        spec.markers.emplace_back((0.1 * i) + 0.05, "end", "step");
-        spec.markers.emplace_back((0.1 * i) + 0.05, "point", "loss");
+        m.emplace_back(0.1 * i, "begin", "step");
+        m.emplace_back((0.1 * i) + 0.05, "end", "step");
+        m.emplace_back((0.1 * i) + 0.05, "point", "loss");
     }
-    spec.markers.emplace_back(31, "begin", "epoch");
-    spec.markers.emplace_back(39, "end", "epoch");
-    b.run(spec);
-    auto r = b.reader();
-    auto s = summarize_run(r, r.runs()[0]);
-    ASSERT_TRUE(s);
+    m.emplace_back(31, "begin", "epoch");
+    m.emplace_back(39, "end", "epoch");
+    const auto summary = summary_with(m);
+    const auto* s = &summary;
     ASSERT_EQ(s->phases.size(), 301U);
     const auto j = run_to_json(*s);
     ASSERT_EQ(j["phases"].size(), 1U); // the epoch; the steps are totalled, not listed
@@ -175,16 +187,9 @@ TEST(PhaseSummary, ThousandsOfOccurrencesAreTotalledInJsonAndListedOnlyOnRequest
 }
 
 TEST(PhaseSummary, ALongNameKeepsTheTablesColumnsAligned) {
-    test::FakeSysfs fs;
-    test::TraceBuilder b{fs.path("/l.jptrace"), node_cpu_gpu()};
-    test::RunSpec spec;
-    spec.seconds = 40;
-    spec.watts = load;
     const std::string name = "a-phase-with-a-really-long-descriptive-name";
-    spec.markers = {{10, "begin", name}, {30, "end", name}};
-    b.run(spec);
-    auto r = b.reader();
-    const auto text = format_text({aggregate_runs("job", {*summarize_run(r, r.runs()[0])})});
+    const auto text = format_text(
+        {aggregate_runs("job", {summary_with({{10, "begin", name}, {30, "end", name}})})});
     // The energy column (28 + 1 + 22 wide) ends at the same place on every row with figures.
     std::size_t rows = 0;
     std::istringstream lines{text};
