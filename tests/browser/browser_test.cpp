@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The HTML report in a real browser: Debian's chromium, headless, renders a
 // report of a study-like trace. (a) A screenshot is kept as an artefact next to
-// this test's build folder (report.png) and must be a PNG of the window's size
+// this test's build folder (report.png; views-*.png of a short run, constant power and
+// 15,000 steps) and must be a PNG of the window's size
 // with real content; (b) the page must load without console messages (script
 // errors, invalid SVG attributes) and its script must have run (it adds
 // #jp-ready). Skipped only when chromium is not installed (JP_CHROMIUM or
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <csignal>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <set>
@@ -22,6 +24,7 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -327,23 +330,35 @@ protected:
     fs::path profile;
 };
 
-TEST_F(Browser, ScreenshotOfTheReportHasContent) {
-    const auto png = k_out_dir / "report.png";
+// A screenshot of `html` at 1200 × height kept as `png`: its share of inked pixels and
+// how many colours it has (nullopt, with the test failed, when chromium fails).
+struct Shot {
+    double inked = 0;
+    std::size_t colours = 0;
+};
+
+std::optional<Shot> screenshot(const fs::path& exe,
+                               const fs::path& profile,
+                               const fs::path& html,
+                               const fs::path& png,
+                               unsigned height) {
     fs::remove(png);
-    auto args = chromium_args(*exe, profile);
-    args.push_back("--window-size=1200,2400");
+    auto args = chromium_args(exe, profile);
+    args.push_back(fmt::format("--window-size=1200,{}", height));
     args.push_back("--screenshot=" + png.string());
-    args.push_back("file://" + fs::absolute(page).string());
+    args.push_back("file://" + fs::absolute(html).string());
     const auto e = run(args, k_out_dir / "screenshot.out", k_out_dir / "screenshot.err",
                        std::chrono::seconds{120});
-    ASSERT_FALSE(e.timed_out) << "chromium did not finish in 120 s";
-    ASSERT_EQ(e.status, 0) << slurp(k_out_dir / "screenshot.err");
-    ASSERT_TRUE(fs::exists(png)) << slurp(k_out_dir / "screenshot.err");
+    EXPECT_FALSE(e.timed_out) << "chromium did not finish in 120 s";
+    EXPECT_EQ(e.status, 0) << slurp(k_out_dir / "screenshot.err");
     std::string why;
     const auto img = decode_png(slurp(png), why);
-    ASSERT_TRUE(img) << why;
+    EXPECT_TRUE(img) << png << ": " << why;
+    if (!img || e.timed_out || e.status != 0) {
+        return std::nullopt;
+    }
     EXPECT_EQ(img->width, 1200U);
-    EXPECT_EQ(img->height, 2400U);
+    EXPECT_EQ(img->height, height);
     // Real content: many non-white pixels and the figures' colours.
     std::size_t inked = 0;
     std::set<std::uint32_t> colours;
@@ -359,11 +374,60 @@ TEST_F(Browser, ScreenshotOfTheReportHasContent) {
                            static_cast<std::uint32_t>(g) << 8U | b);
         }
     }
-    const double share = static_cast<double>(inked) / (img->width * img->height);
-    EXPECT_GT(share, 0.02) << "the page looks empty";
-    EXPECT_GT(colours.size(), 200U) << "too few colours for text and figures";
+    Shot shot{static_cast<double>(inked) / (img->width * img->height), colours.size()};
     std::cout << "screenshot: " << png.string() << " (" << fs::file_size(png) << " bytes, "
-              << share * 100 << " % inked, " << colours.size() << "+ colours)\n";
+              << shot.inked * 100 << " % inked, " << shot.colours << "+ colours)\n";
+    return shot;
+}
+
+TEST_F(Browser, ScreenshotOfTheReportHasContent) {
+    const auto shot = screenshot(*exe, profile, page, k_out_dir / "report.png", 2400);
+    ASSERT_TRUE(shot);
+    EXPECT_GT(shot->inked, 0.02) << "the page looks empty";
+    EXPECT_GT(shot->colours, 200U) << "too few colours for text and figures";
+}
+
+// The views a user reported as broken, kept as artefacts to look at (views-*.png): a run
+// shorter than two profile windows, constant power, and 15,000 training steps.
+TEST_F(Browser, ScreenshotsOfTheShortTheFlatAndTheManyPhaseViews) {
+    const auto node = channel("node", Domain::node, Quantity::energy);
+    const auto cpu = channel("cpu0.package", Domain::cpu_package, Quantity::energy);
+    std::vector<trace::Marker> steps;
+    for (std::int64_t i = 0; i < 15000; ++i) {
+        steps.push_back({0, i * 4'000'000, "begin", "step"});
+        steps.push_back({0, i * 4'000'000 + 3'000'000, "end", "step"});
+    }
+    const std::vector<std::tuple<std::string, std::vector<test::ChannelSpec>, test::RunSpec>> views{
+        {"short",
+         {{node, [](double) { return 180.0; }}, {cpu, [](double) { return 60.0; }}},
+         {"short", "measure", "./s", 0.02, 0.02, {}}},
+        {"flat",
+         {{node, [](double) { return 16.6; }}, {cpu, [](double) { return 6.0; }}},
+         {"flat", "measure", "./f", 10, 0.1, {}}},
+        {"steps",
+         {{node, [](double t) { return 300 + 100 * std::sin(t); }},
+          {cpu, [](double) { return 90.0; }}},
+         {"steps", "measure", "./t", 70, 0.1, steps}}};
+    for (const auto& [name, specs, run_spec] : views) {
+        const auto trace = k_out_dir / ("views-" + name + ".jptrace");
+        const auto html = k_out_dir / ("views-" + name + ".html");
+        fs::remove(trace);
+        ASSERT_TRUE(test::make_trace(trace, specs, {run_spec})) << name;
+        report::HtmlOptions ho;
+        ho.force = true;
+        ASSERT_TRUE(report::write_html_report({trace}, html, ho)) << name;
+        const auto shot =
+            screenshot(*exe, profile, html, k_out_dir / ("views-" + name + ".png"), 2000);
+        ASSERT_TRUE(shot) << name;
+        EXPECT_GT(shot->inked, 0.02) << name;
+        const auto text = slurp(html);
+        EXPECT_EQ(text.find("per 0 W bin"), std::string::npos) << name;
+        EXPECT_NE(text.find("Time since the run began"), std::string::npos) << name;
+    }
+    EXPECT_NE(slurp(k_out_dir / "views-steps.html").find(">step ×15000<"), std::string::npos);
+    EXPECT_LT(fs::file_size(k_out_dir / "views-steps.html"), 300'000U);
+    EXPECT_NE(slurp(k_out_dir / "views-short.html").find("shorter than two of the profile"),
+              std::string::npos);
 }
 
 TEST_F(Browser, PageLoadsWithoutConsoleErrorsAndItsScriptRuns) {

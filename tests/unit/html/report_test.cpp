@@ -2,6 +2,8 @@
 // The HTML report as a whole page, written from traces.
 #include "fake_sysfs.hpp"
 #include "report/html/report.hpp"
+#include "report/summary.hpp"
+#include "trace/reader.hpp"
 #include "trace_maker.hpp"
 
 #include <algorithm>
@@ -259,6 +261,35 @@ TEST_F(HtmlReport, ARunShorterThanTwoWindowsIsDrawnAsItsMeanAcrossTheRun) {
     EXPECT_NE(page.find("shorter than two of the profile's windows"), std::string::npos);
     for (auto n : polyline_sizes(page)) {
         EXPECT_EQ(n, 2U) << "each line from the run's start to its end";
+    }
+}
+
+TEST_F(HtmlReport, PhaseFiguresAreTheSameAsTheTextAndJsonReport) {
+    ASSERT_TRUE(test::make_trace(trace, gpu_node(),
+                                 {{"train", "measure", "python train.py", 90, 0.5, phases()}}));
+    ASSERT_TRUE(write_html_report({trace}, out, {}));
+    const auto page = slurp(out);
+    auto reader = trace::Reader::open(trace);
+    ASSERT_TRUE(reader);
+    const auto groups = summarize_trace(*reader);
+    ASSERT_TRUE(groups);
+    const auto& run = groups->front().runs.front();
+    for (const auto& t : run.phase_totals) {
+        // The HTML row: name, count, duration, share, node energy [kJ here], ...
+        const auto at = page.find("<tr><td>" + t.name + "</td>");
+        ASSERT_NE(at, std::string::npos) << t.name;
+        std::vector<std::string> cells;
+        for (auto p = at; cells.size() < 5;) {
+            const auto a = page.find("<td>", p);
+            const auto b = page.find("</td>", a);
+            cells.push_back(page.substr(a + 4, b - a - 4));
+            p = b;
+        }
+        EXPECT_EQ(cells[1], std::to_string(t.occurrences)) << t.name;
+        // Node energy in kJ with 3 decimals: the same figure as the text and JSON report.
+        EXPECT_NEAR(std::stod(cells[4]), t.node.energy_j * 1e-3,
+                    0.0005 + 1e-3 * t.node.energy_j * 1e-3)
+            << t.name << ": HTML " << cells[4] << " kJ, report " << t.node.energy_j << " J";
     }
 }
 
