@@ -160,11 +160,13 @@ TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
     // as the job's), never the burner's.
     const double job_cpu = ra.at("attribution").at("job_cpu_s").get<double>();
     EXPECT_LT(job_cpu, 0.25) << ra.at("attribution").dump();
-    // (the process tree's ticks are samples: 30 % there, as above)
+    // (the process tree's ticks are 10 ms samples: 30 % and two ticks there — a job of 40 ms
+    // of CPU is four ticks, and one more on a loaded machine was a 25 % miss)
     const bool tree =
         ra.at("attribution").at("job_cpu").get<std::string>().starts_with("process tree");
     const double slack = tree ? 1.3 : 1.1;
-    EXPECT_LT(p.at("dynamic_j").get<double>(), slack * k_per_cpu_w * job_cpu + 0.2)
+    const double ticks_s = tree ? 0.02 : 0.0;
+    EXPECT_LT(p.at("dynamic_j").get<double>(), slack * k_per_cpu_w * (job_cpu + ticks_s) + 0.2)
         << ra.at("attribution").dump();
     EXPECT_GT(p.at("other_j").get<double>(), 0.9 * dynamic);
     expect_conserved(ra);
