@@ -164,8 +164,8 @@ TEST_F(Study, SigtermStopsTheStudyAndKeepsItsRuns) {
                                        "run = [\"{}\", \"0.05\", \"{{dir}}/r.txt\"]\n",
                                        JP_TEST_JOB),
                            "30s"));
-    const auto cmd = jp(
-        fmt::format("study --no-live -d {} {} > {} 2>/dev/null", dir, path, file("/table")));
+    const auto cmd =
+        jp(fmt::format("study --no-live -d {} {} > {} 2>/dev/null", dir, path, file("/table")));
     const auto t0 = now_ns();
     const pid_t pid = ::fork();
     if (pid == 0) {
