@@ -160,12 +160,15 @@ TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
     // as the job's), never the burner's.
     const double job_cpu = ra.at("attribution").at("job_cpu_s").get<double>();
     EXPECT_LT(job_cpu, 0.25) << ra.at("attribution").dump();
-    // (the process tree's ticks are 10 ms samples: 30 % and two ticks there — a job of 40 ms
-    // of CPU is four ticks, and one more on a loaded machine was a 25 % miss)
+    // The fake node's power follows /proc's 10 ms ticks, which are samples, whatever method
+    // reads the job (see above): a job of 30-40 ms of CPU is three or four ticks, and a tick
+    // or two more under load missed a bound without them twice in CI (2026-11-27: cgroup v2
+    // 0.96 J against 0.91, process tree 1.38 against 1.25). Hence two ticks, and 30 % for the
+    // process tree's own tick reading.
     const bool tree =
         ra.at("attribution").at("job_cpu").get<std::string>().starts_with("process tree");
     const double slack = tree ? 1.3 : 1.1;
-    const double ticks_s = tree ? 0.02 : 0.0;
+    const double ticks_s = 0.02;
     EXPECT_LT(p.at("dynamic_j").get<double>(), slack * k_per_cpu_w * (job_cpu + ticks_s) + 0.2)
         << ra.at("attribution").dump();
     EXPECT_GT(p.at("other_j").get<double>(), 0.9 * dynamic);
