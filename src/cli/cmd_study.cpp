@@ -7,6 +7,7 @@
 #include "cli/json_output.hpp"
 #include "cli/measurement.hpp"
 #include "cli/usage_hints.hpp"
+#include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "process/runner.hpp"
@@ -221,21 +222,29 @@ int run_study(const StudyOptions& o, const Context& ctx) {
         print_plan(*plan);
         return 0;
     }
-    if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
-        JP_LOG_ERROR("{}", ok.error().message()); // said now, not after hours of runs
-        return 2;
-    }
-    if (!o.html.empty()) { // said now, not after hours of runs
-        if (auto ok = sys::check_output(o.html, {{o.file, plan->results}, o.force}); !ok) {
-            JP_LOG_ERROR("{}", ok.error().message());
-            return 2;
-        }
-    }
+    // The study's folder first, so that --json-file and --html may name files inside it; a
+    // folder made here is taken away again if an output is refused.
     std::error_code ec;
+    const bool made = !std::filesystem::exists(plan->dir, ec);
     std::filesystem::create_directories(plan->dir, ec);
     if (ec) {
         JP_LOG_ERROR("cannot create {}: {}", plan->dir.string(), ec.message());
         return 2;
+    }
+    const auto refuse = [&](const Error& e) {
+        JP_LOG_ERROR("{}", e.message()); // said now, not after hours of runs
+        if (made) {
+            std::filesystem::remove(plan->dir, ec); // only if still empty
+        }
+        return 2;
+    };
+    if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
+        return refuse(ok.error());
+    }
+    if (!o.html.empty()) {
+        if (auto ok = sys::check_output(o.html, {{o.file, plan->results}, o.force}); !ok) {
+            return refuse(ok.error());
+        }
     }
     auto session = open_session(*plan, o, ctx);
     if (!session) {

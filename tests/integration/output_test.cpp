@@ -246,6 +246,30 @@ TEST_F(Output, TheStudysStdoutIsItsTableOnly) {
     EXPECT_NE(j.out.find("job-output"), npos) << j.out; // on stderr, not lost
 }
 
+TEST_F(Output, TheStudysOutputsMayGoIntoTheFolderItMakes) {
+    // As bench/gpu/round2.sh first did on a lent GPU: -d D --json-file D/s.json --html D/s.html
+    // with D not there yet was refused ("its directory D does not exist").
+    fs_.add({"/s.toml", "[study]\nname = \"s\"\nrepeat = 1\nwarmup = 0\nnode_type = \"n\"\n"
+                        "interval = \"100ms\"\ncooldown = \"0s\"\n"
+                        "[[workload]]\nname = \"w\"\n[workload.commands]\n"
+                        "run = [\"true\"]\n[[setting]]\nname = \"one\"\n"});
+    const auto d = file("/new/study");
+    const auto r = sh(jp(fmt::format("-q study --no-live -d {0} --json-file {0}/s.json --html "
+                                     "{0}/s.html {1}",
+                                     d, file("/s.toml"))));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_TRUE(fs::is_regular_file(d + "/s.json"));
+    EXPECT_TRUE(fs::is_regular_file(d + "/s.html"));
+    // A refused output leaves no folder behind that the refused study made.
+    const auto e = file("/other");
+    const auto bad = sh(jp(fmt::format("-q study --no-live -d {0} --json-file {0}/no/s.json {1} "
+                                       "2>&1",
+                                       e, file("/s.toml"))));
+    EXPECT_EQ(bad.exit_code, 2) << bad.out;
+    EXPECT_NE(bad.out.find("does not exist"), npos) << bad.out;
+    EXPECT_FALSE(fs::exists(e));
+}
+
 TEST_F(Output, TheStatusLineSaysWhichRunAndWhatItShows) {
     // A pseudo-terminal (script(1)), so the live line is drawn as a user sees it.
     const auto r = sh(fmt::format("script -qfec {} /dev/null 2>&1",
