@@ -87,5 +87,24 @@ TEST(TraceCompat, AVersionOneTraceReportsAsItDidThen) {
     EXPECT_EQ(csv.out, slurp(fixture / "v1.export.csv"));
 }
 
+// The reduced study's GPU setting as it ran on a real H200 (docs/gpu-check.md, second
+// check): `study report --json` on its trace today gives every figure the release build
+// that recorded it gave there (gpu-study.json, its --json-file), to the last bit.
+TEST(TraceCompat, TheH200StudyReportsAsItDidOnTheGpu) {
+    const fs::path fixture = fs::path{JP_TEST_SOURCE_DIR} / "data/h200";
+    FakeSysfs tmp;
+    fs::copy_file(fixture / "gpu-study.jptrace", tmp.root() / "gpu-study.jptrace");
+    fs::permissions(tmp.root() / "gpu-study.jptrace",
+                    fs::perms::owner_read | fs::perms::group_read);
+    const auto report = sh(fmt::format("cd {} && {} study report --json gpu-study.jptrace",
+                                       tmp.root().string(), JP_BINARY));
+    ASSERT_EQ(report.exit_code, 0) << report.out;
+    const auto got = nlohmann::json::parse(report.out);
+    const auto then = nlohmann::json::parse(slurp(fixture / "gpu-study.json"));
+    ASSERT_EQ(then.at("rows").size(), 4U);
+    EXPECT_EQ(only_fields_of(got.at("rows"), then.at("rows")), then.at("rows"));
+    EXPECT_EQ(got.at("node_types"), then.at("node_types"));
+}
+
 } // namespace
 } // namespace jp::test

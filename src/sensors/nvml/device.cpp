@@ -136,6 +136,13 @@ PowerSource probe_power(const Api& api,
     };
     const auto source = choose_power_source(
         k_attempts, try_one, [](PowerSource) { return ""; }, Library::backend, gpu, failed, notes);
+    if (source == PowerSource::instant_field) {
+        notes.push_back(fmt::format(
+            "nvml: {}: the instant power field averages about 25 ms of each 100 ms on the A100, "
+            "H100 and H200 (docs/gpu-check.md): a load that changes faster than that is "
+            "measured part-time (a pulse train's energy came out 15 % low on an H200)",
+            gpu));
+    }
     if (source == PowerSource::power_usage) {
         notes.push_back(fmt::format("nvml: {}: nvmlDeviceGetPowerUsage is a 1 s average on "
                                     "Ampere (except GA100) and newer GPUs",

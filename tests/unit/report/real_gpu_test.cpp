@@ -3,55 +3,21 @@
 // monitor polling every 10 ms would have read it: the report learns the counter's own
 // 100 ms update period from the repeats and keeps the GPU's power at what it drew,
 // where reading-to-reading power would have shown twice the power limit.
+#include "gpu_capture.hpp"
 #include "report/series.hpp"
 #include "report/timing.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace jp::report {
 namespace {
 
-constexpr std::int64_t k_ms = 1'000'000;
-
-struct Row {
-    std::int64_t t_ns = 0;
-    double joules = 0;
-};
-
-// The capture's (t, energy) rows, energy in joules.
-std::vector<Row> capture(const std::string& name) {
-    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/h100/" + name};
-    std::vector<Row> rows;
-    std::string line;
-    std::getline(in, line); // header
-    while (std::getline(in, line)) {
-        std::istringstream fields{line};
-        std::string t;
-        std::string mj;
-        std::getline(fields, t, ',');
-        std::getline(fields, mj, ',');
-        rows.push_back({std::stoll(t), std::stod(mj) * 1e-3});
-    }
-    return rows;
-}
-
-// What a reader polling every period_ns saw: the value of the last change before each read.
-std::vector<TimedValue> polled(const std::vector<Row>& rows, std::int64_t period_ns) {
-    std::vector<TimedValue> out;
-    std::size_t k = 0;
-    for (std::int64_t t = rows.front().t_ns; t <= rows.back().t_ns; t += period_ns) {
-        while (k + 1 < rows.size() && rows[k + 1].t_ns <= t) {
-            ++k;
-        }
-        out.push_back({t, rows[k].joules});
-    }
-    return out;
-}
+using test::h100_energy;
+using test::polled;
+constexpr std::int64_t k_ms = test::k_capture_ms;
 
 Channel h100() {
     Channel c;
@@ -69,8 +35,7 @@ struct Seen {
 };
 
 Seen read_every(const std::string& file, std::int64_t period_ns) {
-    const auto rows = capture(file);
-    const auto r = polled(rows, period_ns);
+    const auto r = polled(h100_energy(file), period_ns);
     const auto c = h100();
     Seen s;
     s.timing = timing_of(c, r);
@@ -89,11 +54,11 @@ Seen read_every(const std::string& file, std::int64_t period_ns) {
 
 TEST(RealH100, TheCaptureChangesEvery100Milliseconds) {
     for (const auto* file : {"idle.csv", "load.csv"}) {
-        const auto rows = capture(file);
+        const auto rows = h100_energy(file);
         ASSERT_GT(rows.size(), 150U) << file;
         std::vector<std::int64_t> gaps;
         for (std::size_t i = 1; i < rows.size(); ++i) {
-            if (rows[i].joules != rows[i - 1].joules) {
+            if (rows[i].value != rows[i - 1].value) {
                 gaps.push_back(rows[i].t_ns);
             }
         }
