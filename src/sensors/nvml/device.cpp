@@ -140,7 +140,8 @@ PowerSource probe_power(const Api& api,
         notes.push_back(fmt::format(
             "nvml: {}: the instant power field averages about 25 ms of each 100 ms on the A100, "
             "H100 and H200 (docs/gpu-check.md): a load that changes faster than that is "
-            "measured part-time (a pulse train's energy came out 15 % low on an H200)",
+            "measured part-time (a pulse train's energy came out 7 % low on an H100, 15 % on an "
+            "H200)",
             gpu));
     }
     if (source == PowerSource::power_usage) {

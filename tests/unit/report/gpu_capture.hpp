@@ -38,10 +38,12 @@ inline std::vector<TimedValue> h100_energy(const std::string& file) {
     return rows;
 }
 
-// tests/data/h200/*.csv (bench/gpu/field_capture.py: t_ns,t_end_ns,what,value,driver_us):
-// one quantity's rows (energy_mj in joules, *_mw in watts), at the time the read began.
-inline std::vector<TimedValue> h200_series(const std::string& file, std::string_view what) {
-    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/h200/" + file};
+// tests/data/<gpu>/*.csv written by bench/gpu/field_capture.py
+// (t_ns,t_end_ns,what,value,driver_us): one quantity's rows (energy_mj in joules, *_mw in
+// watts), at the time the read began.
+inline std::vector<TimedValue>
+field_capture(const std::string& gpu, const std::string& file, std::string_view what) {
+    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/" + gpu + "/" + file};
     if (!in) {
         throw std::runtime_error("no capture " + file);
     }
