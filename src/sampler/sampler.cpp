@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <sys/prctl.h>
+#include <system_error>
 
 namespace jp {
 
@@ -107,12 +109,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
         st->live_joules = 0;
         st->live_watts = 0;
     }
-    for (auto& slot : m_slots) {
-        const std::lock_guard lock{slot->mutex};
-        if (slot->sensor->read_at_edges()) {
-            sample_slot(*slot, trace::k_flag_edge, nullptr);
-        }
-    }
+    read_edges(nullptr);
     const std::int64_t edge = now(); // the job starts right after these reads
     m_alarm.rearm();
     for (auto& slot : m_slots) {
@@ -129,25 +126,54 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
 }
 
 std::int64_t Sampler::sample_now(std::vector<SampleRecord>& out) {
-    for (auto& slot : m_slots) {
-        const std::lock_guard lock{slot->mutex};
-        if (slot->sensor->read_at_edges()) {
-            sample_slot(*slot, trace::k_flag_edge, &out);
-        }
-    }
+    read_edges(&out);
     return now();
 }
 
 std::int64_t Sampler::end() {
     const std::int64_t edge = now();
-    for (auto& slot : m_slots) {
-        const std::lock_guard lock{slot->mutex};
-        if (slot->sensor->read_at_edges()) {
-            sample_slot(*slot, trace::k_flag_edge, nullptr);
-        }
-    }
+    read_edges(nullptr);
     stop_threads();
     return edge;
+}
+
+void Sampler::read_edges(std::vector<SampleRecord>* out) {
+    const auto read_slot = [this](Slot& slot, std::vector<SampleRecord>* to) {
+        const std::lock_guard lock{slot.mutex};
+        sample_slot(slot, trace::k_flag_edge, to);
+    };
+    std::vector<Slot*> slow;
+    for (auto& slot : m_slots) {
+        if (slot->sensor->read_at_edges() && slot->sensor->slow()) {
+            slow.push_back(slot.get());
+        }
+    }
+    // Slow reads beyond the first go to threads of their own; the first, and every fast
+    // sensor, are read here meanwhile. A thread that cannot be made reads here instead.
+    std::vector<std::vector<SampleRecord>> slow_out(slow.size());
+    std::vector<std::jthread> threads;
+    for (std::size_t k = 1; k < slow.size(); ++k) {
+        try {
+            threads.emplace_back(read_slot, std::ref(*slow[k]),
+                                 out != nullptr ? &slow_out[k] : nullptr);
+        } catch (const std::system_error&) {
+            read_slot(*slow[k], out != nullptr ? &slow_out[k] : nullptr);
+        }
+    }
+    if (!slow.empty()) {
+        read_slot(*slow.front(), out != nullptr ? &slow_out.front() : nullptr);
+    }
+    for (auto& slot : m_slots) {
+        if (slot->sensor->read_at_edges() && !slot->sensor->slow()) {
+            read_slot(*slot, out);
+        }
+    }
+    threads.clear(); // joined
+    if (out != nullptr) {
+        for (auto& records : slow_out) {
+            out->insert(out->end(), records.begin(), records.end());
+        }
+    }
 }
 
 void Sampler::stop_threads() {

@@ -82,6 +82,10 @@ private:
     // Reads a sensor (read_edge() when flags has k_flag_edge) and records its
     // values; appends the records to out when given.
     void sample_slot(Slot& slot, std::uint8_t flags, std::vector<trace::SampleRecord>* out);
+    // Every sensor read at edges, at once: the slow ones (a GPU's energy read spins ~4 ms
+    // in the driver) each on a thread of its own, so an edge of 8 GPUs costs one read's
+    // time, not eight.
+    void read_edges(std::vector<trace::SampleRecord>* out);
     std::optional<trace::SampleRecord>
     record(std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags);
     void add_event(std::int32_t channel, std::int64_t t, std::string kind, std::string detail);

@@ -6,11 +6,24 @@
 // Fixture: the directives of ../common/fake_library.hpp (init_error, gpu, power, util, lost;
 // t in seconds since nvmlInit_v2), with these NVML specifics:
 //   init_error <code>                   e.g. 9 DRIVER_NOT_LOADED
-//   gpu <index> <busId> [energy=yes|no] [instant=yes|no] [usage=yes|no] [instant_type=0..6]
-//       [limit_mw=<mW>] [energy_offset_mj=<mJ>] [name=<rest of the line>]
+//   gpu <index> <busId> [model=h100] [energy=yes|no] [instant=yes|no] [usage=yes|no]
+//       [instant_type=0..6] [limit_mw=<mW>] [energy_offset_mj=<mJ>]
+//       [energy_cost_us=<us>] [update_ms=<ms>] [window_ms=<ms>] [lag_ms=<ms>]
+//       [average_ms=<ms>] [name=<rest of the line>]
 //   util <index> <percent>              nvmlDeviceGetUtilizationRates (absent: NOT_SUPPORTED)
 //   lost <index> <t> [code=15] [until=<t>]
 // The energy counter is offset + the exact integral of the profile, floored to whole mJ.
+// By default every reading is the profile's at the moment of the call and costs nothing.
+// A real GPU is modelled by (docs/gpu-check.md, measured on an H100 and an H200):
+//   energy_cost_us  each energy read spins that long on the caller's CPU (H100: ~3,900 us)
+//   update_ms       the counter and the power readings change only every update_ms since
+//                   init (H100: 100); a read returns the value of the last update
+//   window_ms, lag_ms  the instant field (186) is the mean power over
+//                   [update - lag - window, update - lag] (H100: 25 and 10: part-time)
+//   average_ms      nvmlDeviceGetPowerUsage and the field POWER_AVERAGE (185) are the mean
+//                   over [update - average_ms, update] (H100: 1000)
+// model=h100 sets those figures, a 700 W limit and the H100's name; options after it on the
+// line override them.
 // Built twice: with -DJP_FAKE_NVML_OMIT_COUNT it lacks nvmlDeviceGetCount_v2.
 #include "fake_library.hpp"
 #include "nvml_abi.hpp"
@@ -20,6 +33,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <optional>
+#include <time.h>
 
 namespace {
 
@@ -34,6 +48,11 @@ struct Nvml {
         nvmlValueType_t instant_type = NVML_VALUE_TYPE_UNSIGNED_INT;
         std::optional<unsigned int> limit_mw;
         unsigned long long energy_offset_mj = 0;
+        double energy_cost_s = 0;
+        double update_s = 0;
+        double window_s = 0;
+        double lag_s = 0;
+        double average_s = 0;
     };
     static constexpr const char* label = "fake nvml";
     static constexpr const char* fixture_env = "JP_FAKE_NVML_FIXTURE";
@@ -47,7 +66,27 @@ struct Nvml {
         if (line.words.size() > 2) {
             g.bus_id = line.words[2];
         }
+        if (const auto model = line.option("model", ""); model == "h100") {
+            g.name = "NVIDIA H100 80GB HBM3";
+            g.limit_mw = 700'000;
+            g.energy_cost_s = 3.9e-3;
+            g.update_s = 0.1;
+            g.window_s = 0.025;
+            g.lag_s = 0.01;
+            g.average_s = 1.0;
+        } else if (!model.empty()) {
+            return false;
+        }
         g.name = line.option("name", g.name);
+        const auto ms = [&](const char* key, double fallback_s) {
+            return std::stod(line.option(key, std::to_string(fallback_s * 1e3))) * 1e-3;
+        };
+        g.energy_cost_s =
+            std::stod(line.option("energy_cost_us", std::to_string(g.energy_cost_s * 1e6))) * 1e-6;
+        g.update_s = ms("update_ms", g.update_s);
+        g.window_s = ms("window_ms", g.window_s);
+        g.lag_s = ms("lag_ms", g.lag_s);
+        g.average_s = ms("average_ms", g.average_s);
         g.energy = line.flag("energy", g.energy);
         g.instant = line.flag("instant", g.instant);
         g.usage = line.flag("usage", g.usage);
@@ -70,12 +109,44 @@ template <class Fn> nvmlReturn_t on_device(nvmlDevice_t device, Fn&& fn) {
     return Fake::on_gpu(device == nullptr ? jp::fake::k_max_gpus : device->index, fn);
 }
 
-unsigned int milliwatts(const FakeGpu& g, double t) {
-    return static_cast<unsigned int>(std::lround(g.profile.watts_at(t) * 1000.0));
+// The time of the last update at or before t (t itself when the GPU updates continuously).
+double updated_at(const FakeGpu& g, double t) {
+    return g.update_s > 0 ? std::floor(t / g.update_s) * g.update_s : t;
+}
+
+// Mean power over [t - lag - window, t - lag], or the power at t - lag with no window.
+double mean_watts(const FakeGpu& g, double t, double window, double lag) {
+    const double b = std::max(0.0, t - lag);
+    const double a = std::max(0.0, b - window);
+    if (b - a <= 0) {
+        return g.profile.watts_at(b);
+    }
+    return (g.profile.joules_until(b) - g.profile.joules_until(a)) / (b - a);
+}
+
+// nvmlDeviceGetPowerUsage and the POWER_AVERAGE field, in mW.
+unsigned int average_milliwatts(const FakeGpu& g, double t) {
+    const double w = mean_watts(g, updated_at(g, t), g.average_s, 0);
+    return static_cast<unsigned int>(std::lround(w * 1000.0));
+}
+
+// A real driver's energy read spins in the kernel for milliseconds: the same CPU, here.
+void spin_for(double seconds) {
+    if (seconds <= 0) {
+        return;
+    }
+    const auto cpu_now = [] {
+        timespec ts{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    };
+    const double until = cpu_now() + seconds;
+    while (cpu_now() < until) {
+    }
 }
 
 void fill_instant(const FakeGpu& g, double t, nvmlFieldValue_t& v) {
-    const double mw = g.profile.watts_at(t) * 1000.0;
+    const double mw = mean_watts(g, updated_at(g, t), g.window_s, g.lag_s) * 1000.0;
     const auto rounded = std::llround(mw);
     v.valueType = g.instant_type;
     switch (g.instant_type) {
@@ -164,7 +235,7 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigne
         if (!g.usage) {
             return NVML_ERROR_NOT_SUPPORTED;
         }
-        *power = milliwatts(g, t);
+        *power = average_milliwatts(g, t);
         return NVML_SUCCESS;
     });
 }
@@ -175,7 +246,8 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t dev
         if (!g.energy) {
             return NVML_ERROR_NOT_SUPPORTED;
         }
-        const double mj = std::floor(g.profile.joules_until(t) * 1000.0);
+        spin_for(g.energy_cost_s);
+        const double mj = std::floor(g.profile.joules_until(updated_at(g, t)) * 1000.0);
         *energy = g.energy_offset_mj + static_cast<unsigned long long>(mj);
         return NVML_SUCCESS;
     });
@@ -193,9 +265,15 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device,
             v.timestamp = jp::fake::wall_microseconds();
             v.latencyUsec = 0;
             const bool instant = v.fieldId == NVML_FI_DEV_POWER_INSTANT && v.scopeId == 0;
-            v.nvmlReturn = instant && g.instant ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
-            if (v.nvmlReturn == NVML_SUCCESS) {
+            const bool average = v.fieldId == NVML_FI_DEV_POWER_AVERAGE && v.scopeId == 0;
+            v.nvmlReturn = (instant && g.instant) || (average && g.usage)
+                               ? NVML_SUCCESS
+                               : NVML_ERROR_NOT_SUPPORTED;
+            if (v.nvmlReturn == NVML_SUCCESS && instant) {
                 fill_instant(g, t, v);
+            } else if (v.nvmlReturn == NVML_SUCCESS) {
+                v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+                v.value.uiVal = average_milliwatts(g, t);
             }
         }
         return NVML_SUCCESS;

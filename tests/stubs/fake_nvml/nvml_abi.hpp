@@ -23,6 +23,7 @@ enum nvmlValueType_t : unsigned int {
     NVML_VALUE_TYPE_SIGNED_INT = 5,
     NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
 };
+constexpr unsigned int NVML_FI_DEV_POWER_AVERAGE = 185;
 constexpr unsigned int NVML_FI_DEV_POWER_INSTANT = 186;
 
 struct nvmlDevice_st {

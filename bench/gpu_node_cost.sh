@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# What jouleprof costs on an 8-GPU node (the GPU-node issue; figures in docs/overhead.md):
+# eight stand-in H100s (the stand-in NVML with model=h100: each energy read spins 3.9 ms of
+# CPU, the counter and fields change every 100 ms, as measured on a real H100,
+# docs/gpu-check.md) beside two RAPL packages (jp_fake_powercap), read as a real node is.
+#   - the monitor's whole-process CPU (its JSON's monitor_cpu_s) over a 10 s `sleep` at
+#     -i 100ms and -i 10ms;
+#   - what the eight GPUs add to `run -- true` (median of 7 walls, with and without them):
+#     library start-up and the two edges.
+# Prints figures; asserts nothing. Any user; no namespace, no root.
+#   bench/gpu_node_cost.sh [JOULEPROF [BENCH_BUILD_DIR]]   # defaults: build/release/src/jouleprof, build/release/bench
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(realpath "${1:-build/release/src/jouleprof}")
+benchdir=$(realpath "${2:-build/release/bench}")
+for f in "$bin" "$benchdir/jp_fake_powercap" "$benchdir/libfake-nvidia-ml.so"; do
+    [[ -e $f ]] || { echo "bench/gpu_node_cost.sh: $f is not built" >&2; exit 2; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for i in 0 1 2 3 4 5 6 7; do
+    printf 'gpu %d 00000000:%02X:00.0 model=h100\npower %d 0 300\n' "$i" $((0x18 + 16 * i)) "$i"
+done >"$work/h100x8.fixture"
+printf '# no GPU\n' >"$work/none.fixture"
+"$benchdir/jp_fake_powercap" --hz 100 "$work/node" -- python3 - "$bin" "$benchdir/libfake-nvidia-ml.so" "$work" <<'PY'
+import json, os, statistics, subprocess, sys, time
+binary, lib, work = sys.argv[1:4]
+def jp(fixture, *args, capture=False):
+    env = dict(os.environ, JP_FAKE_NVML_FIXTURE=f"{work}/{fixture}.fixture")
+    argv = [binary, "-q", "--sysfs-root", f"{work}/node", "--nvml-library", lib, "run", "--no-live",
+            "-o", f"{work}/t-{time.monotonic_ns()}.jptrace", *args]
+    return subprocess.run(argv, env=env, check=True, text=True,
+                          stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
+channels = json.loads(jp("h100x8", "--json", "--", "true", capture=True).stdout)["groups"][0]["runs"][0]["parts"]
+print("channels:", ", ".join(p["name"] for p in channels))
+for iv in ("100ms", "10ms"):
+    r = json.loads(jp("h100x8", "-i", iv, "--json", "--", "sleep", "10", capture=True).stdout)
+    run = r["groups"][0]["runs"][0]
+    print(f"-i {iv}: monitor CPU {run['monitor_cpu_s']:.3f} s over {run['runtime_s']:.1f} s = "
+          f"{100 * run['monitor_cpu_s'] / run['runtime_s']:.2f} % of a core")
+def wall(fixture):
+    walls = []
+    for _ in range(7):
+        t = time.monotonic()
+        jp(fixture, "--", "true")
+        walls.append(time.monotonic() - t)
+    return statistics.median(walls)
+w8, w0 = wall("h100x8"), wall("none")
+print(f"run -- true: {w8 * 1e3:.1f} ms with 8 GPUs, {w0 * 1e3:.1f} ms without: the GPUs add {(w8 - w0) * 1e3:.1f} ms (start-up and both edges)")
+PY
