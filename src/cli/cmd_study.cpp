@@ -13,6 +13,7 @@
 #include "process/runner.hpp"
 #include "report/html/report.hpp"
 #include "report/study.hpp"
+#include "sys/new_folders.hpp"
 #include "sys/output.hpp"
 
 #include <cstdio>
@@ -222,33 +223,31 @@ int run_study(const StudyOptions& o, const Context& ctx) {
         print_plan(*plan);
         return 0;
     }
-    // The study's folder first, so that --json-file and --html may name files inside it; a
-    // folder made here is taken away again if an output is refused.
-    std::error_code ec;
-    const bool made = !std::filesystem::exists(plan->dir, ec);
-    std::filesystem::create_directories(plan->dir, ec);
-    if (ec) {
-        JP_LOG_ERROR("cannot create {}: {}", plan->dir.string(), ec.message());
+    // The study's folder first, so that --json-file and --html may name files inside it; the
+    // folders made here are taken away again if the study is refused before it runs.
+    auto folders = sys::NewFolders::make(plan->dir);
+    if (!folders) {
+        JP_LOG_ERROR("{}", folders.error().message());
         return 2;
     }
-    const auto refuse = [&](const Error& e) {
-        JP_LOG_ERROR("{}", e.message()); // said now, not after hours of runs
-        if (made) {
-            std::filesystem::remove(plan->dir, ec); // only if still empty
+    const auto refuse = [&](const Error* e) {
+        if (e != nullptr) {
+            JP_LOG_ERROR("{}", e->message()); // said now, not after hours of runs
         }
+        folders->undo();
         return 2;
     };
     if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
-        return refuse(ok.error());
+        return refuse(&ok.error());
     }
     if (!o.html.empty()) {
         if (auto ok = sys::check_output(o.html, {{o.file, plan->results}, o.force}); !ok) {
-            return refuse(ok.error());
+            return refuse(&ok.error());
         }
     }
     auto session = open_session(*plan, o, ctx);
     if (!session) {
-        return 2;
+        return refuse(nullptr); // open_session said why
     }
     std::optional<int> interrupted;
     if (plan->study.baseline.count() > 0) {

@@ -260,14 +260,30 @@ TEST_F(Output, TheStudysOutputsMayGoIntoTheFolderItMakes) {
     ASSERT_EQ(r.exit_code, 0) << r.out;
     EXPECT_TRUE(fs::is_regular_file(d + "/s.json"));
     EXPECT_TRUE(fs::is_regular_file(d + "/s.html"));
-    // A refused output leaves no folder behind that the refused study made.
+    // A refused output leaves no folder behind that the refused study made, parents too.
     const auto e = file("/other");
-    const auto bad = sh(jp(fmt::format("-q study --no-live -d {0} --json-file {0}/no/s.json {1} "
-                                       "2>&1",
-                                       e, file("/s.toml"))));
+    const auto bad =
+        sh(jp(fmt::format("-q study --no-live -d {0}/a/b --json-file {0}/a/b/no/s.json "
+                          "{1} 2>&1",
+                          e, file("/s.toml"))));
     EXPECT_EQ(bad.exit_code, 2) << bad.out;
     EXPECT_NE(bad.out.find("does not exist"), npos) << bad.out;
     EXPECT_FALSE(fs::exists(e));
+    // So does a refused trace (-o in a folder that is not there), and a folder the user had
+    // stays.
+    fs::create_directories(file("/mine"));
+    const auto trace =
+        sh(jp(fmt::format("-q study --no-live -d {0}/new -o {0}/no/t.jptrace {1} 2>&1",
+                          file("/mine"), file("/s.toml"))));
+    EXPECT_EQ(trace.exit_code, 2) << trace.out;
+    EXPECT_FALSE(fs::exists(file("/mine/new")));
+    EXPECT_TRUE(fs::is_directory(file("/mine")));
+    // A dangling link as --dir: one line that says so.
+    fs::create_symlink(file("/nowhere"), file("/dangling"));
+    const auto link =
+        sh(jp(fmt::format("-q study --no-live -d {} {} 2>&1", file("/dangling"), file("/s.toml"))));
+    EXPECT_EQ(link.exit_code, 2) << link.out;
+    EXPECT_NE(link.out.find("symbolic link to nothing"), npos) << link.out;
 }
 
 TEST_F(Output, TheStatusLineSaysWhichRunAndWhatItShows) {
