@@ -138,7 +138,7 @@ PowerSource probe_power(const Api& api,
         k_attempts, try_one, [](PowerSource) { return ""; }, Library::backend, gpu, failed, notes);
     if (source == PowerSource::instant_field) {
         notes.push_back(fmt::format(
-            "nvml: {}: the instant power field averages about 25 ms of each 100 ms on the A100, "
+            "nvml: {}: the instant power field averages about 25-35 ms of each 100 ms on the A100, "
             "H100 and H200 (docs/gpu-check.md): a load that changes faster than that is "
             "measured part-time (a pulse train's energy came out 7 % low on an H100, 15 % on an "
             "H200)",
@@ -201,6 +201,9 @@ std::optional<std::string> normalize_bus_id(std::string_view bus_id) {
     return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, dev, fn);
 }
 
+constexpr std::int64_t k_update_ns = 100'000'000;
+constexpr std::int64_t k_usage_window_ns = 1'000'000'000;
+
 Result<Gpu> probe_gpu(const Api& api, unsigned int index, std::vector<std::string>& notes) {
     Gpu gpu;
     gpu.index = index;
@@ -215,6 +218,18 @@ Result<Gpu> probe_gpu(const Api& api, unsigned int index, std::vector<std::strin
     gpu.channels = gpu_channels(std::move(c), gpu.power, gpu.utilization, [&] {
         return enforced_limit_watts(api, gpu.handle); // no wrap: 64-bit mJ
     });
+    // Measured on an H100 and an H200 (docs/gpu-check.md): the counter and every power
+    // field change every 100 ms, and nvmlDeviceGetPowerUsage is a mean over about a second.
+    // Said, so that a report of readings taken every 100 ms (the default) knows that a
+    // reading can be an update old and draws no 100 ms peaks from two updates in one span.
+    for (auto& ch : gpu.channels) {
+        if (ch.quantity == Quantity::energy || ch.quantity == Quantity::power) {
+            ch.update_ns = k_update_ns;
+            if (gpu.power == PowerSource::power_usage) {
+                ch.averaging_ns = k_usage_window_ns;
+            }
+        }
+    }
     return gpu;
 }
 
