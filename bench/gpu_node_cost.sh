@@ -6,8 +6,8 @@
 # docs/gpu-check.md) beside two RAPL packages (jp_fake_powercap), read as a real node is.
 #   - the monitor's whole-process CPU (its JSON's monitor_cpu_s) over a 10 s `sleep` at
 #     -i 100ms and -i 10ms;
-#   - what the eight GPUs add to `run -- true` (median of 7 walls, with and without them):
-#     library start-up and the two edges.
+#   - what the eight GPUs add to `run -- true` (median of 15 walls each, with and without
+#     them in turn): discovery (one probe read per GPU) and the two edges.
 # Prints figures; asserts nothing. Any user; no namespace, no root.
 #   bench/gpu_node_cost.sh [JOULEPROF [BENCH_BUILD_DIR]]   # defaults: build/release/src/jouleprof, build/release/bench
 set -euo pipefail
@@ -39,13 +39,15 @@ for iv in ("100ms", "10ms"):
     run = r["groups"][0]["runs"][0]
     print(f"-i {iv}: monitor CPU {run['monitor_cpu_s']:.3f} s over {run['runtime_s']:.1f} s = "
           f"{100 * run['monitor_cpu_s'] / run['runtime_s']:.2f} % of a core")
-def wall(fixture):
-    walls = []
-    for _ in range(7):
+# With and without the GPUs in turn, so that a slow spell of the machine falls on both.
+walls = {"h100x8": [], "none": []}
+for _ in range(15):
+    for fixture in walls:
         t = time.monotonic()
         jp(fixture, "--", "true")
-        walls.append(time.monotonic() - t)
-    return statistics.median(walls)
-w8, w0 = wall("h100x8"), wall("none")
-print(f"run -- true: {w8 * 1e3:.1f} ms with 8 GPUs, {w0 * 1e3:.1f} ms without: the GPUs add {(w8 - w0) * 1e3:.1f} ms (start-up and both edges)")
+        walls[fixture].append(time.monotonic() - t)
+w8, w0 = (statistics.median(walls[k]) for k in ("h100x8", "none"))
+q8 = statistics.quantiles(walls["h100x8"], n=4)
+print(f"run -- true, median of 15 alternating: {w8 * 1e3:.1f} ms with 8 GPUs (IQR {q8[0] * 1e3:.1f}-{q8[2] * 1e3:.1f}), "
+      f"{w0 * 1e3:.1f} ms without: the GPUs add {(w8 - w0) * 1e3:.1f} ms (discovery and both edges)")
 PY

@@ -38,7 +38,8 @@ for s in "${sources[@]}"; do
     pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
-libz=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ && !f {print $NF; f = 1}')
+libz=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true) |
+    awk '/libz\.so\.1 .*x86-64/ && !f {print $NF; f = 1}')
 cuda_libs=()
 [[ -n $cuda ]] && cuda_libs=(-ltorch_cuda -lc10_cuda)
 "$cxx" -o "$out/jouleprof-workload" "$out"/obj/*.o "$kit/lib/libjp_core.a" "$kit/lib/libjp_text.a" \

@@ -9,13 +9,23 @@
 # KIT/bin/jouleprof (self-contained: libc and libm only), KIT/lib/{libjp_core.a,
 # libjp_text.a, libjouleprof.so.0, libstb.a}, KIT/include/{fmt,CLI,nlohmann,stb}: debug
 # information stripped, so the kit stays a few MiB and travels with the working tree.
+# KIT and BUILD_DIR are taken from where the script is called; an existing KIT is replaced
+# only if it is a kit this script made (it holds .jouleprof-kit).
 set -euo pipefail
-kit=$1
-build=${2:-build/release}
+[[ $# -ge 1 && -n $1 ]] || { echo "usage: make_kit.sh KIT [BUILD_DIR]" >&2; exit 2; }
+kit=$(realpath -m "$1")
+build=$(realpath -m "${2:-$(dirname "$0")/../../build/release}")
 cd "$(dirname "$0")/../.."
 [[ -x $build/src/jouleprof ]] || { echo "make_kit: $build/src/jouleprof is not built" >&2; exit 2; }
-rm -rf "$kit"
+if [[ -e $kit || -L $kit ]]; then
+    [[ -d $kit && ! -L $kit && -f $kit/.jouleprof-kit ]] || {
+        echo "make_kit: $kit exists and is not a kit made by make_kit.sh; name another folder" >&2
+        exit 2
+    }
+    rm -rf "$kit"
+fi
 mkdir -p "$kit/bin" "$kit/lib" "$kit/include/stb"
+touch "$kit/.jouleprof-kit"
 strip -g -o "$kit/bin/jouleprof" "$build/src/jouleprof"
 for a in src/libjp_core.a src/libjp_text.a; do strip -g -o "$kit/lib/$(basename $a)" "$build/$a"; done
 strip -g -o "$kit/lib/libjouleprof.so.0" "$(readlink -f "$build/src/libjouleprof.so.0")"

@@ -17,9 +17,17 @@ on/off times of the same run (one clock: CLOCK_MONOTONIC). Prints:
    averages its whole update period shows window ~ period; one that samples part of it (the
    part-time effect, arXiv 2312.02741) a shorter window;
 3. the same fit for the energy counter's increments (window = the span between two
-   changes): R^2 near 1 means the counter integrates the whole time.
-Only the standard library; runs on the captures in tests/data/h100.
+   changes): R^2 near 1 means the counter integrates the whole time;
+4. the counter's increments per update (median, p5-p95): a counter that integrates all the
+   time holds each pulse of a pulse train in its updates alike; one that sampled part of
+   each update would split them into two groups;
+5. for a pulse train (load on under 30 % of the time), the instant field by when it was
+   seen after a pulse began (4 ms bins), and the width of the bins at least half-way from
+   the field's level between pulses to its highest: for a pulse shorter than the field's
+   window, that width is the window.
+Only the standard library; runs on the captures in tests/data/h100 and tests/data/h200.
 """
+import statistics
 import bisect
 import csv
 import sys
@@ -123,6 +131,25 @@ def counter_fit(points, load, span, delays):
     return best
 
 
+def counter_increments(points, span):
+    """The counter's increments (J) between its changes within span."""
+    pts = [(t, v) for t, v in points if span[0] <= t <= span[1]]
+    return [(b[1] - a[1]) / 1e3 for a, b in zip(pts, pts[1:])]
+
+
+def pulse_response(points, edges, span):
+    """{bin start ms: [W]} of a field's readings by time since the latest pulse began."""
+    ons = [a for a, _ in edges]
+    bins = {}
+    for t, v in points:
+        if not span[0] + 3e8 <= t <= span[1]:
+            continue
+        i = bisect.bisect_right(ons, t) - 1
+        if i >= 0:
+            bins.setdefault(int((t - ons[i]) / 1e6 // 4) * 4, []).append(v / 1e3)
+    return bins
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: parttime.py FIELDS.csv EDGES.csv")
@@ -162,6 +189,24 @@ def main():
         r2, d, off, on = c
         print(f"counter  increments as power over their spans (shifted {d} ms): R^2 {r2:.3f}, "
               f"off {off:.0f} W, on {on:.0f} W")
+    inc = counter_increments(energy, span)
+    if len(inc) >= 20:
+        q = statistics.quantiles(inc, n=20)
+        print(f"counter  increments per update: median {statistics.median(inc):.2f} J, "
+              f"p5-p95 {q[0]:.2f}-{q[-1]:.2f} J over {len(inc)} updates")
+    pulse_ms = statistics.median((b - a) / 1e6 for a, b in edges)
+    if load.fraction(ta, tb) < 0.3 and "instant_mw" in series:
+        bins = pulse_response(series["instant_mw"], edges, span)
+        means = {b: sum(v) / len(v) for b, v in bins.items()}
+        between = statistics.median(v for b, vs in bins.items() if b >= 80 for v in vs)
+        top = max(means.values())
+        half = [b for b, m in sorted(means.items()) if m >= between + 0.5 * (top - between)]
+        print(f"instant  by time since a {pulse_ms:.0f} ms pulse began (4 ms bins, mean W):")
+        for b in sorted(means):
+            print(f"  {b:3d}-{b + 4:<3d} ms  {means[b]:6.0f}  ({len(bins[b])})")
+        if half:
+            print(f"instant  at least half-way up ({between:.0f} to {top:.0f} W) from {half[0]} to "
+                  f"{half[-1] + 4} ms after the pulse began: {half[-1] + 4 - half[0]} ms wide")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 # The second real-GPU check (docs/gpu-check.md): one script for one short lease of a GPU
 # machine, each step independent of the others' success.
 #
-#   bench/gpu/round2.sh KIT OUT 2>&1 | tee OUT/log
+#   mkdir -p OUT && bench/gpu/round2.sh KIT OUT 2>&1 | tee OUT/log
 #
 # KIT: bench/gpu/make_kit.sh's folder (jouleprof and what the workloads' build needs).
 # OUT: where results go (OUT/results.tar.gz: every capture, trace, JSON and log).
@@ -104,10 +104,16 @@ for _ in range(5):
     walls.append(time.monotonic() - t)
 print(f"cost: `jouleprof run -- true` wall (start, both edges, trace), median of 5: {statistics.median(walls) * 1e3:.1f} ms")
 PY
-e0=$(python3 "$here/nvml_energy.py")
+# The driver's counter read by another process around the whole run; said only when both
+# readings are numbers (a failed read must not look like a figure, nor stop the packing).
+e0=$(python3 "$here/nvml_energy.py" || true)
 "$jp" run --no-live -i 10ms -o "$w/crosscheck.jptrace" --json-file "$w/crosscheck.json" -- python3 "$here/matmul_load.py" 20
-e1=$(python3 "$here/nvml_energy.py")
-echo "crosscheck: driver counter across the whole jouleprof run: $((e1 - e0)) mJ"
+e1=$(python3 "$here/nvml_energy.py" || true)
+if [[ $e0 =~ ^[0-9]+$ && $e1 =~ ^[0-9]+$ ]]; then
+    echo "crosscheck: driver counter across the whole jouleprof run: $((e1 - e0)) mJ"
+else
+    echo "crosscheck: the driver's counter could not be read ('$e0', '$e1')"
+fi
 
 step "packing"
 tar -C "$w" -czf "$out/results.tar.gz" --exclude='*.pt' . && ls -la "$out"

@@ -150,8 +150,10 @@ void Sampler::read_edges(std::vector<SampleRecord>* out) {
     }
     // Slow reads beyond the first go to threads of their own; the first, and every fast
     // sensor, are read here meanwhile. A thread that cannot be made reads here instead.
+    // Handed back (sample_now) fast sensors' records first, then the slow ones'.
     std::vector<std::vector<SampleRecord>> slow_out(slow.size());
     std::vector<std::jthread> threads;
+    threads.reserve(slow.size()); // so that emplace_back throws nothing but a thread's failure
     for (std::size_t k = 1; k < slow.size(); ++k) {
         try {
             threads.emplace_back(read_slot, std::ref(*slow[k]),

@@ -19,11 +19,11 @@
 //   update_ms       the counter and the power readings change only every update_ms since
 //                   init (H100: 100); a read returns the value of the last update
 //   window_ms, lag_ms  the instant field (186) is the mean power over
-//                   [update - lag - window, update - lag] (H100: 25 and 10: part-time)
+//                   [update - lag - window, update - lag] (H100: 30 and 5: part-time)
 //   average_ms      nvmlDeviceGetPowerUsage and the field POWER_AVERAGE (185) are the mean
 //                   over [update - average_ms, update] (H100: 1000)
-// model=h100 sets those figures, a 700 W limit and the H100's name; options after it on the
-// line override them.
+// model=h100 sets those figures, a 700 W limit and the H100's name; the line's other options
+// override them, wherever they stand. Times and costs are finite and not negative.
 // Built twice: with -DJP_FAKE_NVML_OMIT_COUNT it lacks nvmlDeviceGetCount_v2.
 #include "fake_library.hpp"
 #include "nvml_abi.hpp"
@@ -71,8 +71,8 @@ struct Nvml {
             g.limit_mw = 700'000;
             g.energy_cost_s = 3.9e-3;
             g.update_s = 0.1;
-            g.window_s = 0.025;
-            g.lag_s = 0.01;
+            g.window_s = 0.030;
+            g.lag_s = 0.005;
             g.average_s = 1.0;
         } else if (!model.empty()) {
             return false;
@@ -87,6 +87,11 @@ struct Nvml {
         g.window_s = ms("window_ms", g.window_s);
         g.lag_s = ms("lag_ms", g.lag_s);
         g.average_s = ms("average_ms", g.average_s);
+        for (const double v : {g.energy_cost_s, g.update_s, g.window_s, g.lag_s, g.average_s}) {
+            if (!std::isfinite(v) || v < 0) {
+                return false;
+            }
+        }
         g.energy = line.flag("energy", g.energy);
         g.instant = line.flag("instant", g.instant);
         g.usage = line.flag("usage", g.usage);

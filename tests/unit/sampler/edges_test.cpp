@@ -20,7 +20,7 @@ namespace {
 using sensors::ReadStatus;
 using sensors::Value;
 
-// Edge reads of `expected` sources meet here; each waits up to 10 s for all of them.
+// Edge reads of `expected` sources meet here; each waits up to 3 s for all of them.
 class Rendezvous {
 public:
     explicit Rendezvous(int expected) : m_expected(expected) {}
@@ -28,7 +28,7 @@ public:
         std::unique_lock lock{m_mutex};
         ++m_arrived;
         m_cv.notify_all();
-        return m_cv.wait_for(lock, std::chrono::seconds{10},
+        return m_cv.wait_for(lock, std::chrono::seconds{3},
                              [&] { return m_arrived % m_expected == 0; });
     }
 

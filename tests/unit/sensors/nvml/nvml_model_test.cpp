@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The stand-in NVML as a real H100 behaves (model=h100; docs/gpu-check.md): an energy read
 // spins ~4 ms of the caller's CPU, the counter changes every 100 ms, the instant power
-// field averages 25 ms of each 100 ms (a pulse outside that window is never seen) while
+// field averages 30 ms of each 100 ms (a pulse outside that window is never seen) while
 // the counter integrates everything. Read through jouleprof's own nvml backend.
 #include "core/clock.hpp"
 #include "sensors/nvml/nvml.hpp"
@@ -36,20 +36,28 @@ double thread_cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// 100 W, with a 15 ms pulse of 500 W at 50-65 ms of every 100 ms for 3 s: the stand-in's
-// updates fall on whole 100 ms, so the instant field's window (35-10 ms before each
-// update, i.e. 65-90 ms into the period before) never holds a pulse.
+// 100 W, with a 15 ms pulse of 500 W at 30-45 ms of every 100 ms for 3 s: the stand-in's
+// updates fall on whole 100 ms, so the instant field's window (35-5 ms before each
+// update, i.e. 65-95 ms into the period before) never holds a pulse.
 std::string pulse_train(const char* gpu_line) {
     std::string f = fmt::format("{}\npower 0 0 100\n", gpu_line);
     for (int k = 0; k < 30; ++k) {
-        const double a = k * 0.1 + 0.050;
-        const double b = k * 0.1 + 0.065;
+        const double a = k * 0.1 + 0.030;
+        const double b = k * 0.1 + 0.045;
         // A microsecond per step: the profile sorts its points, and two at one time would
         // be ordered by watts, turning each fall into a ramp.
         f += fmt::format("power 0 {} 100\npower 0 {} 500\npower 0 {} 500\npower 0 {} 100\n", a,
                          a + 1e-6, b, b + 1e-6);
     }
     return f;
+}
+
+TEST(NvmlStandIn, AModelWithANegativeTimeIsAMalformedFixture) {
+    for (const char* bad : {"lag_ms=-500", "update_ms=nan", "energy_cost_us=-1", "model=h999"}) {
+        auto d =
+            discover(fmt::format("gpu 0 00000000:3B:00.0 model=h100 {}\npower 0 0 300\n", bad));
+        EXPECT_TRUE(d.sensors.empty()) << bad;
+    }
 }
 
 TEST(NvmlStandIn, AnH100sEnergyReadSpinsFourMillisecondsOfCpu) {
@@ -82,8 +90,11 @@ TEST(NvmlStandIn, AnH100sCounterChangesEvery100Milliseconds) {
         ASSERT_EQ(v[0].status, ReadStatus::ok);
         if (last >= 0 && v[0].value != last) {
             changes.push_back(mono_ns());
-            // 300 W for one 100 ms update: 30 J a step (whole mJ).
-            EXPECT_NEAR(v[0].value - last, 30.0, 0.002);
+            // 300 W for each 100 ms update: 30 J a step (whole mJ), or a multiple when a
+            // read was held up for more than an update.
+            const double steps = (v[0].value - last) / 30.0;
+            EXPECT_GE(steps, 0.999);
+            EXPECT_NEAR(steps, std::round(steps), 1e-4);
         }
         last = v[0].value;
     }
@@ -128,11 +139,13 @@ TEST(NvmlStandIn, TheAverageFieldAndPowerUsageAreOneSecondMeans) {
                       "power 0 0 100\npower 0 1 100\npower 0 1.000001 500\n");
     ASSERT_EQ(d.sensors.size(), 1U);
     auto& s = *d.sensors[0];
-    std::this_thread::sleep_for(1500ms); // update at 1.4 or 1.5 s: a mean of 260 or 300 W
+    // At an update at t in (1 s, 2 s) the mean over [t - 1 s, t] is 100 + 400 (t - 1) W:
+    // between the two levels, where an instant reading would be at one of them.
+    std::this_thread::sleep_for(1500ms);
     const auto v = test::read_once(s);
     ASSERT_EQ(v[0].status, ReadStatus::ok);
-    EXPECT_GT(v[0].value, 200.0);
-    EXPECT_LT(v[0].value, 400.0);
+    EXPECT_GT(v[0].value, 101.0);
+    EXPECT_LT(v[0].value, 499.0);
 }
 
 } // namespace

@@ -66,7 +66,7 @@ TEST(Nvml, WithoutEnergyCounterUsesInstantPowerField) {
     EXPECT_TRUE(has_note(d, "nvmlDeviceGetTotalEnergyConsumption: NOT_SUPPORTED (3); power from "
                             "NVML_FI_DEV_POWER_INSTANT"));
     // What the H200 showed (docs/gpu-check.md): the field is part-time, and the note says so.
-    EXPECT_TRUE(has_note(d, "averages about 25 ms of each 100 ms"));
+    EXPECT_TRUE(has_note(d, "averages about 25-35 ms of each 100 ms"));
     std::this_thread::sleep_for(100ms);
     StubTime when;
     auto v = test::read_timed(s, origin, when);
