@@ -5,6 +5,7 @@
 // reader polling it at a fixed period would have seen.
 #include "core/integrate.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -17,23 +18,33 @@ namespace jp::test {
 
 constexpr std::int64_t k_capture_ms = 1'000'000;
 
-// tests/data/h100/*.csv (bench/gpu/nvml_capture.py: t_ns,energy_mj,...): the energy
-// counter's rows, in joules.
-inline std::vector<TimedValue> h100_energy(const std::string& file) {
-    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/h100/" + file};
+// The rows of a capture in tests/data/<gpu>/, header skipped, each split at its commas.
+inline std::vector<std::vector<std::string>> csv_rows(const std::string& gpu,
+                                                      const std::string& file) {
+    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/" + gpu + "/" + file};
     if (!in) {
-        throw std::runtime_error("no capture " + file);
+        throw std::runtime_error("no capture " + gpu + "/" + file);
     }
-    std::vector<TimedValue> rows;
+    std::vector<std::vector<std::string>> rows;
     std::string line;
     std::getline(in, line); // header
     while (std::getline(in, line)) {
-        std::istringstream fields{line};
-        std::string t;
-        std::string mj;
-        std::getline(fields, t, ',');
-        std::getline(fields, mj, ',');
-        rows.push_back({std::stoll(t), std::stod(mj) * 1e-3});
+        std::vector<std::string> fields;
+        std::istringstream split{line};
+        for (std::string f; std::getline(split, f, ',');) {
+            fields.push_back(f);
+        }
+        rows.push_back(std::move(fields));
+    }
+    return rows;
+}
+
+// tests/data/h100/{idle,load}.csv (bench/gpu/nvml_capture.py: t_ns,energy_mj,...): the
+// energy counter's rows, in joules.
+inline std::vector<TimedValue> h100_energy(const std::string& file) {
+    std::vector<TimedValue> rows;
+    for (const auto& f : csv_rows("h100", file)) {
+        rows.push_back({std::stoll(f.at(0)), std::stod(f.at(1)) * 1e-3});
     }
     return rows;
 }
@@ -43,28 +54,32 @@ inline std::vector<TimedValue> h100_energy(const std::string& file) {
 // watts), at the time the read began.
 inline std::vector<TimedValue>
 field_capture(const std::string& gpu, const std::string& file, std::string_view what) {
-    std::ifstream in{std::string{JP_TEST_SOURCE_DIR} + "/data/" + gpu + "/" + file};
-    if (!in) {
-        throw std::runtime_error("no capture " + file);
-    }
     std::vector<TimedValue> rows;
-    std::string line;
-    std::getline(in, line); // header
-    while (std::getline(in, line)) {
-        std::istringstream fields{line};
-        std::string t;
-        std::string end;
-        std::string name;
-        std::string value;
-        std::getline(fields, t, ',');
-        std::getline(fields, end, ',');
-        std::getline(fields, name, ',');
-        std::getline(fields, value, ',');
-        if (name == what) {
-            rows.push_back({std::stoll(t), std::stod(value) * 1e-3});
+    for (const auto& f : csv_rows(gpu, file)) {
+        if (f.at(2) == what) {
+            rows.push_back({std::stoll(f.at(0)), std::stod(f.at(3)) * 1e-3});
         }
     }
     return rows;
+}
+
+// The median time between the rows where the value changed.
+inline std::int64_t median_gap_between_changes(const std::vector<TimedValue>& rows) {
+    std::vector<std::int64_t> changes;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        if (rows[i].value != rows[i - 1].value) {
+            changes.push_back(rows[i].t_ns);
+        }
+    }
+    std::vector<std::int64_t> d;
+    for (std::size_t i = 1; i < changes.size(); ++i) {
+        d.push_back(changes[i] - changes[i - 1]);
+    }
+    if (d.empty()) {
+        return 0;
+    }
+    std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
+    return d[d.size() / 2];
 }
 
 // What a reader polling every period_ns from the first row to the last saw: the value of

@@ -56,18 +56,9 @@ TEST(RealH100, TheCaptureChangesEvery100Milliseconds) {
     for (const auto* file : {"idle.csv", "load.csv"}) {
         const auto rows = h100_energy(file);
         ASSERT_GT(rows.size(), 150U) << file;
-        std::vector<std::int64_t> gaps;
-        for (std::size_t i = 1; i < rows.size(); ++i) {
-            if (rows[i].value != rows[i - 1].value) {
-                gaps.push_back(rows[i].t_ns);
-            }
-        }
-        std::vector<std::int64_t> d;
-        for (std::size_t i = 1; i < gaps.size(); ++i) {
-            d.push_back(gaps[i] - gaps[i - 1]);
-        }
-        std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
-        EXPECT_NEAR(static_cast<double>(d[d.size() / 2]), 100 * k_ms, 3 * k_ms) << file;
+        EXPECT_NEAR(static_cast<double>(test::median_gap_between_changes(rows)), 100 * k_ms,
+                    3 * k_ms)
+            << file;
     }
 }
 

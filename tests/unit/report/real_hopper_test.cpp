@@ -22,6 +22,7 @@ namespace jp::report {
 namespace {
 
 using test::field_capture;
+using test::median_gap_between_changes;
 using test::polled;
 constexpr std::int64_t k_ms = test::k_capture_ms;
 
@@ -64,21 +65,6 @@ std::vector<std::pair<std::string, std::string>> every_capture() {
         }
     }
     return out;
-}
-
-std::int64_t median_gap_between_changes(const std::vector<TimedValue>& rows) {
-    std::vector<std::int64_t> changes;
-    for (std::size_t i = 1; i < rows.size(); ++i) {
-        if (rows[i].value != rows[i - 1].value) {
-            changes.push_back(rows[i].t_ns);
-        }
-    }
-    std::vector<std::int64_t> d;
-    for (std::size_t i = 1; i < changes.size(); ++i) {
-        d.push_back(changes[i] - changes[i - 1]);
-    }
-    std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
-    return d[d.size() / 2];
 }
 
 TEST(RealHopper, TheCounterChangesEvery100MsUnderEveryLoad) {
