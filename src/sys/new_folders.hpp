@@ -18,7 +18,6 @@ public:
     static Result<NewFolders> make(const std::filesystem::path& dir);
     // Removes the folders made, deepest first, while each is empty; never throws.
     void undo() noexcept;
-    [[nodiscard]] bool made_any() const noexcept { return !m_made.empty(); }
 
 private:
     std::vector<std::filesystem::path> m_made; // outermost first
