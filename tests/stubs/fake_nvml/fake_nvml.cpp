@@ -16,6 +16,7 @@
 // By default every reading is the profile's at the moment of the call and costs nothing.
 // A real GPU is modelled by (docs/gpu-check.md, measured on an H100 and an H200):
 //   energy_cost_us  each energy read spins that long on the caller's CPU (H100: ~3,900 us)
+//   read_cost_us    so does each power, field and utilisation read (H100: 5-12 us)
 //   update_ms       the counter and the power readings change only every update_ms since
 //                   init (H100: 100); a read returns the value of the last update
 //   window_ms, lag_ms  the instant field (186) is the mean power over
@@ -49,6 +50,7 @@ struct Nvml {
         std::optional<unsigned int> limit_mw;
         unsigned long long energy_offset_mj = 0;
         double energy_cost_s = 0;
+        double read_cost_s = 0;
         double update_s = 0;
         double window_s = 0;
         double lag_s = 0;
@@ -70,6 +72,7 @@ struct Nvml {
             g.name = "NVIDIA H100 80GB HBM3";
             g.limit_mw = 700'000;
             g.energy_cost_s = 3.9e-3;
+            g.read_cost_s = 8e-6;
             g.update_s = 0.1;
             g.window_s = 0.030;
             g.lag_s = 0.005;
@@ -81,13 +84,17 @@ struct Nvml {
         const auto ms = [&](const char* key, double fallback_s) {
             return std::stod(line.option(key, std::to_string(fallback_s * 1e3))) * 1e-3;
         };
-        g.energy_cost_s =
-            std::stod(line.option("energy_cost_us", std::to_string(g.energy_cost_s * 1e6))) * 1e-6;
+        const auto us = [&](const char* key, double fallback_s) {
+            return std::stod(line.option(key, std::to_string(fallback_s * 1e6))) * 1e-6;
+        };
+        g.energy_cost_s = us("energy_cost_us", g.energy_cost_s);
+        g.read_cost_s = us("read_cost_us", g.read_cost_s);
         g.update_s = ms("update_ms", g.update_s);
         g.window_s = ms("window_ms", g.window_s);
         g.lag_s = ms("lag_ms", g.lag_s);
         g.average_s = ms("average_ms", g.average_s);
-        for (const double v : {g.energy_cost_s, g.update_s, g.window_s, g.lag_s, g.average_s}) {
+        for (const double v :
+             {g.energy_cost_s, g.read_cost_s, g.update_s, g.window_s, g.lag_s, g.average_s}) {
             if (!std::isfinite(v) || v < 0) {
                 return false;
             }
@@ -237,6 +244,7 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device,
 
 JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
     return on_device(device, [&](FakeGpu& g, double t) {
+        spin_for(g.read_cost_s);
         if (!g.usage) {
             return NVML_ERROR_NOT_SUPPORTED;
         }
@@ -265,6 +273,7 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device,
         if (valuesCount < 0 || (valuesCount > 0 && values == nullptr)) {
             return NVML_ERROR_INVALID_ARGUMENT;
         }
+        spin_for(g.read_cost_s);
         for (int i = 0; i < valuesCount; ++i) {
             nvmlFieldValue_t& v = values[i];
             v.timestamp = jp::fake::wall_microseconds();
@@ -288,6 +297,7 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device,
 JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
                                                           nvmlUtilization_t* utilization) {
     return on_device(device, [&](FakeGpu& g, double) {
+        spin_for(g.read_cost_s);
         if (!g.util) {
             return NVML_ERROR_NOT_SUPPORTED;
         }
