@@ -140,10 +140,9 @@ int run_sweep(SweepOptions o, const Context& ctx) {
     if (o.dir.empty()) {
         o.dir = default_dir();
     }
-    std::error_code ec;
-    const bool made = !std::filesystem::exists(o.dir, ec);
-    if (auto ok = sys::prepare_output_dir(o.dir, o.force); !ok) {
-        JP_LOG_ERROR("{}", ok.error().message());
+    auto folders = sys::prepare_output_dir(o.dir, o.force);
+    if (!folders) {
+        JP_LOG_ERROR("{}", folders.error().message());
         return 2;
     }
     const auto points = report::grid_points(o.params);
@@ -156,11 +155,10 @@ int run_sweep(SweepOptions o, const Context& ctx) {
     // Checked once the directory is there (--json-file may name a file in it), never a trace.
     if (auto ok = check_json_output(o.json, traces); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
-        if (made) {
-            std::filesystem::remove(o.dir, ec); // empty: made just now
-        }
+        folders->undo(); // only what was made just now
         return 2;
     }
+    std::error_code ec;
     for (std::size_t i = 0; i < points.size(); ++i) {
         const auto& t = traces[i];
         if (std::filesystem::exists(t, ec)) {

@@ -23,13 +23,13 @@ Result<NewFolders> NewFolders::make(const fs::path& dir) {
     for (const auto& p : std::views::reverse(missing)) { // outermost first
         const bool created = fs::create_directory(p, ec);
         if (ec) {
-            const auto why = ec.message(); // before the calls below reuse ec
+            const int err = ec.value(); // before the calls below reuse ec
             made.undo();
             if (fs::is_symlink(fs::symlink_status(p, ec))) {
                 return fail(ErrorKind::config, p.string(),
                             "is a symbolic link to nothing; name a folder");
             }
-            return fail(ErrorKind::io, p.string(), "cannot create: " + why);
+            return std::unexpected(errno_error(err, p.string()));
         }
         if (created) {
             made.m_made.push_back(p);

@@ -124,7 +124,7 @@ Result<void> write_output(const fs::path& out, const OutputRules& rules, const W
     return {};
 }
 
-Result<void> prepare_output_dir(const fs::path& dir, bool force) {
+Result<NewFolders> prepare_output_dir(const fs::path& dir, bool force) {
     std::error_code ec;
     if (fs::exists(dir, ec)) {
         if (!fs::is_directory(dir, ec)) {
@@ -135,12 +135,8 @@ Result<void> prepare_output_dir(const fs::path& dir, bool force) {
                         "already holds files (use --force to add to it, or name another "
                         "directory)");
         }
-        return {};
     }
-    if (!fs::create_directories(dir, ec)) {
-        return std::unexpected(errno_error(ec.value(), dir.string()));
-    }
-    return {};
+    return NewFolders::make(dir);
 }
 
 } // namespace jp::sys

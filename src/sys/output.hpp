@@ -6,6 +6,7 @@
 // file is never left half-written: it is written beside its destination and
 // renamed into place when complete, so a failed write leaves what was there.
 #include "core/error.hpp"
+#include "sys/new_folders.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -29,8 +30,9 @@ using WriteTo = std::function<Result<void>(std::ostream&)>;
 [[nodiscard]] Result<void>
 write_output(const std::filesystem::path& out, const OutputRules& rules, const WriteTo& write);
 
-// A directory for a command's outputs: created when absent; one that holds
-// files already is used only with force.
-[[nodiscard]] Result<void> prepare_output_dir(const std::filesystem::path& dir, bool force);
+// A directory for a command's outputs: created when absent (with the parents it lacks,
+// which undo() takes away again if the command is refused before it runs); one that
+// holds files already is used only with force.
+[[nodiscard]] Result<NewFolders> prepare_output_dir(const std::filesystem::path& dir, bool force);
 
 } // namespace jp::sys
