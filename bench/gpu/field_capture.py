@@ -43,23 +43,30 @@ def field_value(v):
 
 
 class Recorder:
+    """The readings that differ from the previous one of the same quantity, and the last."""
+
     def __init__(self):
         self.rows = []
-        self.last = {}
+        self.last = {}  # what: the latest reading, recorded or not
         self.lock = threading.Lock()
 
-    def add(self, t0, t1, what, value, driver_us="", force=False):
+    def add(self, t0, t1, what, value, driver_us=""):
         if value is None:
             return
         with self.lock:
-            if not force and self.last.get(what) == value:
-                return
-            self.last[what] = value
-            self.rows.append((t0, t1, what, value, driver_us))
+            row = (t0, t1, what, value, driver_us)
+            changed = what not in self.last or self.last[what][0][3] != value
+            if changed:
+                self.rows.append(row)
+            self.last[what] = (row, changed)
+
+    def finish(self):
+        """Each quantity's last reading too, where it repeated the one recorded before it."""
+        with self.lock:
+            self.rows.extend(row for row, recorded in self.last.values() if not recorded)
 
 
 def energy_reader(handle, rec, stop, times):
-    last = None
     while not stop.is_set():
         t0 = time.monotonic_ns()
         try:
@@ -69,16 +76,12 @@ def energy_reader(handle, rec, stop, times):
         t1 = time.monotonic_ns()
         times.append(t1 - t0)
         rec.add(t0, t1, "energy_mj", e)
-        last = (t0, t1, e)
         stop.wait(GAP_S)
-    if last:
-        rec.add(*last[:2], "energy_mj", last[2], force=True)
 
 
 def field_reader(handle, rec, stop, times):
     ids = [nv.NVML_FI_DEV_POWER_INSTANT, nv.NVML_FI_DEV_POWER_AVERAGE]
     names = ["instant_mw", "average_mw"]
-    last = None
     while not stop.is_set():
         t0 = time.monotonic_ns()
         try:
@@ -95,13 +98,7 @@ def field_reader(handle, rec, stop, times):
         for name, v in zip(names, values):
             rec.add(t0, t1, name, field_value(v), v.timestamp)
         rec.add(t1, t2, "usage_mw", usage)
-        last = (t0, t1, t2, values, usage)
         stop.wait(0.001)
-    if last:
-        t0, t1, t2, values, usage = last
-        for name, v in zip(names, values):
-            rec.add(t0, t1, name, field_value(v), v.timestamp, force=True)
-        rec.add(t1, t2, "usage_mw", usage, force=True)
 
 
 def spread(ns):
@@ -139,6 +136,7 @@ def main():
     for t in threads:
         t.join()
     nv.nvmlShutdown()
+    rec.finish()
     rec.rows.sort()
     with open(sys.argv[2], "w") as f:
         f.write("t_ns,t_end_ns,what,value,driver_us\n")
