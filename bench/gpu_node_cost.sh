@@ -5,7 +5,9 @@
 # CPU, the counter and fields change every 100 ms, as measured on a real H100,
 # docs/gpu-check.md) beside two RAPL packages (jp_fake_powercap), read as a real node is.
 #   - the monitor's whole-process CPU (its JSON's monitor_cpu_s) over a 10 s `sleep` at
-#     -i 100ms and -i 10ms;
+#     -i 100ms and -i 10ms, read the default way (each GPU's energy counter at the edges and
+#     every 10 s anchor, its power fields at the interval) and with [sensors.nvml]
+#     anchor = "off" (the counter at the interval on its own thread, as before anchors);
 #   - what the eight GPUs add to `run -- true` (median of 15 walls each, with and without
 #     them in turn): discovery (one probe read per GPU) and the two edges.
 # Prints figures; asserts nothing. Any user; no namespace, no root.
@@ -23,22 +25,28 @@ for i in 0 1 2 3 4 5 6 7; do
     printf 'gpu %d 00000000:%02X:00.0 model=h100\npower %d 0 300\n' "$i" $((0x18 + 16 * i)) "$i"
 done >"$work/h100x8.fixture"
 printf '# no GPU\n' >"$work/none.fixture"
+printf '' >"$work/anchored.toml"
+printf '[sensors.nvml]\nanchor = "off"\n' >"$work/off.toml"
 "$benchdir/jp_fake_powercap" --hz 100 "$work/node" -- python3 - "$bin" "$benchdir/libfake-nvidia-ml.so" "$work" <<'PY'
 import json, os, statistics, subprocess, sys, time
 binary, lib, work = sys.argv[1:4]
-def jp(fixture, *args, capture=False):
+def jp(fixture, *args, capture=False, mode="anchored"):
     env = dict(os.environ, JP_FAKE_NVML_FIXTURE=f"{work}/{fixture}.fixture")
-    argv = [binary, "-q", "--sysfs-root", f"{work}/node", "--nvml-library", lib, "run", "--no-live",
+    argv = [binary, "-q", "--sysfs-root", f"{work}/node", "-c", f"{work}/{mode}.toml",
+            "--nvml-library", lib, "run", "--no-live",
             "-o", f"{work}/t-{time.monotonic_ns()}.jptrace", *args]
     return subprocess.run(argv, env=env, check=True, text=True,
                           stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
 channels = json.loads(jp("h100x8", "--json", "--", "true", capture=True).stdout)["groups"][0]["runs"][0]["parts"]
 print("channels:", ", ".join(p["name"] for p in channels))
-for iv in ("100ms", "10ms"):
-    r = json.loads(jp("h100x8", "-i", iv, "--json", "--", "sleep", "10", capture=True).stdout)
-    run = r["groups"][0]["runs"][0]
-    print(f"-i {iv}: monitor CPU {run['monitor_cpu_s']:.3f} s over {run['runtime_s']:.1f} s = "
-          f"{100 * run['monitor_cpu_s'] / run['runtime_s']:.2f} % of a core")
+for mode in ("anchored", "off"):
+    for iv in ("100ms", "10ms"):
+        r = json.loads(jp("h100x8", "-i", iv, "--json", "--", "sleep", "10", capture=True,
+                          mode=mode).stdout)
+        run = r["groups"][0]["runs"][0]
+        print(f"anchor {'10s' if mode == 'anchored' else 'off'}, -i {iv}: monitor CPU "
+              f"{run['monitor_cpu_s']:.3f} s over {run['runtime_s']:.1f} s = "
+              f"{100 * run['monitor_cpu_s'] / run['runtime_s']:.2f} % of a core")
 # With and without the GPUs in turn, so that a slow spell of the machine falls on both.
 walls = {"h100x8": [], "none": []}
 for _ in range(15):

@@ -168,6 +168,9 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
     if (has_library) {
         allowed.emplace_back("library");
     }
+    if (backend == "nvml") {
+        allowed.emplace_back("anchor");
+    }
     if (backend == "jouleprofd") {
         allowed.emplace_back("socket");
     }
@@ -181,7 +184,8 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
     auto enabled = s.boolean("enabled");
     auto library = s.string("library");
     auto socket = s.string("socket");
-    for (const auto* r : {&interval, &library, &socket}) {
+    auto anchor = s.string("anchor");
+    for (const auto* r : {&interval, &library, &socket, &anchor}) {
         if (!*r) {
             return std::unexpected(r->error());
         }
@@ -196,6 +200,16 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
                            d ? "must be longer than 0" : d.error().detail);
         }
         out.intervals.emplace(std::string{backend}, *d);
+    }
+    if (*anchor) {
+        if (**anchor == "off") {
+            out.nvml_anchor = Nanos{0};
+        } else if (auto d = parse_duration(**anchor); d && d->count() > 0) {
+            out.nvml_anchor = *d;
+        } else {
+            return s.error(*s.table.get("anchor"), "anchor",
+                           d ? "must be longer than 0 (or \"off\")" : d.error().detail);
+        }
     }
     if (*enabled && !**enabled) {
         out.disabled.emplace(backend);

@@ -57,7 +57,11 @@ struct Config {
     CarbonConfig carbon;
     ReportConfig report;
     std::map<std::string, Nanos, std::less<>> intervals; // backend name -> sampling interval
-    std::set<std::string, std::less<>> disabled;         // backend names not to use
+    // [sensors.nvml] anchor: how often a GPU's energy counter is read between the job's
+    // edges when its cheap power field profiles the time in between; 0 ("off"): the
+    // counter at the sampling interval, no field. Absent: the backend's default (10 s).
+    std::optional<Nanos> nvml_anchor;
+    std::set<std::string, std::less<>> disabled; // backend names not to use
     std::optional<std::string> nvml_library;
     std::optional<std::string> rocm_library;
     std::optional<std::filesystem::path> sysfs_root;

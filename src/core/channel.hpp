@@ -53,6 +53,11 @@ struct Channel {
     // (core within package, package within psys, a duplicate die counter).
     bool counted = true;
     std::string parent; // name of the containing channel, if any
+    // A power channel read often and cheaply as the profile of an energy counter that
+    // is read only at anchors (an NVIDIA GPU's power field beside its energy counter,
+    // which costs milliseconds per read): the counter's name. Reports scale the profile
+    // to the counter's delta over each span between two anchors (report/anchored.hpp).
+    std::string profile_of;
 };
 
 [[nodiscard]] std::string_view to_string(Domain d);

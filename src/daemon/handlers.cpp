@@ -119,6 +119,7 @@ Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64
                         {"averaging_ns", ch.averaging_ns ? json(*ch.averaging_ns) : json(nullptr)},
                         {"counted", ch.counted},
                         {"parent", ch.parent},
+                        {"profile_of", ch.profile_of},
                         {"resolution_ms", to_ms(resolution(d, c.grant, i))},
                         {"floored", floored},
                         {"up", d.engine.health(i).up}});

@@ -66,7 +66,8 @@ nlohmann::json channel_json(const Channel& c) {
                      {"backend", c.backend},
                      {"source", c.source},
                      {"counted", c.counted},
-                     {"parent", c.parent}};
+                     {"parent", c.parent},
+                     {"profile_of", c.profile_of}};
     j["limit_watts"] = c.limit_watts ? nlohmann::json(*c.limit_watts) : nlohmann::json(nullptr);
     return j;
 }

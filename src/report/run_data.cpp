@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A run's samples loaded once, with running integrals so that the energy of
 // any window costs a binary search, whatever the run's length.
+#include "report/anchored.hpp"
 #include "report/window.hpp"
 
 #include <algorithm>
@@ -55,7 +56,7 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
     d.facts = node_facts(reader);
     std::tie(d.t0, d.t1) = *window;
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
-        auto s = reader.samples(run.id, i);
+        auto s = run_readings(reader, run.id, i);
         if (!s) {
             return std::unexpected(s.error());
         }
@@ -110,6 +111,9 @@ GridSeries node_grid(const RunData& d, std::int64_t t0, std::int64_t t1) {
 std::vector<std::string> timing_notes(const RunData& d) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
+        if (profile_channel(*d.channels, i)) {
+            continue; // its profile's note and its coverage say how fine it is
+        }
         if (auto note = timing_note((*d.channels)[i], d.timing[i]); !note.empty()) {
             out.push_back(std::move(note));
         }

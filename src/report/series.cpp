@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/series.hpp"
 
+#include "report/anchored.hpp"
 #include "report/summary.hpp"
 
 #include <algorithm>
@@ -231,7 +232,7 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
             ((node != nullptr) && c.domain == Domain::node)) {
             continue;
         }
-        auto s = reader.samples(run.id, i);
+        auto s = run_readings(reader, run.id, i);
         if (!s) {
             return std::unexpected(s.error());
         }

@@ -307,6 +307,14 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     for (auto& note : timing_notes(*data)) {
         out.notes.push_back(std::move(note));
     }
+    if (auto coverage = field_coverage(reader, run.id); !coverage) {
+        return std::unexpected(coverage.error());
+    } else {
+        out.coverage = std::move(*coverage);
+    }
+    for (const auto& c : out.coverage) {
+        out.notes.push_back(coverage_note(c));
+    }
     if (auto r = add_phases(reader, *data, out); !r) {
         return std::unexpected(r.error());
     }

@@ -5,6 +5,7 @@
 // provenance of every figure; the same figures for every phase marked inside
 // the job; the node's power distribution; idle accelerators. Also aggregates
 // repeats as mean ± sample std.
+#include "report/anchored.hpp"
 #include "report/attribution_types.hpp"
 #include "report/basis.hpp"
 #include "report/bound.hpp"
@@ -106,6 +107,8 @@ struct RunSummary : Figures {
     std::optional<double> idle_w; // the trace's idle baseline, if it has one
     // The job's share of the node; absent when the trace has no usage for the run.
     std::optional<Attribution> attribution;
+    // Each GPU counter read at anchors: how much of it its power field saw.
+    std::vector<FieldCoverage> coverage;
 };
 
 // Node model figures recorded in the trace's meta at measurement time.

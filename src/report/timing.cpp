@@ -92,7 +92,12 @@ Timing timing_of(const Channel& c,
     } else if (c.update_ns) {
         t.update_ns = *c.update_ns;
     }
-    t.resolution_ns = resolution_for(c.quantity, t.sample_ns, t.update_ns);
+    // An anchored counter's readings between anchors come from its power field: its power
+    // is known as finely as a power reading's, not at a counter's k_span_factor updates.
+    const bool profiled = std::ranges::any_of(
+        flags, [](std::uint8_t f) { return (f & trace::k_flag_profiled) != 0; });
+    t.resolution_ns =
+        resolution_for(profiled ? Quantity::power : c.quantity, t.sample_ns, t.update_ns);
     if (c.averaging_ns && *c.averaging_ns > t.resolution_ns) {
         t.resolution_ns = *c.averaging_ns; // each reading is already a mean over this window
     }

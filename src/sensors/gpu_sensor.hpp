@@ -23,7 +23,7 @@ struct GpuPolling {
 template <class Session, class Gpu> class VendorGpuSensor final : public Sensor {
 public:
     // Reads one channel of the GPU; never throws.
-    using ReadOne = Value (*)(const Session& session, const Gpu& gpu, Quantity q) noexcept;
+    using ReadOne = Value (*)(const Session& session, const Gpu& gpu, const Channel& c) noexcept;
 
     VendorGpuSensor(std::string_view backend,
                     std::shared_ptr<const Session> session,
@@ -46,7 +46,7 @@ public:
                 out[i] = {0, ReadStatus::gone};
                 continue;
             }
-            out[i] = m_read(*m_session, m_gpu, m_gpu.channels[i].quantity);
+            out[i] = m_read(*m_session, m_gpu, m_gpu.channels[i]);
             m_gone = out[i].status == ReadStatus::gone;
         }
     }

@@ -43,6 +43,9 @@ Channel channel_from_row(const Statement& s) {
     if (s.column_count() > 12 && !s.column_is_null(12)) {
         c.averaging_ns = s.column_int(12);
     }
+    if (s.column_count() > 13 && !s.column_is_null(13)) {
+        c.profile_of = s.column_text(13);
+    }
     c.mean_since_previous = is_mean_since_previous(c); // not stored
     return c;
 }
@@ -143,11 +146,16 @@ Result<void> Reader::load() {
         return std::unexpected(has_timing.error());
     }
     const bool timing = has_timing->step().value_or(false) && has_timing->column_int(0) > 0;
-    auto ch =
-        m_db.prepare(fmt::format("SELECT name, domain, quantity, provenance, backend, source, "
-                                 "device, wrap_joules, limit_watts, counted, parent{} FROM "
-                                 "channel ORDER BY id",
-                                 timing ? ", update_ns, averaging_ns" : ""));
+    auto has_profile =
+        m_db.prepare("SELECT count(*) FROM pragma_table_info('channel') WHERE name = 'profile_of'");
+    if (!has_profile) {
+        return std::unexpected(has_profile.error());
+    }
+    const bool profile = has_profile->step().value_or(false) && has_profile->column_int(0) > 0;
+    auto ch = m_db.prepare(fmt::format(
+        "SELECT name, domain, quantity, provenance, backend, source, device, wrap_joules, "
+        "limit_watts, counted, parent{}{} FROM channel ORDER BY id",
+        timing ? ", update_ns, averaging_ns" : "", timing && profile ? ", profile_of" : ""));
     if (!ch) {
         return std::unexpected(ch.error());
     }

@@ -27,7 +27,8 @@ CREATE TABLE channel (
     counted INTEGER NOT NULL,        -- 1 if it adds to the node's parts
     parent TEXT NOT NULL,
     update_ns INTEGER,               -- how often the source changes the value, when known
-    averaging_ns INTEGER             -- the window each power reading averages (a BMC's), when known
+    averaging_ns INTEGER,            -- the window each power reading averages (a BMC's), when known
+    profile_of TEXT                  -- the energy counter this power channel profiles between anchors
 );
 CREATE TABLE run (
     id INTEGER PRIMARY KEY,

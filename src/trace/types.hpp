@@ -16,6 +16,9 @@ enum SampleFlag : std::uint8_t {
     k_flag_jump = 2,         // an estimate: a counter jump, or a total not resolved since one
     k_flag_wrapped = 4,      // the counter wrapped before this reading and was unwrapped
     k_flag_interpolated = 8, // not read but interpolated (slow source at an edge)
+    // Never stored: made by reports between an anchored counter's reads from its power
+    // field (report/anchored.hpp), so its power is known as finely as the field's.
+    k_flag_profiled = 16,
 };
 
 // One stored value. channel is the index into the trace's channel table.

@@ -114,8 +114,8 @@ Result<void> Writer::set_meta(std::string_view key, std::string_view value) {
 Result<void> Writer::add_channels(std::span<const Channel> channels) {
     auto stmt = m_db.prepare(
         "INSERT INTO channel(id, name, domain, quantity, unit, provenance, backend, source, "
-        "device, wrap_joules, limit_watts, counted, parent, update_ns, averaging_ns) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "device, wrap_joules, limit_watts, counted, parent, update_ns, averaging_ns, "
+        "profile_of) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!stmt) {
         return std::unexpected(stmt.error());
     }
@@ -127,7 +127,7 @@ Result<void> Writer::add_channels(std::span<const Channel> channels) {
         stmt->bind(6, to_string(c.provenance)).bind(7, c.backend).bind(8, c.source);
         stmt->bind(9, c.device).bind(10, c.wrap_joules).bind(11, c.limit_watts);
         stmt->bind(12, std::int64_t{c.counted ? 1 : 0}).bind(13, c.parent);
-        stmt->bind(14, c.update_ns).bind(15, c.averaging_ns);
+        stmt->bind(14, c.update_ns).bind(15, c.averaging_ns).bind(16, c.profile_of);
         if (auto r = stmt->run(); !r) {
             return r;
         }

@@ -17,7 +17,9 @@ namespace {
 class GpuNode : public ::testing::Test {
 protected:
     void SetUp() override {
-        fs.add({"/config.toml", "[sensors.estimate]\nenabled = false\n"});
+        // The counter read at the interval, as before anchors (gpu_anchor_test.cpp: anchored).
+        fs.add({"/config.toml",
+                "[sensors.estimate]\nenabled = false\n[sensors.nvml]\nanchor = \"off\"\n"});
         fs.add({"/h100.fixture", "gpu 0 00000000:3B:00.0 model=h100\npower 0 0 300\n"});
     }
     // `report --json` of one run of `args` on the stand-in H100 drawing 300 W.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/html/data.hpp"
 
+#include "report/anchored.hpp"
 #include "report/summary.hpp"
 #include "trace/sort.hpp"
 
@@ -285,7 +286,7 @@ Result<std::map<std::int64_t, RunSeries>> read_runs(trace::Reader& reader,
             if (!drawn(chans[i])) {
                 continue;
             }
-            auto s = reader.samples(run.id, i);
+            auto s = run_readings(reader, run.id, i);
             if (!s) {
                 return std::unexpected(s.error());
             }

@@ -58,6 +58,7 @@ Offer offered(const nlohmann::json& list, const std::vector<Channel>& local) {
         c.device = j.value("device", "");
         c.counted = j.value("counted", true);
         c.parent = j.value("parent", "");
+        c.profile_of = j.value("profile_of", "");
         c.limit_watts = watts(j, "limit_watts");
         c.max_watts = watts(j, "max_watts");
         c.update_ns = period(j, "update_ns");

@@ -24,16 +24,26 @@ struct Gpu {
     unsigned int index = 0;
     Device handle = nullptr;
     PowerSource power = PowerSource::none;
+    // Beside an energy counter read only at anchors: the cheap power reading that profiles
+    // the time between them (power_usage, else instant_field), in channel "gpuN.power";
+    // none when the counter is read at the interval (anchors off, or no field answers).
+    PowerSource field = PowerSource::none;
+    bool instant = false; // and the instant field beside it, in "gpuN.instant"
+    std::string no_field; // anchored, with no field answering: what each attempt returned
     bool utilization = false;
-    std::string no_power;          // with PowerSource::none: what each attempt returned
-    std::vector<Channel> channels; // "gpuN" (if any power source works), then "gpuN.util"
+    std::string no_power; // with PowerSource::none: what each attempt returned
+    // "gpuN" (if any power source works), "gpuN.power" and "gpuN.instant" (with fields),
+    // then "gpuN.util"
+    std::vector<Channel> channels;
 };
 
 // Probes GPU `index` once: identity, the best working power source, utilisation and the
-// enforced power limit. Fallbacks taken and missing identity are described in `notes`.
-// Fails only when the device handle cannot be had (lost, no permission).
+// enforced power limit; with `anchored` and an energy counter, also the field that profiles
+// the time between the counter's anchors. Fallbacks taken and missing identity are
+// described in `notes`. Fails only when the device handle cannot be had (lost, no
+// permission).
 [[nodiscard]] Result<Gpu>
-probe_gpu(const Api& api, unsigned int index, std::vector<std::string>& notes);
+probe_gpu(const Api& api, unsigned int index, bool anchored, std::vector<std::string>& notes);
 
 // NVML's bus id ("%08X:%02X:%02X.0", or the legacy "%04X:…") spelt as sysfs does, so that
 // hwmon and NVML name one GPU alike: "00000000:3B:00.0" -> "0000:3b:00.0". Nullopt when

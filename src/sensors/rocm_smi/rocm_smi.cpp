@@ -11,7 +11,8 @@
 namespace jp::sensors::rocm_smi {
 namespace {
 
-Value read_one(const Session& session, const Gpu& gpu, Quantity q) noexcept {
+Value read_one(const Session& session, const Gpu& gpu, const Channel& c) noexcept {
+    const Quantity q = c.quantity;
     if (q == Quantity::utilization) {
         return read_utilization(session.api(), gpu.index);
     }

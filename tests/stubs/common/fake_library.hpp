@@ -13,6 +13,9 @@
 //   util <index> <percent>              the GPU's busy percent (absent: NOT_SUPPORTED)
 //   lost <index> <t> [code=<Vendor::lost>] [until=<t>]
 //                                       every call on the GPU returns <code> from t on
+// With JP_FAKE_ORIGIN_FILE set, each successful init writes the clock's origin there (the
+// CLOCK_MONOTONIC ns that profile time 0 stands for), so that a test can set a trace's
+// times against the profile.
 #include "profile.hpp"
 
 #include <algorithm>
@@ -72,6 +75,11 @@ public:
             return s.init_error;
         }
         s.origin = mono_seconds();
+        if (const char* path = std::getenv("JP_FAKE_ORIGIN_FILE"); path != nullptr) {
+            if (std::ofstream out{path}; out) {
+                out << static_cast<long long>(std::llround(s.origin * 1e9)) << '\n';
+            }
+        }
         ++s.sessions;
         return Vendor::success;
     }

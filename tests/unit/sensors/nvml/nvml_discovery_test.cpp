@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // NVML discovery through the real dlopen path, against the stand-in libfake-nvidia-ml.so.
-#include "config/config.hpp"
+#include "anchors_off.hpp"
 #include "sensors/nvml/device.hpp"
 #include "sensors/nvml/nvml.hpp"
 #include "stub_fixture.hpp"
@@ -17,6 +17,7 @@ constexpr const char* k_env = "JP_FAKE_NVML_FIXTURE";
 Discovery discover(const std::string& fixture, const char* library = k_stub) {
     Host h;
     h.nvml_library = library;
+    h.config = &test::k_anchors_off;
     test::StubTime origin;
     return test::discover_with(
         k_env, fixture, [&] { return nvml::discover(h); }, origin);
@@ -70,7 +71,7 @@ TEST(Nvml, IsReadOnItsOwnThreadNoFasterThanItChangesUnlessAsked) {
     EXPECT_THAT(std::string{s.min_interval_reason()},
                 testing::HasSubstr("set [sensors.nvml] interval"));
 
-    Config config;
+    Config config = test::k_anchors_off;
     config.intervals.emplace("nvml", std::chrono::milliseconds{10});
     Host h;
     h.nvml_library = k_stub;

@@ -3,6 +3,7 @@
 // spins ~4 ms of the caller's CPU, the counter changes every 100 ms, the instant power
 // field averages 30 ms of each 100 ms (a pulse outside that window is never seen) while
 // the counter integrates everything. Read through jouleprof's own nvml backend.
+#include "anchors_off.hpp"
 #include "core/clock.hpp"
 #include "sensors/nvml/nvml.hpp"
 #include "stub_fixture.hpp"
@@ -26,6 +27,7 @@ using namespace std::chrono_literals;
 Discovery discover(const std::string& fixture) {
     Host h;
     h.nvml_library = JP_TEST_STUB_DIR "/libfake-nvidia-ml.so";
+    h.config = &test::k_anchors_off;
     test::StubTime origin;
     return test::discover_with(
         "JP_FAKE_NVML_FIXTURE", fixture, [&] { return nvml::discover(h); }, origin);

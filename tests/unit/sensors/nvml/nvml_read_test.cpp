@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // NVML readings against the stand-in library's scripted power profile (known ground truth).
+#include "anchors_off.hpp"
 #include "sensors/nvml/nvml.hpp"
 #include "stub_fixture.hpp"
 
@@ -28,6 +29,7 @@ double ramp_joules(double t) {
 Discovery discover(const std::string& fixture, StubTime& origin) {
     Host h;
     h.nvml_library = JP_TEST_STUB_DIR "/libfake-nvidia-ml.so";
+    h.config = &test::k_anchors_off;
     return test::discover_with(
         k_env, fixture, [&] { return nvml::discover(h); }, origin);
 }

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/anchored.hpp"
+
+#include "trace/types.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <span>
+
+namespace jp::report {
+namespace {
+
+// The field's trapezoid integral in joules from its first reading to t, held at its first
+// and last readings' power outside them.
+class FieldIntegral {
+public:
+    explicit FieldIntegral(std::span<const TimedValue> p) : m_p(p) {
+        m_cum.reserve(p.size());
+        double sum = 0;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            if (i > 0) {
+                sum += 0.5 * (p[i - 1].value + p[i].value) * seconds(p[i].t_ns - p[i - 1].t_ns);
+            }
+            m_cum.push_back(sum);
+        }
+    }
+    [[nodiscard]] double at_index(std::size_t i) const { return m_cum[i]; }
+    [[nodiscard]] double operator()(std::int64_t t) const {
+        if (t <= m_p.front().t_ns) {
+            return -m_p.front().value * seconds(m_p.front().t_ns - t);
+        }
+        if (t >= m_p.back().t_ns) {
+            return m_cum.back() + m_p.back().value * seconds(t - m_p.back().t_ns);
+        }
+        const auto it = std::ranges::upper_bound(m_p, t, {}, &TimedValue::t_ns);
+        const auto i = static_cast<std::size_t>(it - m_p.begin()) - 1;
+        const auto& a = m_p[i];
+        const auto& b = m_p[i + 1];
+        const double f = static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
+        const double v = a.value + f * (b.value - a.value);
+        return m_cum[i] + 0.5 * (a.value + v) * seconds(t - a.t_ns);
+    }
+
+private:
+    static double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+    std::span<const TimedValue> m_p;
+    std::vector<double> m_cum;
+};
+
+bool is_jump(const trace::ChannelSamples& s, std::size_t i) {
+    return i < s.flags.size() && (s.flags[i] & trace::k_flag_jump) != 0;
+}
+
+void push(trace::ChannelSamples& out, TimedValue v, std::uint8_t flags) {
+    out.points.push_back(v);
+    out.flags.push_back(flags);
+}
+
+} // namespace
+
+trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
+                                     const trace::ChannelSamples& field,
+                                     std::vector<AnchorSpan>* spans,
+                                     std::int64_t centre_ns) {
+    const auto& c = counter.points;
+    std::vector<TimedValue> f = field.points;
+    for (auto& v : f) {
+        v.t_ns -= centre_ns;
+    }
+    if (c.size() < 2 || f.size() < 2) {
+        return counter;
+    }
+    const FieldIntegral g{f};
+    const auto flag_of = [&](std::size_t i) {
+        return i < counter.flags.size() ? counter.flags[i] : std::uint8_t{0};
+    };
+    trace::ChannelSamples out;
+    out.points.reserve(c.size() + f.size());
+    out.flags.reserve(c.size() + f.size());
+    push(out, c.front(), flag_of(0));
+    auto inner = f.begin(); // the first field reading after the span's start
+    for (std::size_t i = 1; i < c.size(); ++i) {
+        const auto& a = c[i - 1];
+        const auto& b = c[i];
+        if (b.t_ns > a.t_ns) {
+            AnchorSpan span{a.t_ns, b.t_ns, b.value - a.value, g(b.t_ns) - g(a.t_ns), false};
+            inner =
+                std::upper_bound(inner, f.end(), a.t_ns,
+                                 [](std::int64_t t, const TimedValue& v) { return t < v.t_ns; });
+            const bool inside = inner != f.end() && inner->t_ns < b.t_ns;
+            span.profiled = inside && span.counter_j >= 0 && span.field_j > 0 &&
+                            !is_jump(counter, i - 1) && !is_jump(counter, i);
+            if (span.profiled) {
+                const double g0 = g(a.t_ns);
+                const double k = span.counter_j / span.field_j;
+                for (auto it = inner; it != f.end() && it->t_ns < b.t_ns; ++it) {
+                    const double at = g.at_index(static_cast<std::size_t>(it - f.begin()));
+                    push(out, {it->t_ns, a.value + k * (at - g0)}, trace::k_flag_profiled);
+                }
+            }
+            if (spans != nullptr) {
+                spans->push_back(span);
+            }
+        }
+        push(out, b, flag_of(i));
+    }
+    return out;
+}
+
+std::optional<std::size_t> profile_channel(const std::vector<Channel>& channels,
+                                           std::size_t counter) {
+    if (counter >= channels.size() || channels[counter].quantity != Quantity::energy) {
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        const auto& c = channels[i];
+        if (c.quantity == Quantity::power && c.profile_of == channels[counter].name) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// Half the window a power channel's readings average over: where each one stands.
+std::int64_t centre_of(const Channel& c) {
+    return c.averaging_ns.value_or(0) / 2;
+}
+
+struct Pair {
+    trace::ChannelSamples counter;
+    trace::ChannelSamples field;
+    std::int64_t centre_ns = 0;
+};
+
+Result<Pair>
+read_pair(trace::Reader& reader, std::int64_t run_id, std::size_t counter, std::size_t field) {
+    auto c = reader.samples(run_id, counter);
+    if (!c) {
+        return std::unexpected(c.error());
+    }
+    auto f = reader.samples(run_id, field);
+    if (!f) {
+        return std::unexpected(f.error());
+    }
+    return Pair{std::move(*c), std::move(*f), centre_of(reader.channels()[field])};
+}
+
+} // namespace
+
+Result<trace::ChannelSamples>
+run_readings(trace::Reader& reader, std::int64_t run_id, std::size_t channel) {
+    const auto field = profile_channel(reader.channels(), channel);
+    if (!field) {
+        return reader.samples(run_id, channel);
+    }
+    auto pair = read_pair(reader, run_id, channel, *field);
+    if (!pair) {
+        return std::unexpected(pair.error());
+    }
+    return anchor_profile(pair->counter, pair->field, nullptr, pair->centre_ns);
+}
+
+std::optional<FieldCoverage> coverage_of(const std::string& counter,
+                                         const std::string& field,
+                                         const std::vector<AnchorSpan>& spans,
+                                         bool profile) {
+    FieldCoverage out{counter, field};
+    out.profile = profile;
+    double sum_c = 0;
+    double sum_f = 0;
+    bool ranged = false;
+    for (const auto& s : spans) {
+        if (!s.profiled || s.counter_j <= 0) {
+            continue;
+        }
+        ++out.spans;
+        sum_c += s.counter_j;
+        sum_f += s.field_j;
+        if (s.counter_j >= k_coverage_min_j) {
+            const double r = s.field_j / s.counter_j;
+            out.min_ratio = ranged ? std::min(out.min_ratio, r) : r;
+            out.max_ratio = ranged ? std::max(out.max_ratio, r) : r;
+            ranged = true;
+        }
+    }
+    if (out.spans == 0 || sum_c <= 0) {
+        return std::nullopt;
+    }
+    out.ratio = sum_f / sum_c;
+    if (!ranged) {
+        out.min_ratio = out.max_ratio = out.ratio;
+    }
+    return out;
+}
+
+Result<std::vector<FieldCoverage>> field_coverage(trace::Reader& reader, std::int64_t run_id) {
+    std::vector<FieldCoverage> out;
+    const auto& channels = reader.channels();
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        if (!profile_channel(channels, i)) {
+            continue;
+        }
+        // The profile, and every other power reading within the counter (the instant field).
+        for (std::size_t k = 0; k < channels.size(); ++k) {
+            const auto& f = channels[k];
+            if (f.quantity != Quantity::power ||
+                (f.profile_of != channels[i].name && f.parent != channels[i].name)) {
+                continue;
+            }
+            auto pair = read_pair(reader, run_id, i, k);
+            if (!pair) {
+                return std::unexpected(pair.error());
+            }
+            std::vector<AnchorSpan> spans;
+            (void)anchor_profile(pair->counter, pair->field, &spans, pair->centre_ns);
+            if (auto c = coverage_of(channels[i].name, f.name, spans,
+                                     k == profile_channel(channels, i))) {
+                out.push_back(std::move(*c));
+            }
+        }
+    }
+    return out;
+}
+
+std::string coverage_note(const FieldCoverage& c) {
+    const auto range = c.min_ratio == c.max_ratio
+                           ? std::string{}
+                           : fmt::format(" ({:.2f}-{:.2f})", c.min_ratio, c.max_ratio);
+    return fmt::format("{}: {} integrates to {:.2f} × its energy counter over {} span{} between "
+                       "the counter's reads{}{}",
+                       c.counter, c.field, c.ratio, c.spans, c.spans == 1 ? "" : "s", range,
+                       c.profile ? "; the profile and phases between reads are it, scaled to "
+                                   "the counter in each span"
+                                 : "");
+}
+
+} // namespace jp::report
