@@ -39,14 +39,23 @@ def jp(fixture, *args, capture=False, mode="anchored"):
                           stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
 channels = json.loads(jp("h100x8", "--json", "--", "true", capture=True).stdout)["groups"][0]["runs"][0]["parts"]
 print("channels:", ", ".join(p["name"] for p in channels))
+def cpu(mode, iv, seconds):
+    r = json.loads(jp("h100x8", "-i", iv, "--json", "--", "sleep", str(seconds), capture=True,
+                      mode=mode).stdout)
+    run = r["groups"][0]["runs"][0]
+    return run["monitor_cpu_s"], run["runtime_s"]
 for mode in ("anchored", "off"):
     for iv in ("100ms", "10ms"):
-        r = json.loads(jp("h100x8", "-i", iv, "--json", "--", "sleep", "10", capture=True,
-                          mode=mode).stdout)
-        run = r["groups"][0]["runs"][0]
-        print(f"anchor {'10s' if mode == 'anchored' else 'off'}, -i {iv}: monitor CPU "
-              f"{run['monitor_cpu_s']:.3f} s over {run['runtime_s']:.1f} s = "
-              f"{100 * run['monitor_cpu_s'] / run['runtime_s']:.2f} % of a core")
+        c10, t10 = cpu(mode, iv, 10)
+        line = (f"anchor {'10s' if mode == 'anchored' else 'off'}, -i {iv}: monitor CPU "
+                f"{c10:.3f} s over {t10:.1f} s = {100 * c10 / t10:.2f} % of a core")
+        if mode == "anchored":
+            # A 60 s job as well: what each second costs once discovery and the edges (8 GPU
+            # counter reads at each end) are paid.
+            c60, t60 = cpu(mode, iv, 60)
+            line += (f"; 60 s: {100 * c60 / t60:.2f} %; each further second "
+                     f"{100 * (c60 - c10) / (t60 - t10):.2f} %")
+        print(line)
 # With and without the GPUs in turn, so that a slow spell of the machine falls on both.
 walls = {"h100x8": [], "none": []}
 for _ in range(15):

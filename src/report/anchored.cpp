@@ -4,11 +4,17 @@
 #include "trace/types.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <span>
+#include <string_view>
 
 namespace jp::report {
 namespace {
+
+// A power reading above this (a megawatt per GPU) is no GPU's: it shapes nothing.
+constexpr double k_max_field_watts = 1e6;
 
 // The field's trapezoid integral in joules from its first reading to t, held at its first
 // and last readings' power outside them.
@@ -63,9 +69,14 @@ trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
                                      std::vector<AnchorSpan>* spans,
                                      std::int64_t centre_ns) {
     const auto& c = counter.points;
-    std::vector<TimedValue> f = field.points;
-    for (auto& v : f) {
-        v.t_ns -= centre_ns;
+    // A reading that is no power (NaN, infinite, below zero: a driver's or a crafted trace's
+    // fault) shapes nothing; the spans around it follow the readings that are.
+    std::vector<TimedValue> f;
+    f.reserve(field.points.size());
+    for (const auto& v : field.points) {
+        if (std::isfinite(v.value) && v.value >= 0 && v.value <= k_max_field_watts) {
+            f.push_back({v.t_ns - centre_ns, v.value});
+        }
     }
     if (c.size() < 2 || f.size() < 2) {
         return counter;
@@ -88,7 +99,8 @@ trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
                 std::upper_bound(inner, f.end(), a.t_ns,
                                  [](std::int64_t t, const TimedValue& v) { return t < v.t_ns; });
             const bool inside = inner != f.end() && inner->t_ns < b.t_ns;
-            span.profiled = inside && span.counter_j >= 0 && span.field_j > 0 &&
+            span.profiled = inside && span.counter_j >= 0 && std::isfinite(span.counter_j) &&
+                            span.field_j > 0 && std::isfinite(span.field_j) &&
                             !is_jump(counter, i - 1) && !is_jump(counter, i);
             if (span.profiled) {
                 const double g0 = g(a.t_ns);
@@ -107,18 +119,24 @@ trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
     return out;
 }
 
-std::optional<std::size_t> profile_channel(const std::vector<Channel>& channels,
-                                           std::size_t counter) {
-    if (counter >= channels.size() || channels[counter].quantity != Quantity::energy) {
-        return std::nullopt;
+ProfileIndex profile_index(const std::vector<Channel>& channels) {
+    ProfileIndex out(channels.size());
+    std::map<std::string_view, std::size_t> counters;
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        if (channels[i].quantity == Quantity::energy) {
+            counters.emplace(channels[i].name, i);
+        }
     }
     for (std::size_t i = 0; i < channels.size(); ++i) {
         const auto& c = channels[i];
-        if (c.quantity == Quantity::power && c.profile_of == channels[counter].name) {
-            return i;
+        if (c.quantity != Quantity::power || c.profile_of.empty()) {
+            continue;
+        }
+        if (const auto it = counters.find(c.profile_of); it != counters.end() && !out[it->second]) {
+            out[it->second] = i;
         }
     }
-    return std::nullopt;
+    return out;
 }
 
 namespace {
@@ -149,9 +167,11 @@ read_pair(trace::Reader& reader, std::int64_t run_id, std::size_t counter, std::
 
 } // namespace
 
-Result<trace::ChannelSamples>
-run_readings(trace::Reader& reader, std::int64_t run_id, std::size_t channel) {
-    const auto field = profile_channel(reader.channels(), channel);
+Result<trace::ChannelSamples> run_readings(trace::Reader& reader,
+                                           std::int64_t run_id,
+                                           std::size_t channel,
+                                           const ProfileIndex& profiles) {
+    const auto field = channel < profiles.size() ? profiles[channel] : std::nullopt;
     if (!field) {
         return reader.samples(run_id, channel);
     }
@@ -198,25 +218,27 @@ std::optional<FieldCoverage> coverage_of(const std::string& counter,
 Result<std::vector<FieldCoverage>> field_coverage(trace::Reader& reader, std::int64_t run_id) {
     std::vector<FieldCoverage> out;
     const auto& channels = reader.channels();
+    const auto profiles = profile_index(channels);
     for (std::size_t i = 0; i < channels.size(); ++i) {
-        if (!profile_channel(channels, i)) {
+        if (!profiles[i]) {
             continue;
         }
-        // The profile, and every other power reading within the counter (the instant field).
+        // The profile, then every other power reading within the counter (the instant field).
+        std::vector<std::size_t> fields{*profiles[i]};
         for (std::size_t k = 0; k < channels.size(); ++k) {
-            const auto& f = channels[k];
-            if (f.quantity != Quantity::power ||
-                (f.profile_of != channels[i].name && f.parent != channels[i].name)) {
-                continue;
+            if (k != *profiles[i] && channels[k].quantity == Quantity::power &&
+                channels[k].parent == channels[i].name) {
+                fields.push_back(k);
             }
+        }
+        for (const auto k : fields) {
             auto pair = read_pair(reader, run_id, i, k);
             if (!pair) {
                 return std::unexpected(pair.error());
             }
             std::vector<AnchorSpan> spans;
             (void)anchor_profile(pair->counter, pair->field, &spans, pair->centre_ns);
-            if (auto c = coverage_of(channels[i].name, f.name, spans,
-                                     k == profile_channel(channels, i))) {
+            if (auto c = coverage_of(channels[i].name, channels[k].name, spans, k == fields[0])) {
                 out.push_back(std::move(*c));
             }
         }

@@ -41,15 +41,19 @@ struct AnchorSpan {
                                                    std::vector<AnchorSpan>* spans = nullptr,
                                                    std::int64_t centre_ns = 0);
 
-// The channel whose profile_of names channel `counter` (an energy channel), if any.
-[[nodiscard]] std::optional<std::size_t> profile_channel(const std::vector<Channel>& channels,
-                                                         std::size_t counter);
+// Per channel: the index of its profile, for an energy channel that a power channel's
+// profile_of names (the first such, by index), else nullopt. Built once per trace: a crafted
+// one may hold thousands of channels.
+using ProfileIndex = std::vector<std::optional<std::size_t>>;
+[[nodiscard]] ProfileIndex profile_index(const std::vector<Channel>& channels);
 
 // A channel's readings in a run as every report uses them: an anchored counter's through
 // anchor_profile (its readings from the field flagged trace::k_flag_profiled, so that
 // timing_of() knows its power as finely as the field's), any other channel's as stored.
-[[nodiscard]] Result<trace::ChannelSamples>
-run_readings(trace::Reader& reader, std::int64_t run_id, std::size_t channel);
+[[nodiscard]] Result<trace::ChannelSamples> run_readings(trace::Reader& reader,
+                                                         std::int64_t run_id,
+                                                         std::size_t channel,
+                                                         const ProfileIndex& profiles);
 
 // How much of the counter's energy an anchored GPU's field saw over a run.
 struct FieldCoverage {

@@ -32,6 +32,10 @@ struct Bound {
     // "quantum", "edge staleness", "gap between readings" or "counter jump"
     std::string_view dominant;
     bool max_assumed = false; // it holds if the power never exceeded twice its highest seen
+    // A window that ends between an anchored counter's reads (report/anchored.hpp): its
+    // energy there follows the counter's power profile, so the bound holds if the profile's
+    // shape does; only the counter's reads bound it otherwise.
+    bool profile_assumed = false;
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 

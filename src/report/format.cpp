@@ -218,7 +218,10 @@ std::string provenance_text(const Item& item) {
 }
 
 std::string bound_text(const Bound& b, double value) {
-    const std::string_view assumes = b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
+    std::string assumes = b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
+    if (b.profile_assumed) {
+        assumes += "; assumes the GPU's power profile between its counter's reads";
+    }
     if (b.half_width() > std::abs(value)) { // what the energy could be, and why it is that wide
         return fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", b.low, b.high,
                            b.dominant, assumes);

@@ -57,6 +57,7 @@ json item_json(const Item& i) {
         j["energy_bound_j"] = i.bound->half_width();
         j["bound_dominant"] = i.bound->dominant;
         j["bound_assumes_peak"] = i.bound->max_assumed;
+        j["bound_assumes_profile"] = i.bound->profile_assumed;
         j["measurable"] = !i.not_measurable();
     }
     if (i.lost_at_s) {

@@ -3,6 +3,7 @@
 // any window costs a binary search, whatever the run's length.
 #include "report/anchored.hpp"
 #include "report/window.hpp"
+#include "trace/types.hpp"
 
 #include <algorithm>
 
@@ -55,13 +56,16 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
     d.channels = &reader.channels();
     d.facts = node_facts(reader);
     std::tie(d.t0, d.t1) = *window;
+    const auto profiles = profile_index(*d.channels);
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
-        auto s = run_readings(reader, run.id, i);
+        auto s = run_readings(reader, run.id, i, profiles);
         if (!s) {
             return std::unexpected(s.error());
         }
         const auto& c = (*d.channels)[i];
         d.timing.push_back(timing_of(c, s->points, s->flags));
+        d.profiled.push_back(std::ranges::any_of(
+            s->flags, [](std::uint8_t f) { return (f & trace::k_flag_profiled) != 0; }));
         d.estimated.push_back(c.quantity == Quantity::energy ? estimated_spans(s->points, s->flags)
                                                              : std::vector<EstimatedSpan>{});
         auto knots = knots_of(c, std::move(s->points), s->flags);
@@ -111,7 +115,7 @@ GridSeries node_grid(const RunData& d, std::int64_t t0, std::int64_t t1) {
 std::vector<std::string> timing_notes(const RunData& d) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
-        if (profile_channel(*d.channels, i)) {
+        if (d.profiled[i]) {
             continue; // its profile's note and its coverage say how fine it is
         }
         if (auto note = timing_note((*d.channels)[i], d.timing[i]); !note.empty()) {

@@ -222,6 +222,7 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
         return std::unexpected(window.error());
     }
     const auto& chans = reader.channels();
+    const auto profiles = profile_index(chans);
     std::vector<const Channel*> parts;
     std::vector<trace::ChannelSamples> readings;
     const Channel* node = nullptr;
@@ -232,7 +233,7 @@ node_power_series(trace::Reader& reader, const trace::RunInfo& run, std::int64_t
             ((node != nullptr) && c.domain == Domain::node)) {
             continue;
         }
-        auto s = run_readings(reader, run.id, i);
+        auto s = run_readings(reader, run.id, i, profiles);
         if (!s) {
             return std::unexpected(s.error());
         }

@@ -307,11 +307,11 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     for (auto& note : timing_notes(*data)) {
         out.notes.push_back(std::move(note));
     }
-    if (auto coverage = field_coverage(reader, run.id); !coverage) {
+    auto coverage = field_coverage(reader, run.id);
+    if (!coverage) {
         return std::unexpected(coverage.error());
-    } else {
-        out.coverage = std::move(*coverage);
     }
+    out.coverage = std::move(*coverage);
     for (const auto& c : out.coverage) {
         out.notes.push_back(coverage_note(c));
     }
@@ -377,6 +377,7 @@ std::optional<Bound> mean_bound(std::span<const std::optional<Bound>> bounds) {
         out.low += b->low;
         out.high += b->high;
         out.max_assumed = out.max_assumed || b->max_assumed;
+        out.profile_assumed = out.profile_assumed || b->profile_assumed;
         if (b->half_width() > widest) {
             widest = b->half_width();
             out.dominant = b->dominant;

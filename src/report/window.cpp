@@ -62,6 +62,9 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
         it.bound = counter_bound(d.series[i], t0, t1,
                                  limits_of(c, d.timing[i], d.series[i], seen, d.estimated[i]),
                                  d.estimated[i]);
+        if (it.bound && d.profiled[i] && (t0 != d.t0 || t1 != d.t1)) {
+            it.bound->profile_assumed = true; // the run's edges are the counter's reads
+        }
     }
     return it;
 }
@@ -109,7 +112,7 @@ std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<B
     }
     return Bound{a->low + b->low, a->high + b->high,
                  a->half_width() >= b->half_width() ? a->dominant : b->dominant,
-                 a->max_assumed || b->max_assumed};
+                 a->max_assumed || b->max_assumed, a->profile_assumed || b->profile_assumed};
 }
 
 void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
@@ -137,7 +140,8 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
                     f.node.bound->low - parts_bound->high, f.node.bound->high - parts_bound->low,
                     f.node.bound->half_width() >= parts_bound->half_width() ? f.node.bound->dominant
                                                                             : parts_bound->dominant,
-                    f.node.bound->max_assumed || parts_bound->max_assumed};
+                    f.node.bound->max_assumed || parts_bound->max_assumed,
+                    f.node.bound->profile_assumed || parts_bound->profile_assumed};
             }
         }
     } else {

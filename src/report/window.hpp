@@ -20,6 +20,8 @@ struct RunData {
     std::vector<Timing> timing; // per channel: reading and update periods, resolution
     // Per channel: where its counter values are estimates (jumps), from the flags.
     std::vector<std::vector<EstimatedSpan>> estimated;
+    // Per channel: an anchored counter shaped by its profile between reads.
+    std::vector<bool> profiled;
     NodeFacts facts;
     std::optional<std::size_t> node_channel; // the measured node, if any
     std::int64_t t0 = 0;                     // the run's window

@@ -120,6 +120,9 @@ TEST_F(AnchoredGpu, TheCounterGivesTheEnergyAndTheFieldShapesAPhaseBetweenAnchor
     const double phase_truth = profile.joules(a, b);
     const double phase = part(p, "gpu0").at("energy_j").get<double>();
     EXPECT_NEAR(phase, phase_truth, 0.02 * phase_truth);
+    // Its bound says what it rests on; the run's, between the counter's own reads, does not.
+    EXPECT_TRUE(part(p, "gpu0").at("bound_assumes_profile").get<bool>());
+    EXPECT_FALSE(part(m.run, "gpu0").at("bound_assumes_profile").get<bool>());
     // What the counter's straight line from 0 to 10 s would have said: far off.
     const double line = profile.joules(start_s, start_s + 10) / 10 * (b - a);
     EXPECT_GT(std::abs(line - phase_truth), 0.2 * phase_truth);

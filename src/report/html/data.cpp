@@ -279,6 +279,7 @@ Result<std::map<std::int64_t, RunSeries>> read_runs(trace::Reader& reader,
     }
     std::map<std::int64_t, RunSeries> out;
     const auto& chans = reader.channels();
+    const auto profiles = profile_index(chans);
     for (const auto& run : runs) {
         auto& rs = out[run.id];
         rs.resize(chans.size());
@@ -286,7 +287,7 @@ Result<std::map<std::int64_t, RunSeries>> read_runs(trace::Reader& reader,
             if (!drawn(chans[i])) {
                 continue;
             }
-            auto s = run_readings(reader, run.id, i);
+            auto s = run_readings(reader, run.id, i, profiles);
             if (!s) {
                 return std::unexpected(s.error());
             }

@@ -106,11 +106,11 @@ void add_gpu(const std::shared_ptr<const Session>& session,
         out.unreadable.push_back(unreadable(index, "no power reading: " + gpu->no_power, false));
     }
     if (!gpu->no_field.empty()) {
-        out.unreadable.push_back(Finding{
+        out.unreadable.emplace_back(
             "nvml", fmt::format("NVIDIA GPU {}'s power fields", index), gpu->no_field,
-            "so its energy counter is read at the sampling interval instead of every anchor, "
+            "its energy counter is read at the sampling interval instead of every anchor, "
             "on its own thread: each read costs milliseconds of CPU on an H100",
-            gpu->channels.front().name + ".power"});
+            gpu->channels.front().name + ".power");
     }
     if (gpu->field != PowerSource::none) {
         add_anchored(session, std::move(*gpu), polling, out);

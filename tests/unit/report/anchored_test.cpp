@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -108,6 +110,30 @@ TEST(Anchored, KeepsTheCounterLineWhereTheFieldCannotShapeIt) {
     EXPECT_FALSE(one[0].profiled);
 }
 
+TEST(Anchored, AReadingThatIsNoPowerShapesNothing) {
+    const auto counter = samples({{0, 0}, {10 * k_sec, 1000}, {20 * k_sec, 2000}});
+    std::vector<TimedValue> field;
+    for (std::int64_t t = 0; t <= 20 * k_sec; t += 100 * k_ms) {
+        field.push_back({t, 100});
+    }
+    field[5].value = std::numeric_limits<double>::quiet_NaN();
+    field[50].value = -1000;
+    field[120].value = std::numeric_limits<double>::infinity();
+    field[150].value = 1e308;
+    std::vector<AnchorSpan> spans;
+    const auto out = anchor_profile(counter, samples(field), &spans);
+    ASSERT_EQ(spans.size(), 2U);
+    for (const auto& s : spans) {
+        EXPECT_TRUE(s.profiled);
+        EXPECT_NEAR(s.field_j, 1000.0, 1e-6); // the readings around each bad one carry it
+    }
+    for (std::size_t i = 1; i < out.points.size(); ++i) {
+        EXPECT_TRUE(std::isfinite(out.points[i].value));
+        EXPECT_GE(out.points[i].value, out.points[i - 1].value);
+    }
+    EXPECT_EQ(out.points.back().value, 2000.0);
+}
+
 TEST(Anchored, TooFewReadingsChangeNothing) {
     const auto counter = samples({{0, 0}, {10 * k_sec, 1000}});
     EXPECT_EQ(anchor_profile(counter, samples({{5 * k_sec, 100}})).points.size(), 2U);
@@ -126,10 +152,18 @@ TEST(Anchored, APowerChannelProfilesTheCounterItNames) {
     util.name = "gpu0.util";
     util.quantity = Quantity::utilization;
     util.profile_of = "gpu0"; // not power: not a profile
-    const std::vector channels{util, counter, field};
-    EXPECT_EQ(profile_channel(channels, 1), std::optional<std::size_t>{2});
-    EXPECT_FALSE(profile_channel(channels, 2)); // a power channel has no profile
-    EXPECT_FALSE(profile_channel(channels, 7));
+    Channel second = field;   // a second profile of the same counter: the first one wins
+    second.name = "gpu0.power2";
+    Channel self = field; // names itself, a power channel: no counter
+    self.name = "gpu0.self";
+    self.profile_of = "gpu0.self";
+    const std::vector channels{util, counter, field, second, self};
+    const auto index = profile_index(channels);
+    ASSERT_EQ(index.size(), channels.size());
+    EXPECT_EQ(index[1], std::optional<std::size_t>{2});
+    EXPECT_FALSE(index[0]);
+    EXPECT_FALSE(index[2]); // a power channel has no profile
+    EXPECT_FALSE(index[4]);
 }
 
 TEST(Anchored, ItsPowerIsKnownAsFinelyAsTheField) {
