@@ -62,7 +62,8 @@ struct Attribution : ::testing::TestWithParam<const char*> {
         const auto j = json::parse(r.out, nullptr, false);
         return j.is_discarded() ? json{} : j.at("groups").at(0).at("runs").at(0);
     }
-    // Skips the cgroup variants where this machine does not let the test make groups.
+    // Skips the cgroup variants where this machine does not let the test make groups (a
+    // skip inside a helper returns from the helper only: callers return when IsSkipped()).
     void need_way(const json& a) const {
         const std::string method = a.value("job_cpu", "");
         const std::string want = GetParam();
@@ -111,6 +112,9 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
     const auto rb = attribution("b");
     ASSERT_TRUE(ra.contains("attribution") && rb.contains("attribution"));
     need_way(ra.at("attribution"));
+    if (IsSkipped()) {
+        return;
+    }
     for (const auto& [run, pkg, cpu_s] :
          {std::tuple{ra, "cpu0.package", 1.0}, std::tuple{rb, "cpu1.package", 3.0}}) {
         const auto& a = run.at("attribution");
@@ -124,9 +128,10 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
         // runs at that instant), whatever method reads the job: on a quiet machine a cgroup's
         // nanoseconds land within 3 %, but with other tests on both cores a CI run saw 19 %
         // (2026-11-27, cgroup v1). The process tree reads ticks too, and a job's lagging ticks
-        // are carried into intervals others kept busy: 3-25 % seen. Hence 25 % and 30 %.
+        // are carried into intervals others kept busy: 3-25 % seen, and 35 % once in CI as
+        // an unprivileged user (2026-11-27). Hence 25 % and 40 %.
         const bool tree = a.at("job_cpu").get<std::string>().starts_with("process tree");
-        const double tolerance = tree ? 0.30 : 0.25;
+        const double tolerance = tree ? 0.40 : 0.25;
         const auto& p = part(a, pkg);
         EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
                     tolerance * k_per_cpu_w * job_cpu)
@@ -152,6 +157,9 @@ TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
     const auto ra = attribution("a");
     ASSERT_TRUE(ra.contains("attribution"));
     need_way(ra.at("attribution"));
+    if (IsSkipped()) {
+        return;
+    }
     const auto& p = part(ra.at("attribution"), "cpu0.package");
     const double dynamic =
         p.at("node_j").get<double>() - k_idle_w * ra.at("runtime_s").get<double>();
