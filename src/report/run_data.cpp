@@ -3,7 +3,6 @@
 // any window costs a binary search, whatever the run's length.
 #include "report/anchored.hpp"
 #include "report/window.hpp"
-#include "trace/types.hpp"
 
 #include <algorithm>
 
@@ -64,8 +63,7 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
         }
         const auto& c = (*d.channels)[i];
         d.timing.push_back(timing_of(c, s->points, s->flags));
-        d.profiled.push_back(std::ranges::any_of(
-            s->flags, [](std::uint8_t f) { return (f & trace::k_flag_profiled) != 0; }));
+        d.profiled.push_back(shaped_by_profile(s->flags));
         d.estimated.push_back(c.quantity == Quantity::energy ? estimated_spans(s->points, s->flags)
                                                              : std::vector<EstimatedSpan>{});
         auto knots = knots_of(c, std::move(s->points), s->flags);

@@ -94,14 +94,17 @@ Timing timing_of(const Channel& c,
     }
     // An anchored counter's readings between anchors come from its power field: its power
     // is known as finely as a power reading's, not at a counter's k_span_factor updates.
-    const bool profiled = std::ranges::any_of(
-        flags, [](std::uint8_t f) { return (f & trace::k_flag_profiled) != 0; });
-    t.resolution_ns =
-        resolution_for(profiled ? Quantity::power : c.quantity, t.sample_ns, t.update_ns);
+    t.resolution_ns = resolution_for(shaped_by_profile(flags) ? Quantity::power : c.quantity,
+                                     t.sample_ns, t.update_ns);
     if (c.averaging_ns && *c.averaging_ns > t.resolution_ns) {
         t.resolution_ns = *c.averaging_ns; // each reading is already a mean over this window
     }
     return t;
+}
+
+bool shaped_by_profile(std::span<const std::uint8_t> flags) noexcept {
+    return std::ranges::any_of(flags,
+                               [](std::uint8_t f) { return (f & trace::k_flag_profiled) != 0; });
 }
 
 std::int64_t resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t update_ns) noexcept {

@@ -60,6 +60,10 @@ resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t update_ns) noexc
                                                std::vector<TimedValue> readings,
                                                std::span<const std::uint8_t> flags = {});
 
+// Whether readings (by their trace flags) were shaped from an anchored counter's profile
+// (trace::k_flag_profiled, report/anchored.hpp).
+[[nodiscard]] bool shaped_by_profile(std::span<const std::uint8_t> flags) noexcept;
+
 // "gpu0: read every 10 ms, but its value changes only every ~20 ms (learned from
 // its readings): its power is derived over 400 ms spans"; empty when the
 // readings resolve the source's own updates.

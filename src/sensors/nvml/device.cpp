@@ -3,6 +3,7 @@
 
 #include "sensors/vendor_library.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -206,15 +207,19 @@ constexpr std::int64_t k_usage_window_ns = 1'000'000'000;
 
 namespace {
 
+// The NVML call or field a power source reads, as k_attempts names it.
+std::string_view call_of(PowerSource source) {
+    const auto* it = std::ranges::find(k_attempts, source, &Attempt::source);
+    return it != k_attempts.end() ? it->call : std::string_view{};
+}
+
 // Whether a power source answers now.
 bool answers(const Api& api, Device device, PowerSource source, std::string& failed) {
     double watts = 0;
     const Return r = call_power(api, device, source, watts);
     if (r != k_success) {
-        failed += fmt::format("{}{}: {}", failed.empty() ? "" : "; ",
-                              source == PowerSource::instant_field ? "NVML_FI_DEV_POWER_INSTANT"
-                                                                   : "nvmlDeviceGetPowerUsage",
-                              return_text(r));
+        failed +=
+            fmt::format("{}{}: {}", failed.empty() ? "" : "; ", call_of(source), return_text(r));
     }
     return r == k_success;
 }
@@ -228,8 +233,7 @@ Channel power_channel(const Channel& counter, PowerSource source, bool profile) 
     c.counted = false; // the counter is the energy: never summed twice
     c.parent = counter.name;
     c.profile_of = profile ? counter.name : "";
-    c.source += source == PowerSource::instant_field ? " (NVML_FI_DEV_POWER_INSTANT)"
-                                                     : " (nvmlDeviceGetPowerUsage)";
+    c.source += fmt::format(" ({})", call_of(source));
     c.averaging_ns.reset();
     if (source == PowerSource::power_usage) {
         c.averaging_ns = k_usage_window_ns;
@@ -260,7 +264,6 @@ void add_fields(const Api& api, Gpu& gpu, std::string& no_field) {
     }
     std::vector<Channel> added{power_channel(counter, gpu.field, true)};
     if (usage && instant) {
-        gpu.instant = true;
         added.push_back(power_channel(counter, PowerSource::instant_field, false));
     }
     for (auto& c : added) {

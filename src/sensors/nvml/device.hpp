@@ -28,7 +28,6 @@ struct Gpu {
     // the time between them (power_usage, else instant_field), in channel "gpuN.power";
     // none when the counter is read at the interval (anchors off, or no field answers).
     PowerSource field = PowerSource::none;
-    bool instant = false; // and the instant field beside it, in "gpuN.instant"
     std::string no_field; // anchored, with no field answering: what each attempt returned
     bool utilization = false;
     std::string no_power; // with PowerSource::none: what each attempt returned
