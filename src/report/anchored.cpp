@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/anchored.hpp"
 
+#include "report/field_shape.hpp"
 #include "trace/types.hpp"
 
 #include <algorithm>
@@ -12,46 +13,6 @@
 
 namespace jp::report {
 namespace {
-
-// A power reading above this (a megawatt per GPU) is no GPU's: it shapes nothing.
-constexpr double k_max_field_watts = 1e6;
-
-// The field's trapezoid integral in joules from its first reading to t, held at its first
-// and last readings' power outside them.
-class FieldIntegral {
-public:
-    explicit FieldIntegral(std::span<const TimedValue> p) : m_p(p) {
-        m_cum.reserve(p.size());
-        double sum = 0;
-        for (std::size_t i = 0; i < p.size(); ++i) {
-            if (i > 0) {
-                sum += 0.5 * (p[i - 1].value + p[i].value) * seconds(p[i].t_ns - p[i - 1].t_ns);
-            }
-            m_cum.push_back(sum);
-        }
-    }
-    [[nodiscard]] double at_index(std::size_t i) const { return m_cum[i]; }
-    [[nodiscard]] double operator()(std::int64_t t) const {
-        if (t <= m_p.front().t_ns) {
-            return -m_p.front().value * seconds(m_p.front().t_ns - t);
-        }
-        if (t >= m_p.back().t_ns) {
-            return m_cum.back() + m_p.back().value * seconds(t - m_p.back().t_ns);
-        }
-        const auto it = std::ranges::upper_bound(m_p, t, {}, &TimedValue::t_ns);
-        const auto i = static_cast<std::size_t>(it - m_p.begin()) - 1;
-        const auto& a = m_p[i];
-        const auto& b = m_p[i + 1];
-        const double f = static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
-        const double v = a.value + f * (b.value - a.value);
-        return m_cum[i] + 0.5 * (a.value + v) * seconds(t - a.t_ns);
-    }
-
-private:
-    static double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
-    std::span<const TimedValue> m_p;
-    std::vector<double> m_cum;
-};
 
 bool is_jump(const trace::ChannelSamples& s, std::size_t i) {
     return i < s.flags.size() && (s.flags[i] & trace::k_flag_jump) != 0;
@@ -68,16 +29,13 @@ trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
                                      const trace::ChannelSamples& field,
                                      std::vector<AnchorSpan>* spans,
                                      std::int64_t centre_ns) {
+    return anchor_shape(counter, usable_power(field.points, centre_ns), spans);
+}
+
+trace::ChannelSamples anchor_shape(const trace::ChannelSamples& counter,
+                                   const std::vector<TimedValue>& f,
+                                   std::vector<AnchorSpan>* spans) {
     const auto& c = counter.points;
-    // A reading that is no power (NaN, infinite, below zero: a driver's or a crafted trace's
-    // fault) shapes nothing; the spans around it follow the readings that are.
-    std::vector<TimedValue> f;
-    f.reserve(field.points.size());
-    for (const auto& v : field.points) {
-        if (std::isfinite(v.value) && v.value >= 0 && v.value <= k_max_field_watts) {
-            f.push_back({v.t_ns - centre_ns, v.value});
-        }
-    }
     if (c.size() < 2 || f.size() < 2) {
         return counter;
     }
@@ -119,6 +77,38 @@ trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
     return out;
 }
 
+namespace {
+
+// Half the window a power channel's readings average over: where each one stands.
+std::int64_t centre_of(const Channel& c) {
+    return c.averaging_ns.value_or(0) / 2;
+}
+
+// An instant reading (no averaging window) stands half its update period back: it was
+// taken at some point of the update before the read.
+std::int64_t detail_centre_of(const Channel& c) {
+    return c.update_ns.value_or(0) / 2;
+}
+
+// The detail for a counter whose profile is a mean: the first other power channel within the
+// counter (`parent`) whose readings are not means (an NVIDIA GPU's "gpuN.instant").
+std::optional<std::size_t>
+detail_of(const std::vector<Channel>& channels, std::size_t counter, std::size_t level) {
+    if (!channels[level].averaging_ns || *channels[level].averaging_ns <= 0) {
+        return std::nullopt;
+    }
+    for (std::size_t k = 0; k < channels.size(); ++k) {
+        const auto& c = channels[k];
+        if (k != level && k != counter && c.quantity == Quantity::power &&
+            c.parent == channels[counter].name && !c.averaging_ns) {
+            return k;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 ProfileIndex profile_index(const std::vector<Channel>& channels) {
     ProfileIndex out(channels.size());
     std::map<std::string_view, std::size_t> counters;
@@ -133,18 +123,20 @@ ProfileIndex profile_index(const std::vector<Channel>& channels) {
             continue;
         }
         if (const auto it = counters.find(c.profile_of); it != counters.end() && !out[it->second]) {
-            out[it->second] = i;
+            out[it->second] = Profile{i, std::nullopt};
+        }
+    }
+    // Each counter's detail, once the profiles are known: a crafted trace's thousands of
+    // channels are walked once per profiled counter, and a real one has a few.
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        if (out[i]) {
+            out[i]->detail = detail_of(channels, i, out[i]->level);
         }
     }
     return out;
 }
 
 namespace {
-
-// Half the window a power channel's readings average over: where each one stands.
-std::int64_t centre_of(const Channel& c) {
-    return c.averaging_ns.value_or(0) / 2;
-}
 
 struct Pair {
     trace::ChannelSamples counter;
@@ -171,22 +163,35 @@ Result<trace::ChannelSamples> run_readings(trace::Reader& reader,
                                            std::int64_t run_id,
                                            std::size_t channel,
                                            const ProfileIndex& profiles) {
-    const auto field = channel < profiles.size() ? profiles[channel] : std::nullopt;
-    if (!field) {
+    const auto profile = channel < profiles.size() ? profiles[channel] : std::nullopt;
+    if (!profile) {
         return reader.samples(run_id, channel);
     }
-    auto pair = read_pair(reader, run_id, channel, *field);
+    auto pair = read_pair(reader, run_id, channel, profile->level);
     if (!pair) {
         return std::unexpected(pair.error());
     }
-    return anchor_profile(pair->counter, pair->field, nullptr, pair->centre_ns);
+    auto shape = usable_power(pair->field.points, pair->centre_ns);
+    if (profile->detail) {
+        auto detail = reader.samples(run_id, *profile->detail);
+        if (!detail) {
+            return std::unexpected(detail.error());
+        }
+        const auto& channels = reader.channels();
+        shape = level_and_detail(
+            shape, usable_power(detail->points, detail_centre_of(channels[*profile->detail])),
+            channels[profile->level].averaging_ns.value_or(0));
+    }
+    return anchor_shape(pair->counter, shape, nullptr);
 }
 
 std::optional<FieldCoverage> coverage_of(const std::string& counter,
                                          const std::string& field,
                                          const std::vector<AnchorSpan>& spans,
                                          bool profile) {
-    FieldCoverage out{counter, field};
+    FieldCoverage out;
+    out.counter = counter;
+    out.field = field;
     out.profile = profile;
     double sum_c = 0;
     double sum_f = 0;
@@ -224,9 +229,9 @@ Result<std::vector<FieldCoverage>> field_coverage(trace::Reader& reader, std::in
             continue;
         }
         // The profile, then every other power reading within the counter (the instant field).
-        std::vector<std::size_t> fields{*profiles[i]};
+        std::vector<std::size_t> fields{profiles[i]->level};
         for (std::size_t k = 0; k < channels.size(); ++k) {
-            if (k != *profiles[i] && channels[k].quantity == Quantity::power &&
+            if (k != profiles[i]->level && channels[k].quantity == Quantity::power &&
                 channels[k].parent == channels[i].name) {
                 fields.push_back(k);
             }
@@ -239,6 +244,9 @@ Result<std::vector<FieldCoverage>> field_coverage(trace::Reader& reader, std::in
             std::vector<AnchorSpan> spans;
             (void)anchor_profile(pair->counter, pair->field, &spans, pair->centre_ns);
             if (auto c = coverage_of(channels[i].name, channels[k].name, spans, k == fields[0])) {
+                if (c->profile && profiles[i]->detail) {
+                    c->detail = channels[*profiles[i]->detail].name;
+                }
                 out.push_back(std::move(*c));
             }
         }
@@ -250,12 +258,19 @@ std::string coverage_note(const FieldCoverage& c) {
     const auto range = c.min_ratio == c.max_ratio
                            ? std::string{}
                            : fmt::format(" ({:.2f}-{:.2f})", c.min_ratio, c.max_ratio);
+    std::string shaped;
+    if (c.profile) {
+        shaped = c.detail.empty()
+                     ? "; the profile and phases between reads are it, scaled to the counter in "
+                       "each span"
+                     : fmt::format("; the profile and phases between reads are its level with "
+                                   "{}'s detail, scaled to the counter in each span",
+                                   c.detail);
+    }
     return fmt::format("{}: {} integrates to {:.2f} × its energy counter over {} span{} between "
                        "the counter's reads{}{}",
                        c.counter, c.field, c.ratio, c.spans, c.spans == 1 ? "" : "s", range,
-                       c.profile ? "; the profile and phases between reads are it, scaled to "
-                                   "the counter in each span"
-                                 : "");
+                       shaped);
 }
 
 } // namespace jp::report

@@ -41,14 +41,28 @@ struct AnchorSpan {
                                                    std::vector<AnchorSpan>* spans = nullptr,
                                                    std::int64_t centre_ns = 0);
 
-// Per channel: the index of its profile, for an energy channel that a power channel's
-// profile_of names (the first such, by index), else nullopt. Built once per trace: a crafted
-// one may hold thousands of channels.
-using ProfileIndex = std::vector<std::optional<std::size_t>>;
+// The same, from readings already placed (field_shape.hpp: usable_power, level_and_detail).
+[[nodiscard]] trace::ChannelSamples anchor_shape(const trace::ChannelSamples& counter,
+                                                 const std::vector<TimedValue>& shape,
+                                                 std::vector<AnchorSpan>* spans = nullptr);
+
+// What shapes an anchored counter: its profile (`level`, a power channel whose profile_of
+// names it), and, where the profile is a mean over a window (averaging_ns), the detail: the
+// first other power channel within the counter (parent) that is not a mean (an NVIDIA GPU's
+// instant field). Reports shape the counter by level_and_detail() of the two
+// (field_shape.hpp says why), by the level alone where there is no detail.
+struct Profile {
+    std::size_t level = 0;
+    std::optional<std::size_t> detail;
+};
+// Per channel: its Profile, for an energy channel that a power channel's profile_of names
+// (the first such, by index), else nullopt. Built once per trace: a crafted one may hold
+// thousands of channels.
+using ProfileIndex = std::vector<std::optional<Profile>>;
 [[nodiscard]] ProfileIndex profile_index(const std::vector<Channel>& channels);
 
 // A channel's readings in a run as every report uses them: an anchored counter's through
-// anchor_profile (its readings from the field flagged trace::k_flag_profiled, so that
+// anchor_shape of its Profile (its readings from the field flagged trace::k_flag_profiled, so that
 // timing_of() knows its power as finely as the field's), any other channel's as stored.
 [[nodiscard]] Result<trace::ChannelSamples> run_readings(trace::Reader& reader,
                                                          std::int64_t run_id,
@@ -64,6 +78,7 @@ struct FieldCoverage {
     double min_ratio = 0;  // over spans of at least k_coverage_min_j
     double max_ratio = 0;
     bool profile = true; // the counter's profile; false: another reading within it
+    std::string detail;  // on the profile: the reading whose detail shapes it with the profile
 };
 inline constexpr double k_coverage_min_j = 1.0; // a smaller span's ratio is mostly quanta
 [[nodiscard]] std::optional<FieldCoverage> coverage_of(const std::string& counter,

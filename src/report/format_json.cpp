@@ -193,13 +193,15 @@ json run_to_json(const RunSummary& run, bool phase_detail) {
     j["attribution"] = s.attribution ? attribution_json(*s.attribution) : json(nullptr);
     j["field_coverage"] = json::array();
     for (const auto& c : s.coverage) {
-        j["field_coverage"].push_back({{"counter", c.counter},
-                                       {"field", c.field},
-                                       {"profile", c.profile},
-                                       {"spans", c.spans},
-                                       {"ratio", c.ratio},
-                                       {"min_ratio", c.min_ratio},
-                                       {"max_ratio", c.max_ratio}});
+        j["field_coverage"].push_back(
+            {{"counter", c.counter},
+             {"field", c.field},
+             {"profile", c.profile},
+             {"detail", c.detail.empty() ? json(nullptr) : json(c.detail)},
+             {"spans", c.spans},
+             {"ratio", c.ratio},
+             {"min_ratio", c.min_ratio},
+             {"max_ratio", c.max_ratio}});
     }
     return j;
 }

@@ -242,11 +242,11 @@ Channel power_channel(const Channel& counter, PowerSource source, bool profile) 
 }
 
 // Beside an anchored energy counter: the profile between anchors and the instant field.
-// The profile is nvmlDeviceGetPowerUsage, a 1 s mean (report/anchored.hpp centres it):
-// replayed on a real H100's and H200's captures, its shape put each second's energy within
-// 4-29 % of the counter's at worst where the instant field, which sees ~25-35 ms of each
-// 100 ms, was off by up to 113 % on a pulse train (src/sensors/nvml/README.md). The instant
-// field is read beside it ("gpuN.instant") for power at 100 ms; it is the profile only where
+// The profile is nvmlDeviceGetPowerUsage, a 1 s mean: it sees all the energy but blurs a step
+// over its second. The instant field ("gpuN.instant", within the counter) follows a step
+// within 100 ms but sees ~25-35 ms of each 100 ms. Reports take the level from the first and
+// the detail from the second (report/field_shape.hpp; measured on a real H100 and H200:
+// src/sensors/nvml/README.md). The instant field is the profile alone only where
 // nvmlDeviceGetPowerUsage does not answer. Neither: the counter at the interval, said.
 void add_fields(const Api& api, Gpu& gpu, std::string& no_field) {
     const Channel& counter = gpu.channels.front();

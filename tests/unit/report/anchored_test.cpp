@@ -160,10 +160,39 @@ TEST(Anchored, APowerChannelProfilesTheCounterItNames) {
     const std::vector channels{util, counter, field, second, self};
     const auto index = profile_index(channels);
     ASSERT_EQ(index.size(), channels.size());
-    EXPECT_EQ(index[1], std::optional<std::size_t>{2});
+    ASSERT_TRUE(index[1]);
+    EXPECT_EQ(index[1]->level, 2U);
+    EXPECT_FALSE(index[1]->detail); // the profile is no mean: it needs no detail
     EXPECT_FALSE(index[0]);
     EXPECT_FALSE(index[2]); // a power channel has no profile
     EXPECT_FALSE(index[4]);
+}
+
+TEST(Anchored, AMeanProfileTakesItsDetailFromAnInstantReadingWithinTheCounter) {
+    Channel counter;
+    counter.name = "gpu0";
+    counter.quantity = Quantity::energy;
+    Channel mean = counter;
+    mean.name = "gpu0.power";
+    mean.quantity = Quantity::power;
+    mean.profile_of = "gpu0";
+    mean.averaging_ns = k_sec;
+    Channel averaged = mean; // within the counter, but a mean too: no detail
+    averaged.name = "gpu0.average";
+    averaged.profile_of.clear();
+    averaged.parent = "gpu0";
+    Channel elsewhere = averaged; // an instant reading within another counter
+    elsewhere.name = "gpu1.instant";
+    elsewhere.averaging_ns.reset();
+    elsewhere.parent = "gpu1";
+    Channel instant = elsewhere;
+    instant.name = "gpu0.instant";
+    instant.parent = "gpu0";
+    const std::vector channels{counter, mean, averaged, elsewhere, instant};
+    const auto index = profile_index(channels);
+    ASSERT_TRUE(index[0]);
+    EXPECT_EQ(index[0]->level, 1U);
+    EXPECT_EQ(index[0]->detail, std::optional<std::size_t>{4});
 }
 
 TEST(Anchored, ItsPowerIsKnownAsFinelyAsTheField) {
@@ -245,9 +274,10 @@ TEST(AnchoredOnRealGpus, TheTotalIsTheCountersAndEachSecondIsCloseToIt) {
 }
 
 TEST(AnchoredOnRealGpus, ThePartTimeInstantFieldWouldMisplaceAPulseTrainsEnergy) {
-    // Why the profile is the 1 s mean: the instant field sees 25-35 ms of each 100 ms, and a
-    // train of pulses every 101 ms beats against it, so whole seconds come out half or
-    // double while the counter's total stays right.
+    // Why the instant field is not the profile alone (it gives the detail beside the 1 s
+    // mean: field_shape_test.cpp): it sees 25-35 ms of each 100 ms, and a train of pulses
+    // every 101 ms beats against it, so whole seconds come out half or double while the
+    // counter's total stays right.
     for (const auto* gpu : k_gpus) {
         SCOPED_TRACE(gpu);
         const auto instant = replay(gpu, "pulse-101ms", "instant_mw");

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The shape of a GPU's power between its counter's anchors from a mean's level and an
+// instant field's detail (report/field_shape.hpp): a load switched on and off keeps its
+// edges where the 1 s mean alone smears them over a second. On a stand-in step, on the real
+// H200 run with marked phases (tests/data/h200/phases.jptrace, the driver's counter read back
+// to back beside it in phases.csv) and on the real H100's and H200's square waves and pulse
+// trains (each second no worse than the bound the mean alone is held to).
+#include "fake_sysfs.hpp"
+#include "gpu_capture.hpp"
+#include "report/anchored.hpp"
+#include "report/field_shape.hpp"
+#include "trace/reader.hpp"
+#include "trace/types.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace jp::report {
+namespace {
+
+constexpr std::int64_t k_ms = 1'000'000;
+constexpr std::int64_t k_sec = 1'000'000'000;
+
+trace::ChannelSamples samples(std::vector<TimedValue> points) {
+    trace::ChannelSamples s;
+    s.flags.assign(points.size(), 0);
+    s.points = std::move(points);
+    return s;
+}
+
+// Value at t by linear interpolation of sorted points (held outside them).
+double value_at(const std::vector<TimedValue>& p, std::int64_t t) {
+    if (t <= p.front().t_ns) {
+        return p.front().value;
+    }
+    if (t >= p.back().t_ns) {
+        return p.back().value;
+    }
+    const auto it = std::ranges::upper_bound(p, t, {}, &TimedValue::t_ns);
+    const auto& b = *it;
+    const auto& a = *(it - 1);
+    return a.value + (b.value - a.value) * static_cast<double>(t - a.t_ns) /
+                         static_cast<double>(b.t_ns - a.t_ns);
+}
+
+double energy(const std::vector<TimedValue>& cumulative, std::int64_t a, std::int64_t b) {
+    return value_at(cumulative, b) - value_at(cumulative, a);
+}
+
+// ---- A stand-in step: 100 W, 650 W from 3 s to 5 s, 100 W again ----
+
+double step_watts(std::int64_t t) {
+    return t >= 3 * k_sec && t < 5 * k_sec ? 650.0 : 100.0;
+}
+
+// The truth's energy from 0 to t, in joules.
+double step_joules(std::int64_t t) {
+    const auto s = [](std::int64_t ns) { return static_cast<double>(ns) * 1e-9; };
+    const std::int64_t on = std::clamp<std::int64_t>(t, 3 * k_sec, 5 * k_sec) - 3 * k_sec;
+    return 100.0 * s(t) + 550.0 * s(on);
+}
+
+struct Step {
+    trace::ChannelSamples counter;   // at 0 and 10 s
+    std::vector<TimedValue> mean;    // the 1 s mean ending at each read, every 100 ms
+    std::vector<TimedValue> instant; // the last 30 ms before each read
+};
+
+Step step() {
+    Step s;
+    s.counter = samples({{0, 0}, {10 * k_sec, step_joules(10 * k_sec)}});
+    for (std::int64_t t = 0; t <= 10 * k_sec; t += 100 * k_ms) {
+        const std::int64_t from = std::max<std::int64_t>(0, t - k_sec);
+        const double mean =
+            t > from ? (step_joules(t) - step_joules(from)) / (static_cast<double>(t - from) * 1e-9)
+                     : step_watts(t);
+        s.mean.push_back({t, mean});
+        s.instant.push_back({t, step_watts(t - 15 * k_ms)});
+    }
+    return s;
+}
+
+TEST(FieldShape, AStepKeepsItsEdgesWhereTheMeanAloneSmearsThem) {
+    const auto s = step();
+    const auto level = usable_power(s.mean, 500 * k_ms);
+    const auto alone = anchor_shape(s.counter, level).points;
+    const auto both =
+        anchor_shape(s.counter, level_and_detail(level, usable_power(s.instant, 50 * k_ms), k_sec))
+            .points;
+    const double truth = step_joules(5 * k_sec) - step_joules(3 * k_sec);  // 1,500 J
+    const double idle = step_joules(6500 * k_ms) - step_joules(5 * k_sec); // 150 J
+    // The mean alone loses a quarter second of the step at each edge (~140 J) and puts it
+    // into the idle time beside it.
+    EXPECT_GT(std::abs(energy(alone, 3 * k_sec, 5 * k_sec) - truth) / truth, 0.07);
+    EXPECT_GT(std::abs(energy(alone, 5 * k_sec, 6500 * k_ms) - idle) / idle, 0.3);
+    EXPECT_NEAR(energy(both, 3 * k_sec, 5 * k_sec), truth, 0.03 * truth);
+    EXPECT_NEAR(energy(both, 5 * k_sec, 6500 * k_ms), idle, 0.1 * idle);
+    // Both meet the counter at its reads.
+    EXPECT_DOUBLE_EQ(both.back().value, s.counter.points.back().value);
+}
+
+TEST(FieldShape, TheLevelStandsAloneWithoutTwoInstantReadings) {
+    const std::vector<TimedValue> level{{0, 100}, {k_sec, 200}};
+    const std::vector<TimedValue> one{{0, 150}};
+    const auto out = level_and_detail(level, one, k_sec);
+    ASSERT_EQ(out.size(), 2U);
+    EXPECT_EQ(out[1].value, 200.0);
+    EXPECT_EQ(level_and_detail(level, {}, k_sec).size(), 2U);
+}
+
+TEST(FieldShape, NeverBelowZero) {
+    // The level has fallen to 10 W while the instant readings' mean is still high: the
+    // detail would take the shape below zero.
+    const std::vector<TimedValue> level{{0, 10}, {2 * k_sec, 10}};
+    const std::vector<TimedValue> instant{{0, 600}, {100 * k_ms, 600}, {200 * k_ms, 0}};
+    for (const auto& p : level_and_detail(level, instant, k_sec)) {
+        EXPECT_GE(p.value, 0.0) << p.t_ns;
+    }
+}
+
+TEST(FieldShape, ReadingsThatAreNoPowerArePassedOver) {
+    const std::vector<TimedValue> in{{0, 100}, {1, -5}, {2, NAN}, {3, INFINITY}, {4, 2e6}, {5, 7}};
+    const auto out = usable_power(in, 1);
+    ASSERT_EQ(out.size(), 2U);
+    EXPECT_EQ(out[0].t_ns, -1);
+    EXPECT_EQ(out[1].value, 7.0);
+}
+
+// ---- The real H200 run: three phases between anchors ----
+
+struct Phase {
+    std::string name;
+    std::int64_t begin_ns = 0; // CLOCK_MONOTONIC, the capture's clock
+    std::int64_t end_ns = 0;
+};
+
+struct RealRun {
+    trace::Reader reader;
+    std::int64_t run_id = 0;
+    std::int64_t epoch_ns = 0;
+    std::vector<Phase> phases;
+};
+
+RealRun open_real_run(const std::filesystem::path& dir) {
+    const std::filesystem::path source{std::string{JP_TEST_SOURCE_DIR} +
+                                       "/data/h200/phases.jptrace"};
+    std::filesystem::copy_file(source, dir / "phases.jptrace");
+    auto reader = trace::Reader::open(dir / "phases.jptrace");
+    if (!reader) {
+        throw std::runtime_error(reader.error().message());
+    }
+    RealRun r{std::move(*reader), 0, 0, {}};
+    r.run_id = r.reader.runs().at(0).id;
+    r.epoch_ns = std::stoll(r.reader.meta().at("epoch_mono_ns"));
+    auto markers = r.reader.markers(r.run_id);
+    if (!markers) {
+        throw std::runtime_error(markers.error().message());
+    }
+    std::map<std::string, std::int64_t> open;
+    for (const auto& m : *markers) {
+        if (m.kind == "begin") {
+            open[m.name] = r.epoch_ns + m.t_ns;
+        } else if (m.kind == "end") {
+            r.phases.push_back({m.name, open.at(m.name), r.epoch_ns + m.t_ns});
+        }
+    }
+    return r;
+}
+
+std::size_t channel_named(const trace::Reader& reader, const std::string& name) {
+    const auto& c = reader.channels();
+    const auto it = std::ranges::find(c, name, &Channel::name);
+    if (it == c.end()) {
+        throw std::runtime_error("no channel " + name);
+    }
+    return static_cast<std::size_t>(it - c.begin());
+}
+
+TEST(FieldShapeOnARealGpu, PhasesBetweenAnchorsAddUpToTheDriversCounter) {
+    test::FakeSysfs tmp;
+    auto r = open_real_run(tmp.root());
+    ASSERT_EQ(r.phases.size(), 3U);
+    const auto gpu = channel_named(r.reader, "gpu0");
+    const auto profiles = profile_index(r.reader.channels());
+    ASSERT_TRUE(profiles[gpu]);
+    EXPECT_EQ(profiles[gpu]->level, channel_named(r.reader, "gpu0.power"));
+    ASSERT_TRUE(profiles[gpu]->detail);
+    EXPECT_EQ(*profiles[gpu]->detail, channel_named(r.reader, "gpu0.instant"));
+
+    auto shaped = run_readings(r.reader, r.run_id, gpu, profiles);
+    ASSERT_TRUE(shaped) << shaped.error().message();
+    auto counter = r.reader.samples(r.run_id, gpu);
+    auto mean = r.reader.samples(r.run_id, profiles[gpu]->level);
+    ASSERT_TRUE(counter && mean);
+    ASSERT_EQ(counter->points.size(), 4U); // the edges and two anchors: no phase edge is one
+    const auto alone = anchor_profile(*counter, *mean, nullptr, 500 * k_ms).points;
+
+    // The driver's counter read back to back by another process, in joules (≤ 100 ms old).
+    const auto truth = test::field_capture("h200", "phases.csv", "energy_mj");
+    std::vector<TimedValue> combined;
+    std::vector<TimedValue> level_only;
+    for (const auto& p : shaped->points) {
+        combined.push_back({p.t_ns + r.epoch_ns, p.value});
+    }
+    for (const auto& p : alone) {
+        level_only.push_back({p.t_ns + r.epoch_ns, p.value});
+    }
+    double worst_alone = 0;
+    for (const auto& ph : r.phases) {
+        SCOPED_TRACE(ph.name);
+        const double want = energy(truth, ph.begin_ns, ph.end_ns);
+        const double got = energy(combined, ph.begin_ns, ph.end_ns);
+        // Measured: 0.01-0.8 % (the goal: 2 %); the reference itself, interpolated
+        // between 100 ms updates, is within its range of 3-7 % of each phase.
+        EXPECT_NEAR(got, want, 0.02 * want);
+        worst_alone = std::max(worst_alone,
+                               std::abs(energy(level_only, ph.begin_ns, ph.end_ns) - want) / want);
+    }
+    EXPECT_GT(worst_alone, 0.10); // the mean alone: 4-14 % low, as the report said on the H200
+}
+
+// ---- The real captures: every second no worse than the mean alone is held to ----
+
+double worst_second(const std::vector<TimedValue>& shaped, const std::vector<TimedValue>& truth) {
+    double worst = 0;
+    for (std::int64_t t = shaped.front().t_ns + k_sec; t + k_sec <= shaped.back().t_ns;
+         t += k_sec) {
+        const double want = energy(truth, t, t + k_sec);
+        worst = std::max(worst, std::abs(energy(shaped, t, t + k_sec) - want) / want);
+    }
+    return worst;
+}
+
+// What a monitor reading every 100 ms, starting `offset_ns` into the capture, saw.
+std::vector<TimedValue> polled_from(const std::vector<TimedValue>& rows, std::int64_t offset_ns) {
+    std::vector<TimedValue> out;
+    std::size_t k = 0;
+    for (std::int64_t t = rows.front().t_ns + offset_ns; t <= rows.back().t_ns; t += 100 * k_ms) {
+        while (k + 1 < rows.size() && rows[k + 1].t_ns <= t) {
+            ++k;
+        }
+        out.push_back({t, rows[k].value});
+    }
+    return out;
+}
+
+TEST(FieldShapeOnARealGpu, EachSecondOfTheSquareWavesAndPulseTrainsStaysClose) {
+    // Steady loads switching every few ms to 130 ms, where the mean alone does well and the
+    // instant field's detail is mostly its part-time noise: the price of sharp phase edges.
+    // Read as a monitor would, from five phases of its 100 ms against the capture's start.
+    double worst_both = 0;
+    double worst_alone = 0;
+    for (const auto* gpu : {"h100", "h200"}) {
+        for (const auto* load : {"square-37ms", "square-130ms", "pulse-101ms", "pulse-103ms"}) {
+            SCOPED_TRACE(std::string{gpu} + " " + load);
+            const std::string file = std::string{load} + ".csv";
+            const auto truth = test::field_capture(gpu, file, "energy_mj");
+            double both = 0;
+            double alone = 0;
+            for (std::int64_t offset = 0; offset < 100 * k_ms; offset += 20 * k_ms) {
+                // Both fields every 100 ms, the counter every 10 s and at the end.
+                const auto mean = polled_from(test::field_capture(gpu, file, "usage_mw"), offset);
+                const auto instant =
+                    polled_from(test::field_capture(gpu, file, "instant_mw"), offset);
+                std::vector<TimedValue> anchors;
+                for (std::int64_t t = mean.front().t_ns; t <= mean.back().t_ns; t += 10 * k_sec) {
+                    anchors.push_back({t, value_at(truth, t)});
+                }
+                anchors.push_back({mean.back().t_ns, value_at(truth, mean.back().t_ns)});
+                const auto level = usable_power(mean, 500 * k_ms);
+                const auto shaped =
+                    anchor_shape(samples(anchors),
+                                 level_and_detail(level, usable_power(instant, 50 * k_ms), k_sec))
+                        .points;
+                EXPECT_NEAR(shaped.back().value - shaped.front().value,
+                            anchors.back().value - anchors.front().value, 1e-6);
+                both = std::max(both, worst_second(shaped, truth));
+                alone = std::max(alone,
+                                 worst_second(anchor_shape(samples(anchors), level).points, truth));
+            }
+            std::printf("%s %s: worst second %.1f %% (the mean alone: %.1f %%)\n", gpu, load,
+                        100 * both, 100 * alone);
+            EXPECT_LT(both, 0.35); // the bound the mean alone is held to (anchored_test.cpp)
+            worst_both = std::max(worst_both, both);
+            worst_alone = std::max(worst_alone, alone);
+        }
+    }
+    EXPECT_LE(worst_both, worst_alone); // over all eight, no worse than the mean alone
+}
+
+} // namespace
+} // namespace jp::report
