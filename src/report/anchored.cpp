@@ -84,27 +84,44 @@ std::int64_t centre_of(const Channel& c) {
     return c.averaging_ns.value_or(0) / 2;
 }
 
-// An instant reading (no averaging window) stands half its update period back: it was
-// taken at some point of the update before the read.
-std::int64_t detail_centre_of(const Channel& c) {
-    return c.update_ns.value_or(0) / 2;
-}
-
 // The detail for a counter whose profile is a mean: the first other power channel within the
-// counter (`parent`) whose readings are not means (an NVIDIA GPU's "gpuN.instant").
+// counter (`parent`), of the same backend and device, whose readings are not means (an
+// NVIDIA GPU's "gpuN.instant").
 std::optional<std::size_t>
 detail_of(const std::vector<Channel>& channels, std::size_t counter, std::size_t level) {
-    if (!channels[level].averaging_ns || *channels[level].averaging_ns <= 0) {
+    if (channels[level].averaging_ns.value_or(0) <= 0) {
         return std::nullopt;
     }
+    const auto& owner = channels[counter];
     for (std::size_t k = 0; k < channels.size(); ++k) {
         const auto& c = channels[k];
-        if (k != level && k != counter && c.quantity == Quantity::power &&
-            c.parent == channels[counter].name && !c.averaging_ns) {
+        if (k != level && k != counter && c.quantity == Quantity::power && c.parent == owner.name &&
+            c.backend == owner.backend && c.device == owner.device &&
+            c.averaging_ns.value_or(0) <= 0) {
             return k;
         }
     }
     return std::nullopt;
+}
+
+// The shape of an anchored counter's spans: its level, with the detail's where one is named
+// and updates faster than the level's window (else it is no instant reading beside a mean).
+Shape shape_of(const std::vector<Channel>& channels,
+               const Profile& profile,
+               const trace::ChannelSamples& level,
+               const trace::ChannelSamples* detail) {
+    const auto window = channels[profile.level].averaging_ns.value_or(0);
+    auto placed = usable_power(level.points, window / 2);
+    if (detail == nullptr || !profile.detail) {
+        return {std::move(placed), 0};
+    }
+    const auto update = channels[*profile.detail].update_ns.value_or(0);
+    if (update < 0 || update >= window) {
+        return {std::move(placed), 0};
+    }
+    // A stretch of the instant readings ends at a gap of two updates (a reading lost or more).
+    const auto max_gap = update > 0 ? 2 * update : window / 4;
+    return level_and_detail(placed, usable_power(detail->points, update / 2), window, max_gap);
 }
 
 } // namespace
@@ -171,18 +188,17 @@ Result<trace::ChannelSamples> run_readings(trace::Reader& reader,
     if (!pair) {
         return std::unexpected(pair.error());
     }
-    auto shape = usable_power(pair->field.points, pair->centre_ns);
+    std::optional<trace::ChannelSamples> detail;
     if (profile->detail) {
-        auto detail = reader.samples(run_id, *profile->detail);
-        if (!detail) {
-            return std::unexpected(detail.error());
+        auto d = reader.samples(run_id, *profile->detail);
+        if (!d) {
+            return std::unexpected(d.error());
         }
-        const auto& channels = reader.channels();
-        shape = level_and_detail(
-            shape, usable_power(detail->points, detail_centre_of(channels[*profile->detail])),
-            channels[profile->level].averaging_ns.value_or(0));
+        detail = std::move(*d);
     }
-    return anchor_shape(pair->counter, shape, nullptr);
+    const auto shape =
+        shape_of(reader.channels(), *profile, pair->field, detail ? &*detail : nullptr);
+    return anchor_shape(pair->counter, shape.points, nullptr);
 }
 
 std::optional<FieldCoverage> coverage_of(const std::string& counter,
@@ -236,16 +252,31 @@ Result<std::vector<FieldCoverage>> field_coverage(trace::Reader& reader, std::in
                 fields.push_back(k);
             }
         }
+        std::vector<Pair> pairs;
         for (const auto k : fields) {
             auto pair = read_pair(reader, run_id, i, k);
             if (!pair) {
                 return std::unexpected(pair.error());
             }
+            pairs.push_back(std::move(*pair));
+        }
+        // The detail is named only where it shaped something in this run.
+        std::string detail;
+        if (const auto& p = *profiles[i]; p.detail) {
+            const auto at = std::ranges::find(fields, *p.detail);
+            if (at != fields.end()) {
+                const auto& d = pairs[static_cast<std::size_t>(at - fields.begin())].field;
+                if (shape_of(channels, p, pairs.front().field, &d).detailed > 0) {
+                    detail = channels[*p.detail].name;
+                }
+            }
+        }
+        for (std::size_t f = 0; f < fields.size(); ++f) {
             std::vector<AnchorSpan> spans;
-            (void)anchor_profile(pair->counter, pair->field, &spans, pair->centre_ns);
-            if (auto c = coverage_of(channels[i].name, channels[k].name, spans, k == fields[0])) {
-                if (c->profile && profiles[i]->detail) {
-                    c->detail = channels[*profiles[i]->detail].name;
+            (void)anchor_profile(pairs[f].counter, pairs[f].field, &spans, pairs[f].centre_ns);
+            if (auto c = coverage_of(channels[i].name, channels[fields[f]].name, spans, f == 0)) {
+                if (c->profile) {
+                    c->detail = detail;
                 }
                 out.push_back(std::move(*c));
             }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace jp::report {
 namespace {
@@ -67,23 +68,64 @@ std::vector<TimedValue> usable_power(std::span<const TimedValue> readings, std::
     return out;
 }
 
-std::vector<TimedValue> level_and_detail(std::span<const TimedValue> level,
-                                         std::span<const TimedValue> instant,
-                                         std::int64_t window_ns) {
+Shape level_and_detail(std::span<const TimedValue> level,
+                       std::span<const TimedValue> instant,
+                       std::int64_t window_ns,
+                       std::int64_t max_gap_ns) {
+    Shape out;
     if (level.size() < 2 || instant.size() < 2 || window_ns <= 0) {
-        return {level.begin(), level.end()};
+        out.points.assign(level.begin(), level.end());
+        return out;
     }
     const FieldIntegral g{instant};
     const std::int64_t half = window_ns / 2;
-    std::vector<TimedValue> out;
-    out.reserve(instant.size());
-    for (const auto& i : instant) {
-        // The instant readings' mean over the window around t, over the part they cover.
-        const std::int64_t lo = std::max(i.t_ns - half, instant.front().t_ns);
-        const std::int64_t hi = std::min(i.t_ns + half, instant.back().t_ns);
-        const double mean = hi > lo ? (g(hi) - g(lo)) / seconds(hi - lo) : i.value;
-        out.push_back({i.t_ns, std::max(0.0, value_at(level, i.t_ns) + i.value - mean)});
+    // The detailed points, and the time each stretch of them covers.
+    std::vector<TimedValue> detail;
+    std::vector<std::pair<std::int64_t, std::int64_t>> covered;
+    for (std::size_t first = 0; first < instant.size();) {
+        std::size_t last = first;
+        while (last + 1 < instant.size() &&
+               instant[last + 1].t_ns - instant[last].t_ns <= max_gap_ns) {
+            ++last;
+        }
+        if (last > first) {
+            const std::int64_t from = instant[first].t_ns;
+            const std::int64_t to = instant[last].t_ns;
+            covered.emplace_back(from, to);
+            for (std::size_t i = first; i <= last; ++i) {
+                // The window centred on the reading, narrowed to fit the stretch: towards its
+                // ends the detail fades to none (a mean over one side of a change would be
+                // the change's own half, and a falling edge would take the shape below zero).
+                const std::int64_t t = instant[i].t_ns;
+                const std::int64_t h = std::min({half, t - from, to - t});
+                const double mean =
+                    h > 0 ? (g(t + h) - g(t - h)) / seconds(2 * h) : instant[i].value;
+                // After the level's last reading (a mean stands half its window back, so the
+                // run's last half second has none) the level is only held: the instant
+                // reading is all that is known there.
+                const double level_here = t > level.back().t_ns ? mean : value_at(level, t);
+                detail.push_back({t, std::max(0.0, level_here + instant[i].value - mean)});
+                out.detailed += h > 0 ? 1 : 0;
+            }
+        }
+        first = last + 1;
     }
+    // The level's readings outside what the detail covers, merged in time with the detail.
+    out.points.reserve(level.size() + detail.size());
+    auto d = detail.begin();
+    auto c = covered.begin();
+    for (const auto& l : level) {
+        while (d != detail.end() && d->t_ns < l.t_ns) {
+            out.points.push_back(*d++);
+        }
+        while (c != covered.end() && c->second < l.t_ns) {
+            ++c;
+        }
+        if (c == covered.end() || l.t_ns < c->first) {
+            out.points.push_back(l);
+        }
+    }
+    out.points.insert(out.points.end(), d, detail.end());
     return out;
 }
 

@@ -43,12 +43,21 @@ private:
 [[nodiscard]] std::vector<TimedValue> usable_power(std::span<const TimedValue> readings,
                                                    std::int64_t centre_ns);
 
-// At each of the instant readings' times: the level's value there (interpolated, held
-// outside its readings) plus the instant reading less the instant readings' mean over
-// `window_ns` centred there (over the part of that window they cover), never below zero.
-// Both already placed (usable_power); each needs two readings, else `level` is returned.
-[[nodiscard]] std::vector<TimedValue> level_and_detail(std::span<const TimedValue> level,
-                                                       std::span<const TimedValue> instant,
-                                                       std::int64_t window_ns);
+// The level with the instant readings' detail where they cover it. The instant readings fall
+// into stretches with no gap over `max_gap_ns` (a reading lost, a field that stopped); at
+// each reading of a stretch the shape is the level there (interpolated, held outside its
+// readings) plus the reading less the stretch's mean over `window_ns` centred on it — the
+// window narrowed to fit inside the stretch, so the detail fades to none at its ends —
+// never below zero; outside the stretches it is the level's own readings. Both inputs
+// already placed (usable_power). `detailed`: how many points carry some detail (0: the
+// shape is the level alone).
+struct Shape {
+    std::vector<TimedValue> points;
+    std::size_t detailed = 0;
+};
+[[nodiscard]] Shape level_and_detail(std::span<const TimedValue> level,
+                                     std::span<const TimedValue> instant,
+                                     std::int64_t window_ns,
+                                     std::int64_t max_gap_ns);
 
 } // namespace jp::report

@@ -10,6 +10,7 @@
 #include "report/anchored.hpp"
 #include "report/field_shape.hpp"
 #include "trace/reader.hpp"
+#include "trace/sqlite.hpp"
 #include "trace/types.hpp"
 
 #include <algorithm>
@@ -28,6 +29,7 @@ namespace {
 
 constexpr std::int64_t k_ms = 1'000'000;
 constexpr std::int64_t k_sec = 1'000'000'000;
+constexpr std::int64_t k_gap = 200 * k_ms; // two of the instant field's 100 ms updates
 
 trace::ChannelSamples samples(std::vector<TimedValue> points) {
     trace::ChannelSamples s;
@@ -93,7 +95,9 @@ TEST(FieldShape, AStepKeepsItsEdgesWhereTheMeanAloneSmearsThem) {
     const auto level = usable_power(s.mean, 500 * k_ms);
     const auto alone = anchor_shape(s.counter, level).points;
     const auto both =
-        anchor_shape(s.counter, level_and_detail(level, usable_power(s.instant, 50 * k_ms), k_sec))
+        anchor_shape(
+            s.counter,
+            level_and_detail(level, usable_power(s.instant, 50 * k_ms), k_sec, k_gap).points)
             .points;
     const double truth = step_joules(5 * k_sec) - step_joules(3 * k_sec);  // 1,500 J
     const double idle = step_joules(6500 * k_ms) - step_joules(5 * k_sec); // 150 J
@@ -107,21 +111,75 @@ TEST(FieldShape, AStepKeepsItsEdgesWhereTheMeanAloneSmearsThem) {
     EXPECT_DOUBLE_EQ(both.back().value, s.counter.points.back().value);
 }
 
-TEST(FieldShape, TheLevelStandsAloneWithoutTwoInstantReadings) {
-    const std::vector<TimedValue> level{{0, 100}, {k_sec, 200}};
-    const std::vector<TimedValue> one{{0, 150}};
-    const auto out = level_and_detail(level, one, k_sec);
-    ASSERT_EQ(out.size(), 2U);
-    EXPECT_EQ(out[1].value, 200.0);
-    EXPECT_EQ(level_and_detail(level, {}, k_sec).size(), 2U);
+TEST(FieldShape, TheLevelStandsAloneWhereNoInstantReadingHasItsWholeWindow) {
+    std::vector<TimedValue> level;
+    for (std::int64_t t = 0; t <= 3 * k_sec; t += 100 * k_ms) {
+        level.push_back({t, 100});
+    }
+    // None, one or two instant readings, or readings whose windows all reach past them: the
+    // level's own readings, every one of them (a review found two readings had left two
+    // points, and every span a straight line).
+    for (const std::vector<TimedValue>& instant :
+         {std::vector<TimedValue>{}, std::vector<TimedValue>{{0, 150}},
+          std::vector<TimedValue>{{0, 150}, {100 * k_ms, 150}},
+          std::vector<TimedValue>{{0, 150}, {400 * k_ms, 150}, {800 * k_ms, 150}}}) {
+        const auto out = level_and_detail(level, instant, k_sec, k_gap);
+        EXPECT_EQ(out.detailed, 0U);
+        ASSERT_EQ(out.points.size(), level.size());
+        EXPECT_EQ(out.points[5].value, 100.0);
+    }
+}
+
+TEST(FieldShape, AFieldThatStopsLeavesTheLevelToShapeTheRest) {
+    // The instant field's readings end 4 s in, inside the step (an NVML field that failed
+    // while nvmlDeviceGetPowerUsage went on: the sampler records no reading then). A review
+    // saw the shape clamped to zero after its last reading and a 10 s span's energy squeezed
+    // into 140 ms: 5.5 kW on a 700 W GPU.
+    auto s = step();
+    std::erase_if(s.instant, [](const TimedValue& v) { return v.t_ns > 4 * k_sec; });
+    const auto level = usable_power(s.mean, 500 * k_ms);
+    const auto shape = level_and_detail(level, usable_power(s.instant, 50 * k_ms), k_sec, k_gap);
+    EXPECT_GT(shape.detailed, 0U);
+    const auto both = anchor_shape(s.counter, shape.points).points;
+    for (std::size_t i = 1; i < both.size(); ++i) {
+        const double watts = (both[i].value - both[i - 1].value) /
+                             (static_cast<double>(both[i].t_ns - both[i - 1].t_ns) * 1e-9);
+        EXPECT_LT(watts, 700.0) << both[i].t_ns; // the step is 650 W at most
+    }
+    const double after = step_joules(10 * k_sec) - step_joules(5 * k_sec);
+    EXPECT_NEAR(energy(both, 5 * k_sec, 10 * k_sec), after, 0.2 * after);
+}
+
+TEST(FieldShape, AGapInTheInstantReadingsIsTheLevelsAndEachStretchKeepsItsDetail) {
+    auto s = step();
+    std::erase_if(s.instant, [](const TimedValue& v) {
+        return v.t_ns > 6200 * k_ms && v.t_ns < 8500 * k_ms; // lost for 2.3 s after the step
+    });
+    const auto level = usable_power(s.mean, 500 * k_ms);
+    const auto shape = level_and_detail(level, usable_power(s.instant, 50 * k_ms), k_sec, k_gap);
+    const auto in_gap = std::ranges::count_if(shape.points, [](const TimedValue& v) {
+        return v.t_ns > 6500 * k_ms && v.t_ns < 8 * k_sec;
+    });
+    EXPECT_GE(in_gap, 14); // the level's readings there, every 100 ms
+    // The detail fades towards a stretch's ends (within half a window of them), so the step's
+    // edges, a second and more from the gap, keep theirs.
+    const auto both = anchor_shape(s.counter, shape.points).points;
+    const double truth = step_joules(5 * k_sec) - step_joules(3 * k_sec);
+    EXPECT_NEAR(energy(both, 3 * k_sec, 5 * k_sec), truth, 0.03 * truth); // before the gap
 }
 
 TEST(FieldShape, NeverBelowZero) {
-    // The level has fallen to 10 W while the instant readings' mean is still high: the
-    // detail would take the shape below zero.
-    const std::vector<TimedValue> level{{0, 10}, {2 * k_sec, 10}};
-    const std::vector<TimedValue> instant{{0, 600}, {100 * k_ms, 600}, {200 * k_ms, 0}};
-    for (const auto& p : level_and_detail(level, instant, k_sec)) {
+    // The level is 10 W while the instant readings fall from 600 W to nothing: just after
+    // the fall, their mean over the second is still high and the detail would take the
+    // shape below zero.
+    std::vector<TimedValue> level{{0, 10}, {3 * k_sec, 10}};
+    std::vector<TimedValue> instant;
+    for (std::int64_t t = 0; t <= 3 * k_sec; t += 100 * k_ms) {
+        instant.push_back({t, t < 1500 * k_ms ? 600.0 : 0.0});
+    }
+    const auto out = level_and_detail(level, instant, k_sec, k_gap);
+    EXPECT_GT(out.detailed, 0U);
+    for (const auto& p : out.points) {
         EXPECT_GE(p.value, 0.0) << p.t_ns;
     }
 }
@@ -227,6 +285,57 @@ TEST(FieldShapeOnARealGpu, PhasesBetweenAnchorsAddUpToTheDriversCounter) {
     EXPECT_GT(worst_alone, 0.10); // the mean alone: 4-14 % low, as the report said on the H200
 }
 
+// The real trace with the instant field's readings after `after_s` s (or all of them)
+// deleted, as a run whose field failed part-way leaves it.
+void drop_instant_readings(const std::filesystem::path& trace, double after_s) {
+    auto db = trace::Database::open(trace, trace::Database::Mode::create);
+    ASSERT_TRUE(db) << db.error().message();
+    const auto done =
+        db->exec("DELETE FROM block WHERE channel_id = (SELECT id FROM channel WHERE name = "
+                 "'gpu0.instant') AND t_min_ns > " +
+                 std::to_string(static_cast<std::int64_t>(after_s * 1e9)));
+    ASSERT_TRUE(done) << done.error().message();
+}
+
+TEST(FieldShapeOnARealGpu, AnInstantFieldThatStopsLeavesTheMeanToShapeTheRest) {
+    test::FakeSysfs tmp;
+    {
+        auto r = open_real_run(tmp.root()); // copies the trace
+    }
+    drop_instant_readings(tmp.root() / "phases.jptrace", 10.0); // none after 10.23 s
+    auto reader = trace::Reader::open(tmp.root() / "phases.jptrace");
+    ASSERT_TRUE(reader) << reader.error().message();
+    const auto run = reader->runs().at(0).id;
+    const auto gpu = channel_named(*reader, "gpu0");
+    const auto profiles = profile_index(reader->channels());
+    auto shaped = run_readings(*reader, run, gpu, profiles);
+    ASSERT_TRUE(shaped) << shaped.error().message();
+    const auto& p = shaped->points;
+    for (std::size_t i = 1; i < p.size(); ++i) {
+        const double watts =
+            (p[i].value - p[i - 1].value) / (static_cast<double>(p[i].t_ns - p[i - 1].t_ns) * 1e-9);
+        // A 700 W board, whose 100 ms readings reached 808 W (the first check); a review saw
+        // 5.5 kW here before the fix.
+        EXPECT_LT(watts, 1000.0) << p[i].t_ns;
+    }
+    auto coverage = field_coverage(*reader, run);
+    ASSERT_TRUE(coverage && !coverage->empty());
+    EXPECT_EQ(coverage->front().detail, "gpu0.instant"); // it shaped the first 10 s
+}
+
+TEST(FieldShapeOnARealGpu, TheNoteNamesNoDetailWhereNoneShapedTheRun) {
+    test::FakeSysfs tmp;
+    { auto r = open_real_run(tmp.root()); }
+    drop_instant_readings(tmp.root() / "phases.jptrace", -1.0); // every one
+    auto reader = trace::Reader::open(tmp.root() / "phases.jptrace");
+    ASSERT_TRUE(reader) << reader.error().message();
+    auto coverage = field_coverage(*reader, reader->runs().at(0).id);
+    ASSERT_TRUE(coverage && !coverage->empty());
+    EXPECT_EQ(coverage->front().field, "gpu0.power");
+    EXPECT_EQ(coverage->front().detail, "");
+    EXPECT_EQ(coverage_note(coverage->front()).find("detail"), std::string::npos);
+}
+
 // ---- The real captures: every second no worse than the mean alone is held to ----
 
 double worst_second(const std::vector<TimedValue>& shaped, const std::vector<TimedValue>& truth) {
@@ -277,8 +386,10 @@ TEST(FieldShapeOnARealGpu, EachSecondOfTheSquareWavesAndPulseTrainsStaysClose) {
                 anchors.push_back({mean.back().t_ns, value_at(truth, mean.back().t_ns)});
                 const auto level = usable_power(mean, 500 * k_ms);
                 const auto shaped =
-                    anchor_shape(samples(anchors),
-                                 level_and_detail(level, usable_power(instant, 50 * k_ms), k_sec))
+                    anchor_shape(
+                        samples(anchors),
+                        level_and_detail(level, usable_power(instant, 50 * k_ms), k_sec, k_gap)
+                            .points)
                         .points;
                 EXPECT_NEAR(shaped.back().value - shaped.front().value,
                             anchors.back().value - anchors.front().value, 1e-6);
