@@ -33,9 +33,10 @@ trace::ChannelSamples anchor_profile(const trace::ChannelSamples& counter,
 }
 
 trace::ChannelSamples anchor_shape(const trace::ChannelSamples& counter,
-                                   const std::vector<TimedValue>& f,
+                                   const std::vector<TimedValue>& shape,
                                    std::vector<AnchorSpan>* spans) {
     const auto& c = counter.points;
+    const auto& f = shape;
     if (c.size() < 2 || f.size() < 2) {
         return counter;
     }

@@ -15,8 +15,10 @@ double seconds(std::int64_t ns) {
     return static_cast<double>(ns) * 1e-9;
 }
 
-// The readings' value at t: linear between two, held outside them.
-double value_at(std::span<const TimedValue> p, std::int64_t t) {
+} // namespace
+
+double interpolated_at(std::span<const TimedValue> readings, std::int64_t t) {
+    const auto& p = readings;
     if (t <= p.front().t_ns) {
         return p.front().value;
     }
@@ -29,8 +31,6 @@ double value_at(std::span<const TimedValue> p, std::int64_t t) {
     return a.value + (b.value - a.value) * static_cast<double>(t - a.t_ns) /
                          static_cast<double>(b.t_ns - a.t_ns);
 }
-
-} // namespace
 
 FieldIntegral::FieldIntegral(std::span<const TimedValue> readings) : m_p(readings) {
     m_cum.reserve(m_p.size());
@@ -53,7 +53,7 @@ double FieldIntegral::operator()(std::int64_t t) const {
     const auto it = std::ranges::upper_bound(m_p, t, {}, &TimedValue::t_ns);
     const auto i = static_cast<std::size_t>(it - m_p.begin()) - 1;
     const auto& a = m_p[i];
-    const double v = value_at(m_p, t);
+    const double v = interpolated_at(m_p, t);
     return m_cum[i] + 0.5 * (a.value + v) * seconds(t - a.t_ns);
 }
 
@@ -103,7 +103,7 @@ Shape level_and_detail(std::span<const TimedValue> level,
                 // After the level's last reading (a mean stands half its window back, so the
                 // run's last half second has none) the level is only held: the instant
                 // reading is all that is known there.
-                const double level_here = t > level.back().t_ns ? mean : value_at(level, t);
+                const double level_here = t > level.back().t_ns ? mean : interpolated_at(level, t);
                 detail.push_back({t, std::max(0.0, level_here + instant[i].value - mean)});
                 out.detailed += h > 0 ? 1 : 0;
             }

@@ -24,6 +24,10 @@
 
 namespace jp::report {
 
+// The readings' value at t: linear between the two around it, held outside them. Sorted by
+// time, at least one.
+[[nodiscard]] double interpolated_at(std::span<const TimedValue> readings, std::int64_t t);
+
 // The trapezoid integral of power readings in joules from the first reading to t, held at
 // the first and last readings' power outside them. `readings` must outlive it.
 class FieldIntegral {

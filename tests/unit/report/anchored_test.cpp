@@ -5,6 +5,7 @@
 // saw. Replayed on the real H100's and H200's captures (tests/data/h100, h200): anchors
 // every 10 s from the counter, the instant field at its ~100 ms, against the counter's own
 // 100 ms readings.
+#include "channel_samples.hpp"
 #include "gpu_capture.hpp"
 #include "report/anchored.hpp"
 #include "report/series.hpp"
@@ -25,27 +26,8 @@ namespace {
 constexpr std::int64_t k_ms = 1'000'000;
 constexpr std::int64_t k_sec = 1'000'000'000;
 
-trace::ChannelSamples samples(std::vector<TimedValue> points) {
-    trace::ChannelSamples s;
-    s.flags.assign(points.size(), 0);
-    s.points = std::move(points);
-    return s;
-}
-
-// Value at t by linear interpolation of sorted points (held outside them).
-double value_at(const std::vector<TimedValue>& p, std::int64_t t) {
-    if (t <= p.front().t_ns) {
-        return p.front().value;
-    }
-    if (t >= p.back().t_ns) {
-        return p.back().value;
-    }
-    const auto it = std::ranges::upper_bound(p, t, {}, &TimedValue::t_ns);
-    const auto& b = *it;
-    const auto& a = *(it - 1);
-    return a.value + (b.value - a.value) * static_cast<double>(t - a.t_ns) /
-                         static_cast<double>(b.t_ns - a.t_ns);
-}
+using test::samples;
+using test::value_at;
 
 TEST(Anchored, MeetsTheCounterAtEveryAnchorAndFollowsTheFieldBetween) {
     // Counter at 0, 10, 20 s: 1,000 J then 3,000 J. The field reads 50 W for the first 5 s

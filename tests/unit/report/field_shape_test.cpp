@@ -5,6 +5,7 @@
 // H200 run with marked phases (tests/data/h200/phases.jptrace, the driver's counter read back
 // to back beside it in phases.csv) and on the real H100's and H200's square waves and pulse
 // trains (each second no worse than the bound the mean alone is held to).
+#include "channel_samples.hpp"
 #include "fake_sysfs.hpp"
 #include "gpu_capture.hpp"
 #include "report/anchored.hpp"
@@ -31,27 +32,8 @@ constexpr std::int64_t k_ms = 1'000'000;
 constexpr std::int64_t k_sec = 1'000'000'000;
 constexpr std::int64_t k_gap = 200 * k_ms; // two of the instant field's 100 ms updates
 
-trace::ChannelSamples samples(std::vector<TimedValue> points) {
-    trace::ChannelSamples s;
-    s.flags.assign(points.size(), 0);
-    s.points = std::move(points);
-    return s;
-}
-
-// Value at t by linear interpolation of sorted points (held outside them).
-double value_at(const std::vector<TimedValue>& p, std::int64_t t) {
-    if (t <= p.front().t_ns) {
-        return p.front().value;
-    }
-    if (t >= p.back().t_ns) {
-        return p.back().value;
-    }
-    const auto it = std::ranges::upper_bound(p, t, {}, &TimedValue::t_ns);
-    const auto& b = *it;
-    const auto& a = *(it - 1);
-    return a.value + (b.value - a.value) * static_cast<double>(t - a.t_ns) /
-                         static_cast<double>(b.t_ns - a.t_ns);
-}
+using test::samples;
+using test::value_at;
 
 double energy(const std::vector<TimedValue>& cumulative, std::int64_t a, std::int64_t b) {
     return value_at(cumulative, b) - value_at(cumulative, a);
