@@ -105,27 +105,61 @@ detail_of(const std::vector<Channel>& channels, std::size_t counter, std::size_t
     return std::nullopt;
 }
 
-// The shape of an anchored counter's spans: its level, with the detail's where one is named
-// and updates faster than the level's window (else it is no instant reading beside a mean).
-Shape shape_of(const std::vector<Channel>& channels,
-               const Profile& profile,
-               const trace::ChannelSamples& level,
-               const trace::ChannelSamples* detail) {
-    const auto window = channels[profile.level].averaging_ns.value_or(0);
-    auto placed = usable_power(level.points, window / 2);
-    if (detail == nullptr || !profile.detail) {
-        return {std::move(placed), 0};
+// Whether two power readings are on one scale: over the time both cover, the one's integral
+// within a third either way of the other's (on the real GPUs an instant field's part-time
+// coverage put it at 0.85-1.05 of the counter over a run, 0.71-1.24 over single 10 s spans;
+// a field in other units is off by 1000). A short run where the two differ more keeps the
+// mean alone.
+bool same_scale(const std::vector<TimedValue>& a, const std::vector<TimedValue>& b) {
+    const auto from = std::max(a.front().t_ns, b.front().t_ns);
+    const auto to = std::min(a.back().t_ns, b.back().t_ns);
+    if (to <= from) {
+        return false;
     }
-    const auto update = channels[*profile.detail].update_ns.value_or(0);
-    if (update < 0 || update >= window) {
-        return {std::move(placed), 0};
-    }
-    // A stretch of the instant readings ends at a gap of two updates (a reading lost or more).
-    const auto max_gap = update > 0 ? 2 * update : window / 4;
-    return level_and_detail(placed, usable_power(detail->points, update / 2), window, max_gap);
+    const FieldIntegral ga{a};
+    const FieldIntegral gb{b};
+    const double ja = ga(to) - ga(from);
+    const double jb = gb(to) - gb(from);
+    return ja > 0 && jb > 0 && 3 * jb <= 4 * ja && 3 * ja <= 4 * jb;
 }
 
 } // namespace
+
+// The shape of an anchored counter's spans: its level, with the detail's where one is named,
+// updates faster than the level's window (else it is no instant reading beside a mean) and
+// is on the level's scale. A reading above twice what the counter's part may draw is no
+// power reading (a glitch, a crafted trace) and shapes nothing, as a counter's change that
+// large is a jump (docs/sensors.md).
+Shape shape_of(const std::vector<Channel>& channels,
+               std::size_t counter,
+               const Profile& profile,
+               const trace::ChannelSamples& level,
+               const trace::ChannelSamples* detail) {
+    const auto limit = channels[counter].limit_watts.value_or(0);
+    const auto drop_absurd = [limit](std::vector<TimedValue>& v) {
+        if (limit > 0) {
+            std::erase_if(v, [limit](const TimedValue& r) { return r.value > 2 * limit; });
+        }
+    };
+    const auto window = channels[profile.level].averaging_ns.value_or(0);
+    auto placed = usable_power(level.points, window / 2);
+    drop_absurd(placed);
+    if (detail == nullptr || !profile.detail || placed.size() < 2) {
+        return {std::move(placed)};
+    }
+    const auto update = channels[*profile.detail].update_ns.value_or(0);
+    if (update < 0 || update >= window) {
+        return {std::move(placed)};
+    }
+    auto instant = usable_power(detail->points, update / 2);
+    drop_absurd(instant);
+    if (instant.size() < 2 || !same_scale(placed, instant)) {
+        return {std::move(placed)};
+    }
+    // A stretch of the instant readings ends at a gap of two updates (a reading lost or more).
+    const auto max_gap = update > 0 ? 2 * update : window / 4;
+    return level_and_detail(placed, instant, window, max_gap);
+}
 
 ProfileIndex profile_index(const std::vector<Channel>& channels) {
     ProfileIndex out(channels.size());
@@ -198,7 +232,7 @@ Result<trace::ChannelSamples> run_readings(trace::Reader& reader,
         detail = std::move(*d);
     }
     const auto shape =
-        shape_of(reader.channels(), *profile, pair->field, detail ? &*detail : nullptr);
+        shape_of(reader.channels(), channel, *profile, pair->field, detail ? &*detail : nullptr);
     return anchor_shape(pair->counter, shape.points, nullptr);
 }
 
@@ -267,8 +301,12 @@ Result<std::vector<FieldCoverage>> field_coverage(trace::Reader& reader, std::in
             const auto at = std::ranges::find(fields, *p.detail);
             if (at != fields.end()) {
                 const auto& d = pairs[static_cast<std::size_t>(at - fields.begin())].field;
-                if (shape_of(channels, p, pairs.front().field, &d).detailed > 0) {
-                    detail = channels[*p.detail].name;
+                const auto shape = shape_of(channels, i, p, pairs.front().field, &d);
+                const auto& reads = pairs.front().counter.points;
+                if (shape.detailed > 0 && !reads.empty() &&
+                    shape.detail_to_ns >= reads.front().t_ns &&
+                    shape.detail_from_ns <= reads.back().t_ns) {
+                    detail = channels[*p.detail].name; // it shaped the counter's spans
                 }
             }
         }

@@ -105,7 +105,11 @@ Shape level_and_detail(std::span<const TimedValue> level,
                 // reading is all that is known there.
                 const double level_here = t > level.back().t_ns ? mean : interpolated_at(level, t);
                 detail.push_back({t, std::max(0.0, level_here + instant[i].value - mean)});
-                out.detailed += h > 0 ? 1 : 0;
+                if (h > 0) {
+                    out.detail_from_ns = out.detailed == 0 ? t : out.detail_from_ns;
+                    out.detail_to_ns = t;
+                    ++out.detailed;
+                }
             }
         }
         first = last + 1;

@@ -17,6 +17,8 @@
 // instant field's part-time noise costs some seconds a few points more than the mean alone
 // (tests/unit/report/field_shape_test.cpp, docs/gpu-check.md "Third check").
 #include "core/integrate.hpp"
+#include "report/anchored.hpp"
+#include "trace/reader.hpp"
 
 #include <cstdint>
 #include <span>
@@ -58,10 +60,22 @@ private:
 struct Shape {
     std::vector<TimedValue> points;
     std::size_t detailed = 0;
+    std::int64_t detail_from_ns = 0; // the first and last of them (with detailed > 0)
+    std::int64_t detail_to_ns = 0;
 };
 [[nodiscard]] Shape level_and_detail(std::span<const TimedValue> level,
                                      std::span<const TimedValue> instant,
                                      std::int64_t window_ns,
                                      std::int64_t max_gap_ns);
+
+// The shape of counter `counter`'s spans from its profile's readings (`level`) and its
+// detail's (`detail`, nullptr: none): level_and_detail() of the two where the detail is an
+// instant reading beside a mean and on its scale, the level alone otherwise; readings above
+// twice the counter's limit_watts are dropped from both (report/anchored.cpp).
+[[nodiscard]] Shape shape_of(const std::vector<Channel>& channels,
+                             std::size_t counter,
+                             const Profile& profile,
+                             const trace::ChannelSamples& level,
+                             const trace::ChannelSamples* detail);
 
 } // namespace jp::report

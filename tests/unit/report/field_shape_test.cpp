@@ -174,6 +174,75 @@ TEST(FieldShape, ReadingsThatAreNoPowerArePassedOver) {
     EXPECT_EQ(out[1].value, 7.0);
 }
 
+// ---- What reaches level_and_detail from a trace (shape_of) ----
+
+struct Gpu {
+    std::vector<Channel> channels; // gpu0 (700 W), gpu0.power (the 1 s mean), gpu0.instant
+    Profile profile{1, 2};
+};
+
+Gpu gpu_channels() {
+    Channel counter;
+    counter.name = "gpu0";
+    counter.quantity = Quantity::energy;
+    counter.backend = "nvml";
+    counter.limit_watts = 700;
+    Channel mean = counter;
+    mean.name = "gpu0.power";
+    mean.quantity = Quantity::power;
+    mean.profile_of = "gpu0";
+    mean.averaging_ns = k_sec;
+    Channel instant = mean;
+    instant.name = "gpu0.instant";
+    instant.profile_of.clear();
+    instant.parent = "gpu0";
+    instant.averaging_ns.reset();
+    instant.update_ns = 100 * k_ms;
+    return {{counter, mean, instant}};
+}
+
+TEST(FieldShape, AnInstantReadingNoGpuCouldDrawShapesNothing) {
+    // A review's crafted trace: one 50 kW instant reading put a phase at 1.1 kW and a 1 s peak
+    // at 2.2 kW on a 700 W GPU. A reading above twice the limit is dropped, as a counter's
+    // change that large is a jump.
+    const auto g = gpu_channels();
+    const auto s = step();
+    auto spiked = s.instant;
+    spiked[40].value = 50'000; // at 4 s, inside the step
+    const auto clean_readings = samples(s.instant);
+    const auto spiked_readings = samples(spiked);
+    const auto shape = shape_of(g.channels, 0, g.profile, samples(s.mean), nullptr);
+    const auto clean = shape_of(g.channels, 0, g.profile, samples(s.mean), &clean_readings);
+    const auto with_spike = shape_of(g.channels, 0, g.profile, samples(s.mean), &spiked_readings);
+    EXPECT_EQ(shape.detailed, 0U);
+    EXPECT_GT(with_spike.detailed, 0U);
+    for (const auto& p : with_spike.points) {
+        EXPECT_LT(p.value, 1000.0) << p.t_ns;
+    }
+    const auto a = anchor_shape(s.counter, clean.points).points;
+    const auto b = anchor_shape(s.counter, with_spike.points).points;
+    EXPECT_NEAR(energy(b, 3 * k_sec, 5 * k_sec), energy(a, 3 * k_sec, 5 * k_sec),
+                0.05 * energy(a, 3 * k_sec, 5 * k_sec));
+}
+
+TEST(FieldShape, AnInstantFieldOnAnotherScaleGivesNoDetail) {
+    // In milliwatts, or three times the mean: its detail would be scaled with it (a review
+    // saw a phase at 829 W on a 700 W GPU). Over the time both cover, the instant readings'
+    // integral must be within a third either way of the mean's.
+    const auto g = gpu_channels();
+    const auto s = step();
+    for (const double scale : {3.0, 0.5, 1000.0}) {
+        auto scaled = s.instant;
+        for (auto& v : scaled) {
+            v.value *= scale;
+        }
+        const auto d = samples(scaled);
+        EXPECT_EQ(shape_of(g.channels, 0, g.profile, samples(s.mean), &d).detailed, 0U) << scale;
+    }
+    const auto d = samples(s.instant);
+    EXPECT_GT(shape_of(g.channels, 0, g.profile, samples(s.mean), &d).detailed, 0U);
+}
+
 // ---- The real H200 run: three phases between anchors ----
 
 struct Phase {
