@@ -4,6 +4,7 @@
 #include "attrib/allocation.hpp"
 #include "core/text.hpp"
 #include "report/attribution_facts.hpp"
+#include "report/attribution_use.hpp"
 #include "sys/file.hpp"
 
 #include <algorithm>
@@ -13,41 +14,6 @@
 #include <nlohmann/json.hpp>
 
 namespace jp::report {
-
-// Cumulative (job, busy) CPU seconds of a package (or the node) at each usage time.
-struct Use {
-    std::vector<std::int64_t> t;
-    std::map<int, std::vector<std::pair<double, double>>> by_package;
-    // Linear between readings; held before the first and after the last.
-    [[nodiscard]] std::pair<double, double> value(int package, std::int64_t time) const {
-        const auto it = std::ranges::lower_bound(t, time);
-        if (it == t.end()) {
-            return at(package, t.size() - 1);
-        }
-        const auto k = static_cast<std::size_t>(it - t.begin());
-        if (*it == time || k == 0) {
-            return at(package, k);
-        }
-        const auto lo = at(package, k - 1);
-        const auto hi = at(package, k);
-        const double f =
-            static_cast<double>(time - t[k - 1]) / static_cast<double>(t[k] - t[k - 1]);
-        return {lo.first + f * (hi.first - lo.first), lo.second + f * (hi.second - lo.second)};
-    }
-    [[nodiscard]] std::pair<double, double> at(int package, std::size_t k) const {
-        if (package >= 0) {
-            if (const auto it = by_package.find(package); it != by_package.end()) {
-                return it->second[k];
-            }
-        }
-        std::pair<double, double> sum{0, 0};
-        for (const auto& [p, v] : by_package) {
-            sum.first += v[k].first;
-            sum.second += v[k].second;
-        }
-        return sum;
-    }
-};
 
 namespace {
 
@@ -102,66 +68,6 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
         r.by = on_package ? fmt::format("package {}'s cores", *pkg) : "the node's cores";
     }
     return r;
-}
-
-// The readings by time, checked: at most k_packages packages, each one the facts name
-// (package 0 when they name none); finite, non-negative, never decreasing. nullopt otherwise.
-std::optional<Use> use_of(const trace::Usage& usage, const attrib::Allocation& alloc) {
-    constexpr std::size_t k_packages = 256; // more sockets than any node has
-    std::vector<int> allowed{0};
-    for (const auto& [cpu, pkg] : alloc.package_of) {
-        if (std::ranges::find(allowed, pkg) == allowed.end()) {
-            allowed.push_back(pkg);
-        }
-    }
-    std::vector<int> packages;
-    for (const auto& r : usage.records) {
-        if (std::ranges::find(allowed, r.package) == allowed.end() || !std::isfinite(r.job_s) ||
-            !std::isfinite(r.busy_s) || r.job_s < 0 || r.busy_s < 0) {
-            return std::nullopt;
-        }
-        if (std::ranges::find(packages, r.package) == packages.end()) {
-            packages.push_back(r.package);
-            if (packages.size() > k_packages) {
-                return std::nullopt;
-            }
-        }
-    }
-    Use u;
-    for (std::size_t i = 0; i < usage.records.size();) {
-        const auto t = usage.records[i].t_ns;
-        u.t.push_back(t);
-        for (const int p : packages) {
-            auto& v = u.by_package[p];
-            v.emplace_back(v.empty() ? std::pair{0.0, 0.0} : v.back());
-        }
-        for (; i < usage.records.size() && usage.records[i].t_ns == t; ++i) {
-            auto& v = u.by_package[usage.records[i].package];
-            const std::pair next{usage.records[i].job_s, usage.records[i].busy_s};
-            if (v.size() >= 2 &&
-                (next.first < v[v.size() - 2].first || next.second < v[v.size() - 2].second)) {
-                return std::nullopt; // cumulative readings that go back
-            }
-            v.back() = next;
-        }
-    }
-    // The job's time and the node's come from different clocks (a group's scheduler time
-    // or the process tree's 10 ms ticks against the node's): where the job's runs ahead of
-    // the node's busy time in an interval, the excess is carried into the next ones rather
-    // than cut, so the job's whole CPU time is used up to what the node was busy.
-    for (auto& [package, v] : u.by_package) {
-        double carry = 0;
-        double job_prev = v.empty() ? 0 : v.front().first;
-        for (std::size_t k = 1; k < v.size(); ++k) {
-            const double dj = v[k].first - job_prev + carry;
-            const double db = std::max(v[k].second - v[k - 1].second, 0.0);
-            const double take = std::clamp(dj, 0.0, db);
-            job_prev = v[k].first;
-            carry = dj - take;
-            v[k].first = v[k - 1].first + take;
-        }
-    }
-    return u;
 }
 
 // Idle power per part: the config's where it names the part, else the baseline run's.
@@ -294,6 +200,7 @@ Attributor::make_from(const RunData& d,
     }
     set_idle(out, idle_w);
     add_recorded_notes(facts, out.notes);
+    at.m_errors = CutErrors(d, at.m_channels, d.node_channel.has_value());
     return at;
 }
 
@@ -301,6 +208,10 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
     const auto& d = *m_data;
     const auto& use = *m_use;
     Attribution out = m_template;
+    std::vector<bool> bounded(out.parts.size(), true);
+    for (auto& p : out.parts) {
+        p.share.job_bound = Bound{0, 0, "quantum", false, false};
+    }
     double seconds_in = 0;
     double seconds_read = 0; // of them, between the first and the last usage reading
     for (const auto& [w0, w1] : windows) {
@@ -311,6 +222,9 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
             const auto a = std::max(t0, use.t.front());
             const auto b = std::min(t1, use.t.back());
             seconds_read += b > a ? static_cast<double>(b - a) * 1e-9 : 0.0;
+        }
+        if (t1 <= t0) {
+            continue;
         }
         // The intervals: the window's edges and every usage reading inside it.
         std::vector<std::int64_t> cuts{t0};
@@ -324,44 +238,26 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
             out.job_cpu_s += job1 - job0;
             out.node_busy_s += busy1 - busy0;
         }
-        for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-            const auto a = cuts[k];
-            const auto b = cuts[k + 1];
-            if (b <= a) {
-                continue;
-            }
-            const double seconds = static_cast<double>(b - a) * 1e-9;
-            double parts_j = 0;
-            for (std::size_t n = 0; n < out.parts.size(); ++n) {
-                double energy = 0;
-                if (n < m_channels.size()) {
-                    energy = integral_of(d, m_channels[n], a, b);
-                    parts_j += energy;
-                } else if (d.node_channel) {
-                    energy = integral_of(d, *d.node_channel, a, b) - parts_j;
-                } else {
-                    energy = d.facts.rest_watts.value_or(0) * seconds;
-                }
-                const auto& r = m_rules[n];
-                attrib::Interval in{energy,  seconds, out.parts[n].idle_w.value_or(0.0),
-                                    r.given, 0,       false};
-                if (r.gpu) {
-                    in.use = r.given;
-                    in.used = true;
-                } else if (!use.t.empty()) {
-                    const auto [job0, busy0] = use.value(r.package, a);
-                    const auto [job1, busy1] = use.value(r.package, b);
-                    if (busy1 - busy0 > 0) {
-                        in.use = std::clamp((job1 - job0) / (busy1 - busy0), 0.0, 1.0);
-                        in.used = true;
-                    }
-                }
+        // Each part cut where its counter was read nearest each usage reading: the job's
+        // use is interpolated there, and the counter's value at a cut is its own reading.
+        for (std::size_t n = 0; n < out.parts.size(); ++n) {
+            const auto own = snap_to_readings(cuts, readings_of(n));
+            const auto intervals = intervals_of(n, own);
+            for (const auto& in : intervals) {
                 out.parts[n].share += attrib::split(in);
             }
+            bounded[n] = bounded[n] && add_bound(out.parts[n].share, n, own, intervals);
         }
     }
+    for (std::size_t n = 0; n < out.parts.size(); ++n) {
+        if (!bounded[n]) {
+            out.parts[n].share.job_bound.reset();
+        }
+    }
+    out.node.job_bound = Bound{0, 0, "quantum", false, false};
     for (const auto& p : out.parts) {
         out.node += p.share;
+        out.node.job_bound = sum_of(out.node.job_bound, p.share.job_bound);
     }
     // Exclusive only on evidence: the CPU use read over (nearly) the whole window, energy
     // drawn, the whole node given, others under 1 % of it.
@@ -375,6 +271,71 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
     out.exclusive = covered && m_whole_node && out.node.node_j() > 0 &&
                     out.node.other_j <= 0.01 * out.node.node_j();
     return out;
+}
+
+std::span<const TimedValue> Attributor::readings_of(std::size_t part) const {
+    const auto& d = *m_data;
+    if (part < m_channels.size()) {
+        return d.series[m_channels[part]];
+    }
+    return d.node_channel ? std::span<const TimedValue>{d.series[*d.node_channel]}
+                          : std::span<const TimedValue>{}; // a model: no readings
+}
+
+std::vector<attrib::Interval> Attributor::intervals_of(std::size_t part,
+                                                       std::span<const std::int64_t> cuts) const {
+    const auto& d = *m_data;
+    const auto& use = *m_use;
+    const auto& r = m_rules[part];
+    std::vector<attrib::Interval> out;
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        const auto a = cuts[k];
+        const auto b = cuts[k + 1];
+        const double seconds = static_cast<double>(b - a) * 1e-9;
+        double energy = 0;
+        if (part < m_channels.size()) {
+            energy = integral_of(d, m_channels[part], a, b);
+        } else if (d.node_channel) { // the node less its parts
+            energy = integral_of(d, *d.node_channel, a, b);
+            for (const auto c : m_channels) {
+                energy -= integral_of(d, c, a, b);
+            }
+        } else {
+            energy = d.facts.rest_watts.value_or(0) * seconds;
+        }
+        attrib::Interval in{energy,  seconds, m_template.parts[part].idle_w.value_or(0.0),
+                            r.given, 0,       false};
+        if (r.gpu) {
+            in.use = r.given;
+            in.used = true;
+        } else if (!use.t.empty()) {
+            const auto [job0, busy0] = use.value(r.package, a);
+            const auto [job1, busy1] = use.value(r.package, b);
+            if (busy1 - busy0 > 0) {
+                in.use = std::clamp((job1 - job0) / (busy1 - busy0), 0.0, 1.0);
+                in.used = true;
+            }
+        }
+        out.push_back(in);
+    }
+    return out;
+}
+
+bool Attributor::add_bound(JobShare& share,
+                           std::size_t part,
+                           std::span<const std::int64_t> cuts,
+                           std::span<const attrib::Interval> intervals) const {
+    std::vector<CutError> errors;
+    errors.reserve(cuts.size());
+    for (const auto t : cuts) {
+        const auto e = m_errors.at(part, t);
+        if (!e) {
+            return false;
+        }
+        errors.push_back(*e);
+    }
+    share.job_bound = sum_of(share.job_bound, share_bound(intervals, errors));
+    return true;
 }
 
 std::optional<Attribution> attribute(const RunData& d,

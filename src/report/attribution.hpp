@@ -6,6 +6,7 @@
 // what it used), unallocated and other processes; the node's is their sum, so
 // job + unallocated + other = the node, part by part and in all.
 #include "report/attribution_types.hpp"
+#include "report/share_bound.hpp"
 #include "report/window.hpp"
 #include "trace/types.hpp"
 
@@ -42,6 +43,17 @@ private:
                                                const nlohmann::json& facts,
                                                const trace::Usage& usage,
                                                const std::map<std::string, double>& baseline_idle);
+    // The readings a part is cut at: its channel's, the node meter's for the rest.
+    [[nodiscard]] std::span<const TimedValue> readings_of(std::size_t part) const;
+    // A part's intervals between cuts: its energy, the job's use between them.
+    [[nodiscard]] std::vector<attrib::Interval>
+    intervals_of(std::size_t part, std::span<const std::int64_t> cuts) const;
+    // Adds the bound of part's share over one window's intervals (between cuts) to
+    // share's; false when the part has no bound there.
+    bool add_bound(JobShare& share,
+                   std::size_t part,
+                   std::span<const std::int64_t> cuts,
+                   std::span<const attrib::Interval> intervals) const;
     struct Rule {
         int package = -1; // whose CPU time decides the use (-1: the node)
         double given = 0;
@@ -52,6 +64,7 @@ private:
     std::vector<std::size_t>
         m_channels; // the counted parts, then the rest (when m_rules is longer)
     std::vector<Rule> m_rules;
+    CutErrors m_errors; // where each part's counter can be at a cut
     bool m_whole_node = false;
     Attribution m_template; // method, parts' names and idle power; no shares yet
 };

@@ -2,6 +2,7 @@
 #pragma once
 // What report/attribution.hpp computes: the job's share of a shared node's energy.
 #include "attrib/share.hpp"
+#include "report/bound.hpp"
 
 #include <optional>
 #include <string>
@@ -9,9 +10,16 @@
 
 namespace jp::report {
 
+// The job's share of one figure, and where the sensors' own limits put the job's part
+// (report/share_bound.hpp): absent where a figure it is split from has no bound (a power
+// reading, a model) or where a counter's values are estimates (a jump).
+struct JobShare : attrib::Share {
+    std::optional<Bound> job_bound;
+};
+
 struct PartShare {
     std::string name; // a part, or "rest"
-    attrib::Share share;
+    JobShare share;
     std::optional<double> idle_w; // the idle power used; none: unknown (all by use)
     std::string by; // "package 0's cores", "memory", "holds the GPU", "the node's cores"
 };
@@ -23,7 +31,7 @@ struct Attribution {
     std::string method;      // one line: how the split was made
     std::string job_cpu;     // how the job's CPU time was read
     std::string idle_source; // "config", "baseline run", "" (unknown: all by use)
-    attrib::Share node;
+    JobShare node;
     std::vector<PartShare> parts; // counted parts, then the rest when there is one
     double job_cpu_s = 0;         // the job's CPU seconds over the run
     double node_busy_s = 0;       // every process's

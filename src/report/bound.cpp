@@ -12,20 +12,15 @@ namespace {
 
 constexpr double k_ns = 1e-9;
 
-// Where the counter can be at t: a reading v taken at s shows the counter as it
-// was at some instant in [s - U, s], truncated to its quantum q, and the counter
-// only grows, by at most max_watts. So a reading at or before t is a floor; one
-// after t is a ceiling once it is allowed its quantum and the power of the time
-// it may lag; and each reading caps how far the counter can be from it.
-struct Range {
-    double lo = 0;
-    double hi = 0;
-};
+} // namespace
 
-Range at(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) {
+// A reading v taken at s shows the counter as it was at some instant in [s - U, s],
+// truncated to its quantum q, and the counter only grows, by at most max_watts.
+CounterRange
+counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) noexcept {
     const auto after = std::ranges::lower_bound(r, t, {}, &TimedValue::t_ns);
     const double lag_j = l.max_watts * static_cast<double>(l.update_ns) * k_ns;
-    Range out{-1e300, 1e300};
+    CounterRange out{-1e300, 1e300};
     if (after != r.begin()) { // a reading at or before t
         const auto& a = *std::prev(after);
         out.lo = std::max(out.lo, a.value);
@@ -40,23 +35,7 @@ Range at(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) 
     return out;
 }
 
-// The widths of a bound's terms, added over pieces.
-struct Terms {
-    double quantum = 0;
-    double lag = 0;
-    double gap = 0;
-    double jump = 0;
-};
-
-Terms terms_of(const Bound& b, const CounterLimits& l) {
-    Terms t;
-    t.quantum = 2 * l.quantum_j;
-    t.lag = 2 * l.max_watts * static_cast<double>(l.update_ns) * k_ns;
-    t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag);
-    return t;
-}
-
-std::string_view dominant_of(const Terms& t) {
+std::string_view dominant_of(const BoundTerms& t) noexcept {
     const double most = std::max({t.quantum, t.lag, t.gap, t.jump});
     return most == t.jump      ? "counter jump"
            : most == t.quantum ? "quantum"
@@ -64,7 +43,26 @@ std::string_view dominant_of(const Terms& t) {
                                : "gap between readings";
 }
 
+namespace {
+
+BoundTerms terms_of(const Bound& b, const CounterLimits& l) {
+    BoundTerms t;
+    t.quantum = 2 * l.quantum_j;
+    t.lag = 2 * l.max_watts * static_cast<double>(l.update_ns) * k_ns;
+    t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag);
+    return t;
+}
+
 } // namespace
+
+std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<Bound>& b) {
+    if (!a || !b) {
+        return std::nullopt;
+    }
+    return Bound{a->low + b->low, a->high + b->high,
+                 a->half_width() >= b->half_width() ? a->dominant : b->dominant,
+                 a->max_assumed || b->max_assumed, a->profile_assumed || b->profile_assumed};
+}
 
 double quantum_of(const Channel& c) noexcept {
     // Through jouleprofd, the source's own backend: its name opens the channel's source.
@@ -123,8 +121,8 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     if (readings.empty() || t1 < t0) {
         return std::nullopt;
     }
-    const auto start = at(readings, t0, limits);
-    const auto end = at(readings, t1, limits);
+    const auto start = counter_range(readings, t0, limits);
+    const auto end = counter_range(readings, t1, limits);
     Bound b{std::max(0.0, end.lo - start.hi), end.hi - start.lo, {}, limits.max_assumed};
     // The terms, as they enter the width: each edge's quantum and lag; the rest
     // is the distance of the edges from the readings that bracket them.
@@ -167,7 +165,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
         return std::nullopt;
     }
     Bound total{0, 0, {}, limits.max_assumed};
-    Terms terms;
+    BoundTerms terms;
     // The readings in [from, to] bound the piece of [t0, t1] they cover.
     const auto piece = [&](std::int64_t from, std::int64_t to) {
         const auto a = std::max(t0, from);

@@ -39,6 +39,31 @@ struct Bound {
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 
+// Where the counter can be at t (its cumulative joules) from the readings around t:
+// a reading at or before t is a floor, one after it a ceiling once allowed its quantum
+// and the power of the time it may lag, and each caps how far the counter got from it.
+struct CounterRange {
+    double lo = 0;
+    double hi = 0;
+};
+[[nodiscard]] CounterRange counter_range(std::span<const TimedValue> readings,
+                                         std::int64_t t,
+                                         const CounterLimits& limits) noexcept;
+
+// What a bound's width is made of (joules), and the name of its largest term.
+struct BoundTerms {
+    double quantum = 0;
+    double lag = 0;
+    double gap = 0;
+    double jump = 0;
+};
+[[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
+
+// The bound of a sum: the ends added (worst case: the terms' errors are not
+// independent, one power step moves every part at once); none when a term has none.
+[[nodiscard]] std::optional<Bound> sum_of(const std::optional<Bound>& a,
+                                          const std::optional<Bound>& b);
+
 // The counter's step by backend (through jouleprofd, the source's): RAPL's
 // coarsest energy status unit (2^-14 J), whole joules for pm_counters, Slurm and
 // IPMI, a Redfish BMC's joule or 0.001 kWh, and a millijoule for NVML, ROCm SMI

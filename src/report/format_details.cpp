@@ -8,6 +8,7 @@
 #include "report/units.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace jp::report {
@@ -109,6 +110,21 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
     return out;
 }
 
+// Where the sensors put the job's share (on the mean, with repeats), if they bound it.
+std::string job_bound_text(const RepeatSummary& r) {
+    if (!r.job_energy_j || !r.job_energy_j->sensor) {
+        return {};
+    }
+    const auto& b = *r.job_energy_j->sensor;
+    const char* on = r.runs.size() > 1 ? " on the mean" : "";
+    if (b.half_width() > std::abs(r.job_energy_j->mean)) {
+        return fmt::format("; not measurable at the sensors' resolution: {:.3g}–{:.3g} J{} ({})",
+                           b.low, b.high, on, b.dominant);
+    }
+    return fmt::format("; the sensors bound it to {:.4g}–{:.4g} J{} ({})", b.low, b.high, on,
+                       b.dominant);
+}
+
 std::vector<std::string> attribution_lines(const RepeatSummary& r) {
     std::vector<double> job;
     std::vector<double> other;
@@ -136,10 +152,10 @@ std::vector<std::string> attribution_lines(const RepeatSummary& r) {
     }
     const auto j = stat_of(job);
     const auto n = stat_of(node);
-    return {fmt::format("job's share: {} of the node's {} ({:.1f} %); unallocated {}, other "
+    return {fmt::format("job's share: {} of the node's {} ({:.1f} %{}); unallocated {}, other "
                         "processes {}{}",
                         energy_text(j), energy_text(n.mean),
-                        n.mean > 0 ? 100 * j.mean / n.mean : 0.0,
+                        n.mean > 0 ? 100 * j.mean / n.mean : 0.0, job_bound_text(r),
                         energy_text(stat_of(unallocated).mean), energy_text(stat_of(other).mean),
                         r.runs.size() > 1 ? " (per run, mean)" : ""),
             fmt::format("attributed: {}; the job used {:.2f} CPU-s of {:.2f} busy, on {:g} of {:g} "

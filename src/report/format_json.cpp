@@ -2,6 +2,7 @@
 #include "report/carbon.hpp"
 #include "report/format.hpp"
 
+#include <cmath>
 #include <map>
 
 namespace jp::report {
@@ -13,10 +14,20 @@ json opt(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
-json share_json(const attrib::Share& s) {
-    return {
+json share_json(const JobShare& s) {
+    json j{
         {"job_j", s.job_j()},   {"idle_j", s.job_idle_j},           {"dynamic_j", s.job_dynamic_j},
         {"node_j", s.node_j()}, {"unallocated_j", s.unallocated_j}, {"other_j", s.other_j}};
+    if (s.job_bound) { // the sensors' bound on the job's share (report/share_bound.hpp)
+        j["job_low_j"] = s.job_bound->low;
+        j["job_high_j"] = s.job_bound->high;
+        j["job_bound_j"] = s.job_bound->half_width();
+        j["job_bound_dominant"] = s.job_bound->dominant;
+        j["job_bound_assumes_peak"] = s.job_bound->max_assumed;
+        j["job_bound_assumes_profile"] = s.job_bound->profile_assumed;
+        j["job_measurable"] = s.job_bound->half_width() <= std::abs(s.job_j());
+    }
+    return j;
 }
 
 // docs/attribution.md: the job's share of the node, per part and in all.

@@ -83,6 +83,7 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     std::vector<double> job;
     std::vector<std::optional<Bound>> eb;
     std::vector<std::optional<Bound>> wb;
+    std::vector<std::optional<Bound>> jb;
     for (const auto* f : figs) {
         rt.push_back(f->runtime_s);
         e.push_back(f->node.energy_j);
@@ -90,6 +91,7 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
         wb.push_back(power_bound(f->node, f->runtime_s));
         if (f->node.share) {
             job.push_back(f->node.share->job_j());
+            jb.push_back(f->node.share->job_bound);
         }
         w.push_back(f->node.avg_w);
         if (f->node.peak_w) {
@@ -104,6 +106,7 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     s.node_peak_w = stat_of(pk);
     if (!job.empty() && job.size() == figs.size()) {
         s.job_energy_j = stat_of(job);
+        s.job_energy_j->sensor = mean_bound(jb);
     }
     add_part_stats(s, figs);
 }

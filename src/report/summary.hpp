@@ -48,7 +48,7 @@ struct Item {
     std::optional<Bound> bound;
     // On a shared node: who the energy belongs to (the job, unallocated, other
     // processes; report/attribution.hpp). Absent where the run has no usage recorded.
-    std::optional<attrib::Share> share;
+    std::optional<JobShare> share;
     // The bound is wider than the figure: not measurable at this sensor's resolution.
     [[nodiscard]] bool not_measurable() const noexcept {
         return bound && bound->half_width() > std::abs(energy_j);

@@ -57,11 +57,7 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     it.avg_w = runtime > 0 ? it.energy_j / runtime : 0;
     it.peak_w = peak_of(d, i, t0, t1);
     if (c.quantity == Quantity::energy) {
-        // The highest power seen is the run's, at the counter's resolution.
-        const auto seen = peak_of(d, i, d.t0, d.t1);
-        it.bound = counter_bound(d.series[i], t0, t1,
-                                 limits_of(c, d.timing[i], d.series[i], seen, d.estimated[i]),
-                                 d.estimated[i]);
+        it.bound = counter_bound(d.series[i], t0, t1, counter_limits(d, i), d.estimated[i]);
         if (it.bound && d.profiled[i] && (t0 != d.t0 || t1 != d.t1)) {
             it.bound->profile_assumed = true; // the run's edges are the counter's reads
         }
@@ -102,17 +98,6 @@ std::map<std::string, double> utilisation(const RunData& d, std::int64_t t0, std
             rt > 0 ? integral_of(d, i, t0, t1) / rt : interpolate(p, t0);
     }
     return out;
-}
-
-// The bound of a sum: the ends added (worst case: the parts' errors are not
-// independent, one power step moves them all); none when a term has none.
-std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<Bound>& b) {
-    if (!a || !b) {
-        return std::nullopt;
-    }
-    return Bound{a->low + b->low, a->high + b->high,
-                 a->half_width() >= b->half_width() ? a->dominant : b->dominant,
-                 a->max_assumed || b->max_assumed, a->profile_assumed || b->profile_assumed};
 }
 
 void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
@@ -196,6 +181,12 @@ void add(Item& acc, const Item& x, double acc_s, double x_s) {
 }
 
 } // namespace
+
+CounterLimits counter_limits(const RunData& d, std::size_t i) {
+    // The highest power seen is the run's, at the counter's resolution.
+    const auto seen = peak_of(d, i, d.t0, d.t1);
+    return limits_of((*d.channels)[i], d.timing[i], d.series[i], seen, d.estimated[i]);
+}
 
 Figures figures_of(const RunData& d, std::int64_t t0, std::int64_t t1) {
     t0 = std::clamp(t0, d.t0, d.t1);

@@ -35,6 +35,10 @@ struct RunData {
 [[nodiscard]] double
 integral_of(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);
 
+// The limits of energy channel i's counter (report/bound.hpp) as the bounds of its
+// figures take them: the most it can draw is judged from its highest power over the run.
+[[nodiscard]] CounterLimits counter_limits(const RunData& data, std::size_t i);
+
 // The samples of channel i from the last at or before a to the first at or after b.
 [[nodiscard]] std::span<const TimedValue>
 samples_around(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);

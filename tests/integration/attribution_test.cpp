@@ -147,6 +147,13 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
                     0.005 * k_idle_w * runtime);
         EXPECT_FALSE(a.at("exclusive").get<bool>());
         expect_conserved(run);
+        // The sensors' bound on the job's share (its counters read every 100 ms, cut where
+        // they were read): around the figure, and far narrower than it (1.3 % seen for a).
+        const double job_j = a.at("job_j").get<double>();
+        ASSERT_TRUE(a.contains("job_low_j")) << a.dump();
+        EXPECT_LE(a.at("job_low_j").get<double>(), job_j);
+        EXPECT_GE(a.at("job_high_j").get<double>(), job_j);
+        EXPECT_LT(a.at("job_bound_j").get<double>(), 0.1 * job_j) << a.dump();
     }
 }
 

@@ -147,8 +147,9 @@ TEST_F(Attribution_, TheTextAndTheHtmlLeadWithTheJobsShare) {
     const auto group = aggregate_runs("job", {*s});
     const auto lines = attribution_lines(group);
     ASSERT_EQ(lines.size(), 2U);
-    EXPECT_EQ(lines[0], "job's share: 700.0 J of the node's 1.600 kJ (43.8 %); unallocated "
-                        "400.0 J, other processes 500.0 J");
+    EXPECT_EQ(lines[0], "job's share: 700.0 J of the node's 1.600 kJ (43.8 %; the sensors bound "
+                        "it to 520–880 J (edge staleness)); unallocated 400.0 J, other processes "
+                        "500.0 J");
     EXPECT_NE(format_details(group, {}).find(lines[1]), std::string::npos);
     const auto html = path.string() + ".html";
     ASSERT_TRUE(write_html_report({path}, html, {}));
@@ -283,6 +284,72 @@ TEST_F(Attribution_, CraftedUsageIsANoteNotACrashNorGigabytes) {
             s->notes.end())
             << f;
     }
+}
+
+// The counters are read every second with no stated update period or limit: each may
+// lag by a second at the most power (twice the highest seen), so at every cut it lies
+// between its reading and 60 J (cpu0), 100 J (gpu0) above it.
+TEST_F(Attribution_, TheJobsShareCarriesTheSensorsBound) {
+    test::TraceBuilder b{path, channels()};
+    auto spec = test::make_run("job", 10, watts);
+    spec.markers = {{2, "begin", "step"}, {4, "end", "step"}};
+    const auto id = b.run(spec);
+    b.usage(id, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    const auto& a = *s->attribution;
+    // cpu0: the job's half of the use is steady, so only the run's edges count (±0.5 × 60 J),
+    // and in each second the energy could be 0 (a counter never runs back): the job's
+    // share is then 0, 5 J below the line the slope of 0.5 draws (10 × 5 J).
+    const auto& p0 = part(a, "cpu0.package").share;
+    ASSERT_TRUE(p0.job_bound);
+    EXPECT_NEAR(p0.job_bound->low, 200 - 30 - 50, 0.01);
+    EXPECT_NEAR(p0.job_bound->high, 200 + 30 + 50, 0.01);
+    const auto& g0 = part(a, "gpu0").share; // the job's own GPU: all of its error
+    ASSERT_TRUE(g0.job_bound);
+    EXPECT_NEAR(g0.job_bound->low, 400, 0.01);
+    EXPECT_NEAR(g0.job_bound->high, 600, 0.01);
+    EXPECT_NEAR(part(a, "gpu1").share.job_bound->half_width(), 0, 1e-9); // another's GPU
+    ASSERT_TRUE(a.node.job_bound);
+    EXPECT_NEAR(a.node.job_bound->low, 520, 0.01);
+    EXPECT_NEAR(a.node.job_bound->high, 880, 0.01);
+    EXPECT_EQ(a.node.job_bound->dominant, "edge staleness");
+    EXPECT_TRUE(a.node.job_bound->max_assumed);
+    // The node's own bound is wider: all of every part's error.
+    ASSERT_TRUE(s->node.bound);
+    EXPECT_NEAR(s->node.bound->half_width(), 320, 0.01);
+
+    const auto j = run_to_json(*s).at("attribution");
+    EXPECT_NEAR(j.at("job_low_j").get<double>(), 520, 0.01);
+    EXPECT_NEAR(j.at("job_high_j").get<double>(), 880, 0.01);
+    EXPECT_EQ(j.at("job_bound_dominant"), "edge staleness");
+    EXPECT_EQ(j.at("job_measurable"), true);
+    EXPECT_TRUE(j.at("parts").at(0).contains("job_low_j"));
+    // A phase's share has its own: [2, 4] s of the same, the edges a counter's readings.
+    const auto& phase = s->phases.front();
+    ASSERT_TRUE(phase.node.share && phase.node.share->job_bound);
+    EXPECT_LE(phase.node.share->job_bound->low, phase.node.share->job_j());
+    EXPECT_GE(phase.node.share->job_bound->high, phase.node.share->job_j());
+    // Repeats: the job's figure carries the sensors' bound on its mean.
+    const auto group = aggregate_runs("job", {*s});
+    ASSERT_TRUE(group.job_energy_j && group.job_energy_j->sensor);
+    EXPECT_NEAR(group.job_energy_j->sensor->low, 520, 0.01);
+}
+
+TEST_F(Attribution_, AShareOfAPowerReadingHasNoBound) {
+    auto chans = channels();
+    chans[2] = channel("gpu0", Domain::gpu, Quantity::power); // a power field, no counter
+    test::TraceBuilder b{path, chans};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    b.usage(id, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    EXPECT_FALSE(part(*s->attribution, "gpu0").share.job_bound);
+    EXPECT_TRUE(part(*s->attribution, "cpu0.package").share.job_bound);
+    EXPECT_FALSE(s->attribution->node.job_bound); // a sum with an unbounded term
+    EXPECT_FALSE(run_to_json(*s).at("attribution").contains("job_low_j"));
 }
 
 TEST_F(Attribution_, ARunWithoutUsageHasNodeFiguresOnly) {

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/share_bound.hpp"
+
+#include "core/integrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace jp::report {
+namespace {
+
+// The slope of the job's share of an interval against the interval's energy E
+// (attrib::split): what the job used below zero (a rest of the node that came out
+// negative) and above idle energy, what it was given between them.
+double slope_at(const attrib::Interval& in) {
+    const double given = std::clamp(in.given, 0.0, 1.0);
+    const double idle_j = std::max(0.0, in.idle_w * in.seconds);
+    return in.energy_j > 0 && in.energy_j < idle_j ? given
+           : in.used                               ? std::clamp(in.use, 0.0, 1.0)
+                                                   : given;
+}
+
+// The most the share of an interval can stray from the line through its share
+// with that slope when its true energy is anywhere in [lo, hi]: the difference is
+// piecewise linear, so the most is at an end of the range or at a knee (0, idle).
+double off_slope(const attrib::Interval& in, double slope, double lo, double hi) {
+    const double share = attrib::split(in).job_j();
+    double most = 0;
+    for (const double e : {lo, hi, 0.0, std::max(0.0, in.idle_w * in.seconds)}) {
+        if (e < lo || e > hi) {
+            continue;
+        }
+        auto at = in;
+        at.energy_j = e;
+        most =
+            std::max(most, std::abs(attrib::split(at).job_j() - share - slope * (e - in.energy_j)));
+    }
+    return most;
+}
+
+} // namespace
+
+Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const CutError> cuts) {
+    double job = 0;
+    std::vector<double> slope;
+    slope.reserve(intervals.size());
+    for (const auto& in : intervals) {
+        job += attrib::split(in).job_j();
+        slope.push_back(slope_at(in));
+    }
+    Bound out{job, job, "quantum", false, false};
+    if (cuts.size() != intervals.size() + 1) {
+        return out; // not consecutive intervals: nothing to bound them by (a caller's error)
+    }
+    // Σ_k s_k (e_{k+1} − e_k) = Σ_j e_j (s_{j−1} − s_j): each cut's error counts by how
+    // much the slope changes there, the window's edges by the slope itself.
+    BoundTerms terms;
+    double up = 0;
+    double down = 0;
+    const auto flags = [&](const CutError& c) {
+        out.max_assumed = out.max_assumed || c.max_assumed;
+        out.profile_assumed = out.profile_assumed || c.profile_used;
+    };
+    for (std::size_t j = 0; j < cuts.size(); ++j) {
+        const double d = (j > 0 ? slope[j - 1] : 0.0) - (j < slope.size() ? slope[j] : 0.0);
+        if (d == 0) {
+            continue;
+        }
+        const auto& c = cuts[j];
+        up += std::max(d * c.lo, d * c.hi);
+        down += std::min(d * c.lo, d * c.hi);
+        const double weight = std::abs(d);
+        terms.quantum += weight * c.quantum;
+        terms.lag += weight * c.lag;
+        terms.gap += std::max(0.0, weight * ((c.hi - c.lo) - c.quantum - c.lag));
+        flags(c);
+    }
+    // Where an error could carry an interval's energy past a knee of the split: the
+    // interval's true energy is its figure plus the error at its end less that at its
+    // start, and never below zero where both ends are a counter's own values.
+    for (std::size_t k = 0; k < intervals.size(); ++k) {
+        const auto& a = cuts[k];
+        const auto& b = cuts[k + 1];
+        const double e = intervals[k].energy_j;
+        double lo = e + b.lo - a.hi;
+        if (a.grows && b.grows) {
+            lo = std::max(lo, 0.0);
+        }
+        const double off = off_slope(intervals[k], slope[k], lo, e + b.hi - a.lo);
+        if (off > 0) {
+            up += off;
+            down -= off;
+            terms.gap += 2 * off;
+            flags(a);
+            flags(b);
+        }
+    }
+    out.low = job + down;
+    out.high = job + up;
+    out.dominant = dominant_of(terms);
+    return out;
+}
+
+std::vector<std::int64_t> snap_to_readings(std::span<const std::int64_t> cuts,
+                                           std::span<const TimedValue> readings) {
+    if (readings.empty() || cuts.size() <= 2) {
+        return {cuts.begin(), cuts.end()};
+    }
+    const auto first = cuts.front();
+    const auto last = cuts.back();
+    std::vector<std::int64_t> out{first};
+    for (std::size_t k = 1; k + 1 < cuts.size(); ++k) {
+        const auto t = cuts[k];
+        const auto after = std::ranges::lower_bound(readings, t, {}, &TimedValue::t_ns);
+        std::int64_t best = t;
+        std::int64_t distance = std::numeric_limits<std::int64_t>::max();
+        for (auto it : {after, after == readings.begin() ? after : std::prev(after)}) {
+            if (it != readings.end() && std::abs(it->t_ns - t) < distance) {
+                best = it->t_ns;
+                distance = std::abs(it->t_ns - t);
+            }
+        }
+        if (best > out.back() && best < last) {
+            out.push_back(best);
+        }
+    }
+    out.push_back(last);
+    return out;
+}
+
+CutErrors::CutErrors(const RunData& data, std::span<const std::size_t> parts, bool node_rest)
+    : m_data(&data), m_channels(parts.begin(), parts.end()),
+      m_rest(node_rest && data.node_channel) {
+    if (m_rest) {
+        m_channels.push_back(*data.node_channel);
+    }
+    for (const auto i : m_channels) {
+        const auto& c = (*data.channels)[i];
+        const bool bounded =
+            c.quantity == Quantity::energy && !data.series[i].empty() && data.estimated[i].empty();
+        m_limits.push_back(bounded ? std::optional{counter_limits(data, i)} : std::nullopt);
+    }
+}
+
+std::optional<CutError> CutErrors::channel_at(std::size_t k, std::int64_t t) const {
+    const auto& limits = m_limits[k];
+    if (!limits) {
+        return std::nullopt;
+    }
+    const auto i = m_channels[k];
+    const auto& series = m_data->series[i];
+    const double value = interpolate(series, t);
+    const auto r = counter_range(series, t, *limits);
+    const bool edge = t == m_data->t0 || t == m_data->t1; // an anchored counter's own reads
+    return CutError{
+        r.lo - value,        r.hi - value,
+        limits->quantum_j,   limits->max_watts * static_cast<double>(limits->update_ns) * 1e-9,
+        limits->max_assumed, m_data->profiled[i] && !edge};
+}
+
+std::optional<CutError> CutErrors::at(std::size_t n, std::int64_t t) const {
+    if (m_data == nullptr) {
+        return std::nullopt;
+    }
+    const std::size_t parts = m_channels.size() - (m_rest ? 1 : 0);
+    if (n < parts) {
+        return channel_at(n, t);
+    }
+    if (!m_rest || n != parts) {
+        return std::nullopt;
+    }
+    auto rest = channel_at(parts, t); // the node less every part: the ends crossed
+    for (std::size_t k = 0; rest && k < parts; ++k) {
+        const auto p = channel_at(k, t);
+        if (!p) {
+            return std::nullopt;
+        }
+        rest->grows = false; // a node less its parts can go either way
+        rest->lo -= p->hi;
+        rest->hi -= p->lo;
+        rest->quantum += p->quantum;
+        rest->lag += p->lag;
+        rest->max_assumed = rest->max_assumed || p->max_assumed;
+        rest->profile_used = rest->profile_used || p->profile_used;
+    }
+    return rest;
+}
+
+} // namespace jp::report

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The bound the sensors put on the job's share of a figure (docs/attribution.md,
+// docs/uncertainty.md). The split (attrib::split) cuts a channel's energy at every
+// reading of the CPU time; at each cut the counter's true value lies in a range
+// around the value the figure interpolates there (report/bound.hpp). The job's
+// share moves with those errors through the split's slope in each interval (what
+// the job was given below idle power, what it used above it), so it is bounded by
+// taking each cut's error at the end of its range that moves the share furthest:
+// a guarantee over every error within the ranges, not a standard deviation. Where
+// the job's fraction is steady between cuts, their errors cancel and only the
+// window's two edges count; where it changes, each cut counts by how much.
+#include "attrib/share.hpp"
+#include "report/bound.hpp"
+#include "report/window.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace jp::report {
+
+// Where a counter's true cumulative value can be at one cut, against the value
+// the figure interpolates there: [lo, hi] joules, and what the width is made of.
+struct CutError {
+    double lo = 0;
+    double hi = 0;
+    double quantum = 0;        // the counter's step
+    double lag = 0;            // the most it can draw over its update period
+    bool max_assumed = false;  // the most it can draw is twice its highest power seen
+    bool profile_used = false; // the value there follows an anchored counter's profile
+    bool grows = true;         // a counter's own value: it never goes down from one cut to the next
+};
+
+// The job's share of consecutive intervals (interval k from cut k to cut k+1, so
+// one more cut than intervals), split as attrib::split does, whatever the true
+// values at the cuts within their ranges. Its dominant term is the cuts' largest.
+[[nodiscard]] Bound share_bound(std::span<const attrib::Interval> intervals,
+                                std::span<const CutError> cuts);
+
+// The cuts moved to the nearest reading: the first and last cut (a window's edges)
+// stay, each other moves to the reading nearest it strictly between them (one cut a
+// reading at most), and readings an empty span does not have leave the cuts as they are.
+[[nodiscard]] std::vector<std::int64_t> snap_to_readings(std::span<const std::int64_t> cuts,
+                                                         std::span<const TimedValue> readings);
+
+// The cut errors of the channels a split uses: the counted parts, then the node
+// meter less them (the rest) where there is one. A part whose channel is not an
+// energy counter, has no reading, or was estimated over a jump has none, nor has
+// the rest unless the node and every part have them.
+class CutErrors {
+public:
+    CutErrors() = default;
+    CutErrors(const RunData& data, std::span<const std::size_t> parts, bool node_rest);
+    // Part n's (n == parts.size(): the rest's) error at t, if it has one.
+    [[nodiscard]] std::optional<CutError> at(std::size_t n, std::int64_t t) const;
+
+private:
+    [[nodiscard]] std::optional<CutError> channel_at(std::size_t k, std::int64_t t) const;
+    const RunData* m_data = nullptr;
+    std::vector<std::size_t> m_channels; // the parts, then the node when it makes the rest
+    std::vector<std::optional<CounterLimits>> m_limits; // per m_channels: none when unbounded
+    bool m_rest = false;
+};
+
+} // namespace jp::report

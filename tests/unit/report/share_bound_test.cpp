@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The sensors' bound on the job's share (report/share_bound.hpp): over generated
+// splits with known truth the job's true share is inside the bound in every case,
+// and where the split is linear the bound is reached, so it is no wider than it must be.
+#include "report/share_bound.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace jp::report {
+namespace {
+
+double job_of(std::vector<attrib::Interval> ins, const std::vector<double>& energies) {
+    double job = 0;
+    for (std::size_t k = 0; k < ins.size(); ++k) {
+        ins[k].energy_j = energies[k];
+        job += attrib::split(ins[k]).job_j();
+    }
+    return job;
+}
+
+TEST(ShareBound, ASteadyFractionCountsOnlyTheWindowsEdges) {
+    // A GPU a quarter of whose use is the job's, ten intervals: the errors at the inner
+    // cuts move energy between intervals the job shares alike, so only the edges count.
+    std::vector<attrib::Interval> ins(10, attrib::Interval{40, 0.1, 0, 0.25, 0.25, true});
+    const std::vector<CutError> cuts(11, CutError{-1, 2, 0.001, 0.5});
+    const auto b = share_bound(ins, cuts);
+    EXPECT_NEAR(b.low, 100 - 0.25 * 3, 1e-9); // 0.25 × (the node's own −1 − 2 … 2 + 1)
+    EXPECT_NEAR(b.high, 100 + 0.25 * 3, 1e-9);
+    EXPECT_EQ(b.dominant, "gap between readings");
+}
+
+TEST(ShareBound, AFractionThatChangesCountsEachCutByTheChange) {
+    // Use 0.2 then 0.6: moving energy across the middle cut moves 0.4 of it to the job.
+    const std::vector<attrib::Interval> ins{{10, 0.1, 0, 1, 0.2, true}, {10, 0.1, 0, 1, 0.6, true}};
+    const std::vector<CutError> cuts{{0, 0}, {-3, 3}, {0, 0}};
+    const auto b = share_bound(ins, cuts);
+    EXPECT_NEAR(b.low, 8 - 0.4 * 3, 1e-9);
+    EXPECT_NEAR(b.high, 8 + 0.4 * 3, 1e-9);
+}
+
+TEST(ShareBound, AnErrorThatCanCrossIdlePowerWidensByTheKnee) {
+    // 30 J over a second with 10 W idle, the job given the whole part and using half of
+    // what is above idle: 10 + 10 = 20 J. Errors of ±60 J at both cuts let the true
+    // energy be anything from 0 (a counter never runs back) to 150 J; at 0 the job's
+    // share is 0, 5 J below the line through 20 J with slope 0.5: the bound allows it.
+    const std::vector<attrib::Interval> ins{{30, 1, 10, 1, 0.5, true}};
+    const std::vector<CutError> cuts{{-60, 60}, {-60, 60}};
+    const auto b = share_bound(ins, cuts);
+    EXPECT_NEAR(b.low, 20 - 0.5 * 120 - 5, 1e-9);
+    EXPECT_NEAR(b.high, 20 + 0.5 * 120 + 5, 1e-9);
+    EXPECT_LE(b.low, 0.0);
+    EXPECT_GE(b.high, 10 + 0.5 * 140); // the truth at 150 J
+}
+
+TEST(ShareBound, NoIntervalsOrMismatchedCutsGiveTheShareItself) {
+    EXPECT_EQ(share_bound({}, std::vector<CutError>{{-1, 1}}).half_width(), 0.0);
+    const std::vector<attrib::Interval> ins{{10, 0.1, 0, 1, 1, true}};
+    EXPECT_EQ(share_bound(ins, std::vector<CutError>{{-1, 1}}).half_width(), 0.0);
+}
+
+// Generated splits: cumulative counters (never going down) or a node less its parts
+// (either way), idle power known or not, the job's fraction steady or not, errors
+// at the cuts from nothing to far more than an interval's energy; the truth at the
+// cuts drawn inside their ranges, often at an end.
+TEST(ShareBound, TheTruthIsInsideTheBoundInEveryGeneratedCase) {
+    const char* env = std::getenv("JP_SHARE_SEED");
+    const auto seed =
+        env != nullptr ? static_cast<unsigned>(std::stoul(env)) : std::random_device{}();
+    std::mt19937_64 rng{seed};
+    std::uniform_real_distribution<double> unit{0, 1};
+    std::size_t reached = 0; // linear cases where the truth met an end of the bound
+    std::size_t linear = 0;
+    constexpr int k_cases = 4000;
+    for (int n = 0; n < k_cases; ++n) {
+        SCOPED_TRACE("JP_SHARE_SEED=" + std::to_string(seed) + " case " + std::to_string(n));
+        const bool grows = unit(rng) < 0.7;
+        const auto intervals = 1 + static_cast<std::size_t>(unit(rng) * 40);
+        const double seconds = 0.01 + unit(rng);
+        const double idle_w = unit(rng) < 0.3 ? 0 : 50 * unit(rng);
+        const bool steady = unit(rng) < 0.3;
+        const double scale = std::pow(10, -2 + 4 * unit(rng)); // errors 0.01 … 100 J
+        const double watts = 5 + 300 * unit(rng);
+        std::vector<attrib::Interval> ins;
+        std::vector<CutError> cuts;
+        std::vector<double> measured;
+        const double given0 = unit(rng);
+        const double use0 = unit(rng);
+        for (std::size_t k = 0; k < intervals; ++k) {
+            attrib::Interval in;
+            in.seconds = seconds;
+            in.idle_w = idle_w;
+            in.given = steady ? given0 : unit(rng);
+            in.use = steady ? use0 : unit(rng);
+            in.used = steady || unit(rng) < 0.85;
+            const double power = grows ? watts * unit(rng) : watts * (unit(rng) - 0.3);
+            in.energy_j = power * seconds;
+            measured.push_back(in.energy_j);
+            ins.push_back(in);
+        }
+        for (std::size_t j = 0; j <= intervals; ++j) {
+            CutError c;
+            c.lo = -scale * unit(rng);
+            c.hi = scale * unit(rng);
+            c.grows = grows;
+            cuts.push_back(c);
+        }
+        const auto b = share_bound(ins, cuts);
+        // The truth: an error per cut inside its range, a counter's never making an
+        // interval's energy negative.
+        std::vector<double> e(intervals + 1);
+        bool possible = true;
+        for (std::size_t j = 0; j <= intervals; ++j) {
+            double lo = cuts[j].lo;
+            const double hi = cuts[j].hi;
+            if (grows && j > 0) {
+                lo = std::max(lo, e[j - 1] - measured[j - 1]);
+            }
+            if (lo > hi) {
+                possible = false; // no monotone truth fits these ranges: draw another case
+                break;
+            }
+            const double pick = unit(rng);
+            e[j] = pick < 0.35 ? lo : pick < 0.7 ? hi : lo + (hi - lo) * unit(rng);
+        }
+        if (!possible) {
+            continue;
+        }
+        std::vector<double> truth(intervals);
+        for (std::size_t k = 0; k < intervals; ++k) {
+            truth[k] = measured[k] + e[k + 1] - e[k];
+        }
+        const double job = job_of(ins, truth);
+        const double tol = 1e-9 * (1 + std::abs(b.low) + std::abs(b.high));
+        ASSERT_GE(job, b.low - tol) << "bound " << b.low << " … " << b.high;
+        ASSERT_LE(job, b.high + tol) << "bound " << b.low << " … " << b.high;
+
+        // Where the split is linear and the errors free, the worst truth reaches the end.
+        if (!grows && (idle_w == 0 || steady)) {
+            const bool knee_free = std::ranges::all_of(ins, [](const attrib::Interval& in) {
+                return in.idle_w == 0 || std::abs(in.given - (in.used ? in.use : in.given)) == 0;
+            });
+            if (!knee_free) {
+                continue;
+            }
+            ++linear;
+            std::vector<double> worst(intervals);
+            std::vector<double> ew(intervals + 1);
+            for (std::size_t j = 0; j <= intervals; ++j) {
+                const auto slope = [&](std::size_t k) {
+                    return ins[k].used ? ins[k].use : ins[k].given;
+                };
+                const double d = (j > 0 ? slope(j - 1) : 0.0) - (j < intervals ? slope(j) : 0.0);
+                ew[j] = d > 0 ? cuts[j].hi : cuts[j].lo;
+            }
+            for (std::size_t k = 0; k < intervals; ++k) {
+                worst[k] = measured[k] + ew[k + 1] - ew[k];
+            }
+            EXPECT_NEAR(job_of(ins, worst), b.high, tol);
+            reached += std::abs(job_of(ins, worst) - b.high) <= tol ? 1U : 0U;
+        }
+    }
+    std::printf("JP_SHARE_SEED=%u: %d cases; the bound's upper end reached in %zu of %zu "
+                "linear cases\n",
+                static_cast<unsigned>(seed), k_cases, reached, linear);
+    EXPECT_GT(linear, 50U);
+}
+
+} // namespace
+} // namespace jp::report
