@@ -41,6 +41,16 @@ class Result:
         return float(self._data["node"]["energy_j"])
 
     @property
+    def energy_bound(self) -> Optional[tuple[float, float]]:
+        """Where the sensors' own limits put the node's energy: (low, high) joules, or
+        None where a figure it is made of has no bound (a power reading, a model;
+        docs/uncertainty.md). A bound wider than the figure: not measurable here."""
+        node = self._data["node"]
+        if "energy_low_j" not in node:
+            return None
+        return float(node["energy_low_j"]), float(node["energy_high_j"])
+
+    @property
     def avg_w(self) -> float:
         """Average node power in watts."""
         return float(self._data["node"]["avg_w"])
@@ -76,6 +86,17 @@ class Result:
         attributed (this process's CPU time against the node's), else the node's."""
         a = self._data.get("attribution")
         return self.energy_j if a is None or a["exclusive"] else float(a["job_j"])
+
+    @property
+    def job_bound(self) -> Optional[tuple[float, float]]:
+        """Where the sensors put ``job_j``: (low, high) joules; the node's bound when the
+        block had the node to itself or was not attributed; None without one."""
+        a = self._data.get("attribution")
+        if a is None or a["exclusive"]:
+            return self.energy_bound
+        if "job_low_j" not in a:
+            return None
+        return float(a["job_low_j"]), float(a["job_high_j"])
 
     @property
     def phases(self) -> list[dict[str, Any]]:

@@ -11,6 +11,23 @@ from . import _core
 _VALUE_COLUMN = {"energy": "energy_j", "power": "power_w", "utilization": "utilization_pct"}
 
 
+_BOUND_COLUMNS = ["energy_low_j", "energy_high_j", "bound_dominant", "measurable",
+                  "job_j", "job_low_j", "job_high_j"]
+
+
+def _bound_columns(item: dict[str, Any]) -> dict[str, Any]:
+    """An item's bound and job's share as report --json gives them; NaN/None where absent."""
+    nan = float("nan")
+    share = item.get("share") or {}
+    return {"energy_low_j": item.get("energy_low_j", nan),
+            "energy_high_j": item.get("energy_high_j", nan),
+            "bound_dominant": item.get("bound_dominant"),
+            "measurable": item.get("measurable"),
+            "job_j": share.get("job_j", nan),
+            "job_low_j": share.get("job_low_j", nan),
+            "job_high_j": share.get("job_high_j", nan)}
+
+
 def _pandas() -> Any:
     try:
         import pandas  # noqa: PLC0415 (pandas is only needed for DataFrames)
@@ -124,7 +141,10 @@ class Trace:
     def summary(self) -> Any:
         """The report's figures, one row per run and item (node, each part, the
         rest, sub-domains not summed): energy_j, avg_w, peak_w, runtime_s,
-        provenance; the same figures as ``jouleprof report --json``.
+        provenance; the sensors' bound (energy_low_j, energy_high_j, bound_dominant,
+        measurable: NaN/None where a figure has none, docs/uncertainty.md); on a shared
+        node the job's share and its bound (job_j, job_low_j, job_high_j,
+        docs/attribution.md); the same figures as ``jouleprof report --json``.
         """
         pd = _pandas()
         rows = []
@@ -142,14 +162,17 @@ class Trace:
                                      "domain": item["domain"],
                                      "provenance": item["provenance"],
                                      "backend": item["backend"], "energy_j": item["energy_j"],
-                                     "avg_w": item["avg_w"], "peak_w": item["peak_w"]})
+                                     "avg_w": item["avg_w"], "peak_w": item["peak_w"],
+                                     **_bound_columns(item)})
         return pd.DataFrame(rows, columns=["label", "run", "repeat", "pooled", "status",
                                            "runtime_s", "item", "role", "domain", "provenance",
-                                           "backend", "energy_j", "avg_w", "peak_w"])
+                                           "backend", "energy_j", "avg_w", "peak_w",
+                                           *_BOUND_COLUMNS])
 
     def phases(self) -> Any:
         """Every phase of every measured run: name, begin_s/end_s since the run began,
-        runtime_s, node energy_j, avg_w, occurrences."""
+        runtime_s, node energy_j, avg_w, open_at_end, and the node's bound and job's
+        share as in ``summary()``."""
         pd = _pandas()
         rows = []
         for group in self.report()["groups"]:
@@ -159,9 +182,10 @@ class Trace:
                                  "begin_s": p["begin_s"], "end_s": p["end_s"],
                                  "runtime_s": p["runtime_s"],
                                  "energy_j": p["node"]["energy_j"], "avg_w": p["node"]["avg_w"],
-                                 "open_at_end": p["open_at_end"]})
+                                 "open_at_end": p["open_at_end"], **_bound_columns(p["node"])})
         return pd.DataFrame(rows, columns=["label", "run", "phase", "begin_s", "end_s",
-                                           "runtime_s", "energy_j", "avg_w", "open_at_end"])
+                                           "runtime_s", "energy_j", "avg_w", "open_at_end",
+                                           *_BOUND_COLUMNS])
 
     def html(self, run_id: int) -> str:
         """One run as the notebook's HTML fragment (table, power profile, phases)."""

@@ -22,10 +22,20 @@ void item_rows(std::ostream& out,
                const std::string& phase,
                const Figures& f) {
     const auto row = [&](const Item& it) {
-        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", run.id, csv_field(run.label),
+        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", run.id, csv_field(run.label),
                            run.kind, run.repeat, csv_field(phase), csv_field(it.name), it.energy_j,
                            it.avg_w, opt_text(it.peak_w), f.runtime_s, to_string(it.provenance),
                            it.counted ? 1 : 0);
+        // The sensors' bound (empty where the figure has none), then the job's share.
+        const auto& b = it.bound;
+        out << fmt::format("{},{},{},{},", b ? fmt::format("{}", b->low) : "",
+                           b ? fmt::format("{}", b->high) : "", b ? b->dominant : "",
+                           b ? (it.not_measurable() ? "0" : "1") : "");
+        const auto& s = it.share;
+        const auto& jb = s ? s->job_bound : std::nullopt;
+        out << fmt::format("{},{},{}\n", s ? fmt::format("{}", s->job_j()) : "",
+                           jb ? fmt::format("{}", jb->low) : "",
+                           jb ? fmt::format("{}", jb->high) : "");
     };
     row(f.node);
     for (const auto& p : f.parts) {
@@ -123,7 +133,8 @@ Result<void> write_markers_csv(trace::Reader& reader, std::ostream& out) {
 
 Result<void> write_summary_csv(trace::Reader& reader, std::ostream& out) {
     out << "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,provenance,"
-           "counted\n";
+           "counted,energy_low_j,energy_high_j,bound_dominant,measurable,job_j,job_low_j,"
+           "job_high_j\n";
     for (const auto& run : reader.runs()) {
         auto s = summarize_run(reader, run);
         if (!s) {

@@ -160,6 +160,10 @@ def test_a_block_gets_its_share_of_the_node(node: FakeNode) -> None:
         s = p["share"]
         assert s["job_j"] + s["unallocated_j"] + s["other_j"] == pytest.approx(p["energy_j"], abs=1e-3)
     assert r.job_j == (r.energy_j if a["exclusive"] else pytest.approx(a["job_j"]))
+    # Each with the sensors' bound around it (the fake node's counter).
+    assert r.energy_bound is not None and r.job_bound is not None
+    assert r.energy_bound[0] <= r.energy_j <= r.energy_bound[1]
+    assert r.job_bound[0] <= r.job_j <= r.job_bound[1]
 
 
 def test_cpu_used_before_a_block_is_not_the_blocks(node: FakeNode) -> None:

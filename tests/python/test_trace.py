@@ -44,6 +44,13 @@ def test_summary_equals_report_json(node: FakeNode, tmp_path: Path) -> None:
         ["label", "run", "item", "energy_j", "avg_w", "peak_w", "runtime_s"]].itertuples(
             index=False)]
     assert got == rows and len(rows) >= 2
+    # The sensors' bound beside each figure: the fake node's counter has one, around it.
+    node = summary[summary["role"] == "node"].iloc[0]
+    first = expected["groups"][0]["runs"][0]["node"]
+    assert (node["energy_low_j"], node["energy_high_j"]) == (first["energy_low_j"],
+                                                              first["energy_high_j"])
+    assert node["energy_low_j"] <= node["energy_j"] <= node["energy_high_j"]
+    assert node["bound_dominant"] == first["bound_dominant"] and node["measurable"]
     phases = t.phases()
     assert list(phases["phase"]) == ["a"]
     assert phases["energy_j"][0] == expected["groups"][0]["runs"][0]["phases"][0]["node"][

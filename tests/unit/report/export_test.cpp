@@ -59,13 +59,26 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     ASSERT_TRUE(write_summary_csv(r, summary));
     const auto s = lines_of(summary.str());
     EXPECT_EQ(s[0], "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,"
-                    "provenance,counted");
+                    "provenance,counted,energy_low_j,energy_high_j,bound_dominant,measurable,"
+                    "job_j,job_low_j,job_high_j");
     // Whole run: node, gpu0, rest; then the train phase: node, gpu0, rest.
     ASSERT_EQ(s.size(), 7U) << summary.str();
     EXPECT_EQ(s[1].substr(0, s[1].find(",300,")), "1,\"gpu,node\",measure,1,,node,1200");
     EXPECT_NE(s[3].find(",rest,720,180,"), std::string::npos) << s[3];
     EXPECT_NE(s[4].find(",train,node,600,300,"), std::string::npos) << s[4];
     EXPECT_NE(s[4].find(",2,measured,1"), std::string::npos) << s[4];
+    // The node is a counter: its bound, which holds the figure; gpu0 is a power reading:
+    // none. No usage was recorded: no job's share.
+    std::vector<std::string> node;
+    std::stringstream cells{s[1]};
+    for (std::string cell; std::getline(cells, cell, ',');) {
+        node.push_back(cell);
+    }
+    ASSERT_GE(node.size(), 17U) << s[1]; // the label's quoted comma splits in two
+    EXPECT_LE(std::stod(node[13]), 1200);
+    EXPECT_GE(std::stod(node[14]), 1200);
+    EXPECT_EQ(node[16], "1");
+    EXPECT_EQ(s[2].substr(s[2].find(",measured,1,") + 12), ",,,,,,") << s[2];
 }
 
 TEST_F(Export, JsonIsNested) {
