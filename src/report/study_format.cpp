@@ -6,6 +6,7 @@
 #include "report/units.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace jp::report {
@@ -42,6 +43,7 @@ std::string render(const std::vector<Cells>& lines, const std::vector<bool>& rig
 
 struct Layout {
     bool settings = false;
+    bool sensor = false; // some row's consumption has the sensors' bound
     bool ratios = false;
     std::vector<std::string> shares; // share kinds present in any row
     Basis basis;     // some row's node figures come from a model, or are the sum of its parts only
@@ -62,6 +64,7 @@ Layout layout_of(const StudyTable& t) {
     double largest = 0;
     for (const auto& r : t.rows) {
         largest = std::max(largest, r.ok ? r.ok->job_or_node_j().mean : 0.0);
+        l.sensor = l.sensor || (r.ok && r.ok->job_or_node_j().sensor);
         l.basis |= basis_of(r);
         l.settings = l.settings || !r.key.setting.empty();
         l.ratios = l.ratios || r.energy_ratio.has_value();
@@ -90,6 +93,21 @@ std::string status_text(const StudyRow& r) {
                        r.runs);
 }
 
+// Half the sensors' bound on the mean in the table's unit; "n/m" where it is wider than
+// the figure (not measurable at the sensors' resolution), "-" where there is none.
+std::string sensor_cell(const Stat& s, const EnergyUnit& u) {
+    if (!s.sensor) {
+        return "-";
+    }
+    if (s.sensor->half_width() > std::abs(s.mean)) {
+        return "n/m";
+    }
+    const double shown = s.sensor->half_width() * u.per_joule;
+    const double least = std::pow(10.0, -u.digits);
+    return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, u.digits)
+                               : fmt::format("{:.{}f}", shown, u.digits);
+}
+
 // Consumption, average power, runtime, ratio and shares of a row or a phase.
 void add_figures(Cells& cells,
                  const FigureStats& f,
@@ -98,6 +116,9 @@ void add_figures(Cells& cells,
                  const Layout& l,
                  Basis b) {
     cells.push_back(b.mark(energy_pm(f.job_or_node_j(), l.unit)));
+    if (l.sensor) {
+        cells.push_back(sensor_cell(f.job_or_node_j(), l.unit));
+    }
     cells.push_back(b.mark(pm(f.node_avg_w, 1, 1)));
     cells.push_back(runtime_pm(f.runtime_s));
     if (l.ratios) {
@@ -123,6 +144,9 @@ Cells header(const Layout& l) {
     }
     h.emplace_back("runs");
     h.push_back(fmt::format("Consumption [{}]", l.unit.name));
+    if (l.sensor) {
+        h.emplace_back("± sensors");
+    }
     h.emplace_back("Average power [W]");
     h.emplace_back("Runtime");
     if (l.ratios) {
@@ -144,7 +168,8 @@ void add_rows(std::vector<Cells>& lines, const StudyRow& r, const Layout& l) {
     if (r.ok) {
         add_figures(cells, *r.ok, r.shares, r.energy_ratio, l, basis_of(r));
     } else {
-        cells.resize(cells.size() + 3 + (l.ratios ? 1 : 0) + l.shares.size(), "-");
+        cells.resize(cells.size() + 3 + (l.sensor ? 1 : 0) + (l.ratios ? 1 : 0) + l.shares.size(),
+                     "-");
     }
     cells.push_back(status_text(r));
     lines.push_back(std::move(cells));
@@ -237,6 +262,12 @@ std::string format_study(const StudyTable& t) {
                : "; × energy: to the first setting's (same workload and mode)";
     out += l.shares.empty() ? "" : "; CPU, DRAM, GPU, other, rest: shares of the node's energy";
     out += ")\n";
+    if (l.sensor) {
+        out += "± sensors: half the sensors' bound on the mean consumption, a guarantee from "
+               "their own limits, not a spread (docs/uncertainty.md; its ends in --json); n/m: "
+               "wider than the figure, not measurable at their resolution; -: no bound (a power "
+               "reading or a model)\n";
+    }
     for (const auto& line : l.basis.legend()) {
         out += line + "\n";
     }

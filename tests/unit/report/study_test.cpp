@@ -229,6 +229,20 @@ TEST_F(StudyTableTest, TextHasTheStudysColumnsAndEveryRow) {
     EXPECT_NE(text.find(fmt::format("{:.3f}", 500 * 40 * 1e-3)), std::string::npos) << text;
 }
 
+// The node's counter is read every second, its limit unknown: it may lag by a second at
+// twice the 500 W seen, so each edge adds 1 kJ (and its 1 mJ quantum) to the bound.
+TEST_F(StudyTableTest, TheConsumptionCarriesTheSensorsBoundBesideTheRunsSpread) {
+    const auto cpu = results("c.jptrace", "cpu-node", 1.0, {{"lstm/train", 40}});
+    const auto t = table({cpu});
+    const auto text = report::format_study(t);
+    EXPECT_NE(text.find("± sensors"), std::string::npos) << text;
+    EXPECT_NE(text.find("20.000      1.000"), std::string::npos) << text; // one run: no spread
+    EXPECT_NE(text.find("± sensors: half the sensors' bound"), std::string::npos) << text;
+    const auto j = report::study_json(t)["rows"][0]["node_energy_j"];
+    EXPECT_NEAR(j["sensor_bound"].get<double>(), 1000.001, 1e-6);
+    EXPECT_NEAR(j["sensor_low"].get<double>(), 20000 - 1000.001, 1e-6);
+}
+
 TEST_F(StudyTableTest, ATraceWithoutNodeTypeUsesItsHost) {
     TraceBuilder b{dir / "h.jptrace", node_cpu_gpu(), {{"host", "n17"}}};
     b.run(make_run("default", 5, load(1)));
