@@ -71,6 +71,7 @@ void sum_parts(JobResult& job) {
         std::vector<std::string> names;
         std::size_t parts = 0;
         Provenance provenance = Provenance::measured;
+        std::optional<Bound> bound = Bound{0, 0, "quantum", false, false};
     };
     std::map<std::string, Acc> by_kind;
     std::vector<std::string> order;
@@ -83,6 +84,7 @@ void sum_parts(JobResult& job) {
             auto& a = by_kind[kind];
             a.parts += 1;
             a.provenance = less_certain(a.provenance, it.provenance);
+            a.bound = sum_of(a.bound, it.bound);
             mine[kind] += it.energy_j;
         };
         for (const auto& p : n.run.parts) {
@@ -108,6 +110,7 @@ void sum_parts(JobResult& job) {
         p.parts = a.parts;
         p.per_node = spread_of(a.per_node, a.names);
         p.provenance = a.provenance;
+        p.bound = a.bound;
         job.parts.push_back(std::move(p));
     }
 }
@@ -128,11 +131,13 @@ void sum_phases(JobResult& job) {
                 p.name = ph.name;
                 p.begin_ns = b;
                 p.end_ns = e;
+                p.bound = Bound{0, 0, "quantum", false, false};
             }
             p.nodes += 1;
             p.begin_ns = std::min(p.begin_ns, b);
             p.end_ns = std::max(p.end_ns, e);
             p.energy_j += ph.node.energy_j;
+            p.bound = sum_of(p.bound, ph.node.bound);
             p.basis |= basis_of(ph.node);
             p.open_at_end = p.open_at_end || ph.open_at_end;
             durations[ph.name].first.push_back(static_cast<double>(e - b) * 1e-9);
@@ -208,8 +213,12 @@ void finish_job(JobResult& job) {
     std::vector<double> runtime;
     std::vector<double> power;
     std::vector<std::string> names;
+    if (!job.nodes.empty()) {
+        job.bound = Bound{0, 0, "quantum", false, false};
+    }
     for (const auto& n : job.nodes) {
         job.energy_j += n.run.node.energy_j;
+        job.bound = sum_of(job.bound, n.run.node.bound);
         job.basis |= basis_of(n.run.node);
         energy.push_back(n.run.node.energy_j);
         for (const auto& d : n.run.idle) {

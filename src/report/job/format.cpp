@@ -7,6 +7,8 @@
 #include "report/job/format.hpp"
 #include "report/units.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace jp::report::job {
@@ -89,7 +91,7 @@ void parts_table(std::string& out, const JobResult& j) {
                            p.energy_j * u.per_joule, u.digits, p.share * 100, p.nodes,
                            fmt::format("{:.{}f}–{:.{}f}", p.per_node.min * u.per_joule, u.digits,
                                        p.per_node.max * u.per_joule, u.digits),
-                           to_string(p.provenance));
+                           std::string{to_string(p.provenance)} + bound_note(p.bound, p.energy_j));
     }
 }
 
@@ -102,12 +104,13 @@ void phases_table(std::string& out, const JobResult& j) {
                        fmt::format("Energy [{}]", u.name), "From [s]", "To [s]",
                        "Duration per node (slowest)");
     for (const auto& p : j.phases) {
-        out += fmt::format("  {:<16} {:>6} {:>13} {:>9} {:>9}  {}–{} ({}){}\n", p.name,
-                           fmt::format("{}/{}", p.nodes, j.nodes.size()),
-                           p.basis.mark(fmt::format("{:.{}f}", p.energy_j * u.per_joule, u.digits)),
-                           seconds(p.begin_ns), seconds(p.end_ns), runtime_text(p.duration_s.min),
-                           runtime_text(p.duration_s.max), p.duration_s.max_node,
-                           p.open_at_end ? ", open at the end" : "");
+        out +=
+            fmt::format("  {:<16} {:>6} {:>13} {:>9} {:>9}  {}–{} ({}){}\n", p.name,
+                        fmt::format("{}/{}", p.nodes, j.nodes.size()),
+                        p.basis.mark(fmt::format("{:.{}f}", p.energy_j * u.per_joule, u.digits)),
+                        seconds(p.begin_ns), seconds(p.end_ns), runtime_text(p.duration_s.min),
+                        runtime_text(p.duration_s.max), p.duration_s.max_node,
+                        p.open_at_end ? ", open at the end" : "", bound_note(p.bound, p.energy_j));
     }
 }
 
@@ -146,11 +149,26 @@ void gpu_lines(std::string& out, const JobResult& j) {
 
 } // namespace
 
+std::string bound_note(const std::optional<Bound>& b, double energy_j) {
+    if (!b || b->half_width() <= 0) {
+        return {};
+    }
+    const auto u = energy_unit(std::max(std::abs(b->low), std::abs(b->high)));
+    const auto range = fmt::format("{:.{}f}–{:.{}f} {}", b->low * u.per_joule, u.digits,
+                                   b->high * u.per_joule, u.digits, u.name);
+    const char* assumes = b->max_assumed ? "; assumes ≤ 2× the peak seen" : "";
+    if (b->half_width() > std::abs(energy_j)) {
+        return fmt::format(" (not measurable at the sensors' resolution: {}, {}{})", range,
+                           b->dominant, assumes);
+    }
+    return fmt::format(" (sensors: {}, {}{})", range, b->dominant, assumes);
+}
+
 std::string format_text(const JobResult& j) {
     std::string out = title(j) + "\n";
-    out += fmt::format("  Energy {}   Average power {}   Runtime {}\n",
-                       j.basis.mark(energy_text(j.energy_j)), power_text(j.avg_w),
-                       runtime_text(j.runtime_s));
+    out += fmt::format("  Energy {}{}   Average power {}   Runtime {}\n",
+                       j.basis.mark(energy_text(j.energy_j)), bound_note(j.bound, j.energy_j),
+                       power_text(j.avg_w), runtime_text(j.runtime_s));
     if (j.peak_w) {
         out += fmt::format("  Peak power {} (the nodes' sum over {}, at {} s)\n",
                            power_text(*j.peak_w), ms_text(j.step_ns), seconds(j.peak_at_ns));
@@ -168,9 +186,14 @@ std::string format_text(const JobResult& j) {
         const double diff = j.slurm->consumed_j > 0
                                 ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j * 100
                                 : 0;
+        const bool inside =
+            j.bound && j.bound->low <= j.slurm->consumed_j && j.slurm->consumed_j <= j.bound->high;
         out += fmt::format("\n  Slurm's energy (sacct ConsumedEnergyRaw, step {}): {:.0f} J; "
-                           "jouleprof's node energy {}: {:+.1f} %\n",
-                           j.slurm->step, j.slurm->consumed_j, energy_text(j.energy_j), diff);
+                           "jouleprof's node energy {}: {:+.1f} %{}\n",
+                           j.slurm->step, j.slurm->consumed_j, energy_text(j.energy_j), diff,
+                           !j.bound ? ""
+                           : inside ? " (inside jouleprof's sensors' bound)"
+                                    : " (outside jouleprof's sensors' bound)");
     }
     if (j.partial) {
         out += "\n  PARTIAL: the figures cover the nodes listed only\n";

@@ -48,7 +48,7 @@ void tables(std::string& b, const JobResult& j) {
     const auto row = [&](std::string_view k, const std::string& v) {
         b += fmt::format("<dt>{}</dt><dd>{}</dd>", k, v);
     };
-    row("Energy", escape(j.basis.mark(energy_text(j.energy_j))));
+    row("Energy", escape(j.basis.mark(energy_text(j.energy_j)) + bound_note(j.bound, j.energy_j)));
     row("Average power", power_text(j.avg_w));
     if (j.peak_w) {
         row("Peak power",

@@ -68,18 +68,20 @@ struct PartAcross {
     double energy_j = 0;
     double share = 0; // of the job's energy
     std::size_t nodes = 0;
-    std::size_t parts = 0; // channels summed (e.g. 2 packages × 4 nodes = 8)
-    Spread per_node;       // energy per node
+    std::size_t parts = 0;      // channels summed (e.g. 2 packages × 4 nodes = 8)
+    std::optional<Bound> bound; // the sensors' bound on energy_j: the channels' added
+    Spread per_node;            // energy per node
     Provenance provenance = Provenance::measured; // the least certain among them
 };
 
 // A phase name marked on one or more nodes, on the job's axis.
 struct PhaseAcross {
     std::string name;
-    std::size_t nodes = 0;     // nodes that marked it
-    std::int64_t begin_ns = 0; // the first node's begin
-    std::int64_t end_ns = 0;   // the last node's end
-    double energy_j = 0;       // summed over the nodes, each over its own occurrences
+    std::size_t nodes = 0;      // nodes that marked it
+    std::int64_t begin_ns = 0;  // the first node's begin
+    std::int64_t end_ns = 0;    // the last node's end
+    double energy_j = 0;        // summed over the nodes, each over its own occurrences
+    std::optional<Bound> bound; // the sensors' bound on energy_j: the nodes' added
     Basis basis;
     Spread duration_s; // per node, from its first begin to its last end
     bool open_at_end = false;
@@ -103,6 +105,9 @@ struct JobResult {
     std::int64_t wall_start_ns = 0;  // the job's start on the reference clock (Unix ns)
     double runtime_s = 0;            // first node's start to last node's end
     double energy_j = 0;
+    // The sensors' bound on energy_j: each node's added (the worst case, as for the
+    // parts of one node); none where a node's figure has none.
+    std::optional<Bound> bound;
     Basis basis;
     double avg_w = 0;
     std::optional<double> peak_w; // of the summed power on the job's grid

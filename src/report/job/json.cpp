@@ -5,6 +5,8 @@
 #include "report/format.hpp"
 #include "report/job/format.hpp"
 
+#include <cmath>
+
 namespace jp::report::job {
 
 namespace {
@@ -42,30 +44,46 @@ nlohmann::json across_json(const JobResult& j) {
     }
     auto& parts = out["parts"] = nlohmann::json::array();
     for (const auto& p : j.parts) {
-        parts.push_back({{"name", p.name},
-                         {"energy_j", p.energy_j},
-                         {"share", p.share},
-                         {"nodes", p.nodes},
-                         {"channels", p.parts},
-                         {"per_node_j", spread_json(p.per_node)},
-                         {"provenance", to_string(p.provenance)}});
+        nlohmann::json pj{{"name", p.name},
+                          {"energy_j", p.energy_j},
+                          {"share", p.share},
+                          {"nodes", p.nodes},
+                          {"channels", p.parts},
+                          {"per_node_j", spread_json(p.per_node)},
+                          {"provenance", to_string(p.provenance)}};
+        add_bound_json(pj, p.bound, p.energy_j);
+        parts.push_back(std::move(pj));
     }
     auto& phases = out["phases"] = nlohmann::json::array();
     for (const auto& p : j.phases) {
-        phases.push_back({{"name", p.name},
-                          {"nodes", p.nodes},
-                          {"begin_s", static_cast<double>(p.begin_ns) * 1e-9},
-                          {"end_s", static_cast<double>(p.end_ns) * 1e-9},
-                          {"energy_j", p.energy_j},
-                          {"estimated", p.basis.estimated},
-                          {"lower_bound", p.basis.lower_bound},
-                          {"duration_s", spread_json(p.duration_s)},
-                          {"open_at_end", p.open_at_end}});
+        auto& pj =
+            phases.emplace_back(nlohmann::json{{"name", p.name},
+                                               {"nodes", p.nodes},
+                                               {"begin_s", static_cast<double>(p.begin_ns) * 1e-9},
+                                               {"end_s", static_cast<double>(p.end_ns) * 1e-9},
+                                               {"energy_j", p.energy_j},
+                                               {"estimated", p.basis.estimated},
+                                               {"lower_bound", p.basis.lower_bound},
+                                               {"duration_s", spread_json(p.duration_s)},
+                                               {"open_at_end", p.open_at_end}});
+        add_bound_json(pj, p.bound, p.energy_j);
     }
     return out;
 }
 
 } // namespace
+
+void add_bound_json(nlohmann::json& j, const std::optional<Bound>& bound, double energy_j) {
+    if (!bound) {
+        return;
+    }
+    j["energy_low_j"] = bound->low;
+    j["energy_high_j"] = bound->high;
+    j["energy_bound_j"] = bound->half_width();
+    j["bound_dominant"] = bound->dominant;
+    j["bound_assumes_peak"] = bound->max_assumed;
+    j["measurable"] = bound->half_width() <= std::abs(energy_j);
+}
 
 nlohmann::json to_json(const JobResult& j) {
     nlohmann::json out{{"job_id", j.job_id},
@@ -95,6 +113,7 @@ nlohmann::json to_json(const JobResult& j) {
                          {"runtime_s", spread_json(j.runtime)},
                          {"avg_w", spread_json(j.avg_power)}}},
                        {"notes", j.notes}};
+    add_bound_json(out, j.bound, j.energy_j);
     auto& nodes = out["nodes"] = nlohmann::json::array();
     for (const auto& n : j.nodes) {
         nodes.push_back(node_json(n));
@@ -104,6 +123,9 @@ nlohmann::json to_json(const JobResult& j) {
         out["slurm"] = {
             {"step", j.slurm->step},
             {"consumed_energy_j", j.slurm->consumed_j},
+            {"inside_bound", j.bound ? nlohmann::json(j.bound->low <= j.slurm->consumed_j &&
+                                                      j.slurm->consumed_j <= j.bound->high)
+                                     : nlohmann::json()},
             {"difference", j.slurm->consumed_j > 0
                                ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j
                                : 0.0}};

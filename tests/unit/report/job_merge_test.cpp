@@ -162,6 +162,31 @@ TEST_F(JobMerge, PartsAndPhasesAreSummedAcrossNodes) {
     EXPECT_EQ(p.duration_s.max_node, "b");
 }
 
+// Each node's counters are read every second with no stated limit: each channel may lag
+// by a second at twice its power, so a's three 100 W channels add 3 × 200 J at each edge
+// and b's two 50 W channels 2 × 100 J; the job's bound adds the nodes' (the worst case).
+TEST_F(JobMerge, TheJobsEnergyCarriesTheNodesBoundsAdded) {
+    node({.name = "a", .id = 0, .watts = 300, .packages = 2, .dram = true});
+    node({.name = "b", .id = 1, .watts = 100, .packages = 2});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_TRUE(job->bound);
+    EXPECT_NEAR(job->bound->half_width(), 600 + 200, 0.01);
+    EXPECT_NEAR(job->bound->low,
+                job->nodes[0].run.node.bound->low + job->nodes[1].run.node.bound->low, 1e-9);
+    EXPECT_EQ(job->bound->dominant, "edge staleness");
+    ASSERT_TRUE(job->parts[0].bound); // the four packages
+    EXPECT_NEAR(job->parts[0].bound->half_width(), 2 * 200 + 2 * 100, 0.01);
+    const auto text = format_text(*job);
+    EXPECT_NE(text.find("Energy ≥ 4.000 kJ (sensors: 3.200–4.800 kJ, edge staleness"),
+              std::string::npos)
+        << text;
+    const auto j = to_json(*job);
+    EXPECT_NEAR(j.at("energy_high_j").get<double>(), 4800, 0.01);
+    EXPECT_EQ(j.at("measurable"), true);
+    EXPECT_TRUE(j.at("parts").at(0).contains("energy_low_j"));
+}
+
 // On a shared GPU node the trace holds every GPU: an idle GPU given to the step
 // is the job's waste; the GPUs not given to it (idle or busy) are not.
 TEST_F(JobMerge, IdleGpusAreTheStepsOnlyWhenSlurmGaveThemToTheStep) {
