@@ -93,21 +93,6 @@ std::string status_text(const StudyRow& r) {
                        r.runs);
 }
 
-// Half the sensors' bound on the mean in the table's unit; "n/m" where it is wider than
-// the figure (not measurable at the sensors' resolution), "-" where there is none.
-std::string sensor_cell(const Stat& s, const EnergyUnit& u) {
-    if (!s.sensor) {
-        return "-";
-    }
-    if (s.sensor->half_width() > std::abs(s.mean)) {
-        return "n/m";
-    }
-    const double shown = s.sensor->half_width() * u.per_joule;
-    const double least = std::pow(10.0, -u.digits);
-    return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, u.digits)
-                               : fmt::format("{:.{}f}", shown, u.digits);
-}
-
 // Consumption, average power, runtime, ratio and shares of a row or a phase.
 void add_figures(Cells& cells,
                  const FigureStats& f,
@@ -117,7 +102,7 @@ void add_figures(Cells& cells,
                  Basis b) {
     cells.push_back(b.mark(energy_pm(f.job_or_node_j(), l.unit)));
     if (l.sensor) {
-        cells.push_back(sensor_cell(f.job_or_node_j(), l.unit));
+        cells.push_back(sensor_pm(f.job_or_node_j(), l.unit));
     }
     cells.push_back(b.mark(pm(f.node_avg_w, 1, 1)));
     cells.push_back(runtime_pm(f.runtime_s));

@@ -32,6 +32,19 @@ std::string energy_pm(const Stat& s, const EnergyUnit& u) {
     return pm(s, u.per_joule, u.digits);
 }
 
+std::string sensor_pm(const Stat& s, const EnergyUnit& u) {
+    if (!s.sensor) {
+        return "-";
+    }
+    if (s.sensor->half_width() > std::abs(s.mean)) {
+        return "n/m";
+    }
+    const double shown = s.sensor->half_width() * u.per_joule;
+    const double least = std::pow(10.0, -u.digits);
+    return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, u.digits)
+                               : fmt::format("{:.{}f}", shown, u.digits);
+}
+
 std::string energy_text(double joules) {
     const auto u = energy_unit(joules);
     return fmt::format("{:.{}f} {}", joules * u.per_joule, u.digits, u.name);

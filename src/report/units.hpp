@@ -22,6 +22,10 @@ struct EnergyUnit {
 [[nodiscard]] EnergyUnit energy_unit(double max_joules) noexcept;
 // "12.345 ± 0.678" in the unit, no unit name.
 [[nodiscard]] std::string energy_pm(const Stat& s, const EnergyUnit& u);
+// Half the sensors' bound on a mean (Stat::sensor) in the unit, no unit name: "0.020",
+// "<0.001" where it rounds to nothing, "n/m" where it is wider than the figure (not
+// measurable at the sensors' resolution), "-" where there is none.
+[[nodiscard]] std::string sensor_pm(const Stat& s, const EnergyUnit& u);
 // One figure with its own unit: "0.212 J", "1.765 kJ", "12.300 MJ".
 [[nodiscard]] std::string energy_text(double joules);
 // The same over repeats: "1.765 ± 0.011 kJ".

@@ -50,6 +50,7 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
     f.id = pg.next_id("bars");
     f.width = plot_width(pg.opt) + 88;
     bool any_hatched = false;
+    bool any_bound = false;
     std::map<std::string, bool> seen;
     std::optional<Provenance> rest_prov;
     double largest = 0;
@@ -88,6 +89,14 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
             }
             bar.total = run.node.energy_j * u.per_joule;
             bar.total_basis = basis_of(run.node);
+            if (const auto& nb = run.node.bound) {
+                any_bound = true;
+                bar.total_low = nb->low * u.per_joule;
+                bar.total_high = nb->high * u.per_joule;
+                bar.bound_title = fmt::format(
+                    "the sensors' bound on the node's energy: {:.4g}–{:.4g} J ({}){}", nb->low,
+                    nb->high, nb->dominant, run.node.not_measurable() ? ": not measurable" : "");
+            }
             f.bars.push_back(std::move(bar));
         }
     }
@@ -104,8 +113,11 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
         "<figcaption><b>Figure {}.</b> Energy of each measured run, stacked by part [{}]; the "
         "figure above a bar is the node's energy{}. The rest of the node is node − Σ parts when "
         "a node meter exists (derived), else the configured rest-of-node model (estimated). "
-        "Hatched parts are estimated by a model, not measured.</figcaption></figure>",
-        n, u.name, bars_legend(f));
+        "Hatched parts are estimated by a model, not measured.{}</figcaption></figure>",
+        n, u.name, bars_legend(f),
+        any_bound ? " The whisker on a bar spans the sensors' bound on the node's energy (a "
+                    "guarantee from their own limits, docs/uncertainty.md)."
+                  : "");
 }
 
 void profile_figure(

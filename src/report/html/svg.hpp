@@ -8,6 +8,7 @@
 #include "report/basis.hpp"
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -118,6 +119,10 @@ struct Bar {
     std::vector<BarSegment> segments;
     double total = 0;  // printed above the bar
     Basis total_basis; // marks by the total: ≥ a lower bound, * estimated
+    // The sensors' bound on the total, drawn as an error bar (both NaN: none).
+    double total_low = std::numeric_limits<double>::quiet_NaN();
+    double total_high = std::numeric_limits<double>::quiet_NaN();
+    std::string bound_title;
 };
 
 struct LegendEntry {

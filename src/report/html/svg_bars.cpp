@@ -41,7 +41,17 @@ std::string bar_svg(const Bar& b,
         }
         acc += s.value;
     }
-    const double top = std::max(acc, std::isfinite(b.total) ? b.total : 0.0);
+    double top = std::max(acc, std::isfinite(b.total) ? b.total : 0.0);
+    if (std::isfinite(b.total_low) && std::isfinite(b.total_high)) { // the sensors' bound
+        const double lo = y_of(std::max(b.total_low, 0.0));
+        const double hi = y_of(b.total_high);
+        const double cap = std::min(6.0, bar_w / 4);
+        out += fmt::format(
+            R"~(<path class="bar-bound" d="M{} {}V{}M{} {}H{}M{} {}H{}"><title>{}</title></path>)~",
+            num(cx), num(lo), num(hi), num(cx - cap), num(lo), num(cx + cap), num(cx - cap),
+            num(hi), num(cx + cap), escape(b.bound_title));
+        top = std::max(top, b.total_high);
+    }
     out += fmt::format(
         R"~(<text x="{}" y="{}" class="bar-total" text-anchor="middle">)~"
         R"~({}</text>)~",
@@ -59,7 +69,8 @@ std::pair<double, std::size_t> extent(const BarsFigure& f) {
         for (const auto& s : f.bars[i].segments) {
             sum += std::isfinite(s.value) ? std::max(s.value, 0.0) : 0.0;
         }
-        ymax = std::max({ymax, sum, std::isfinite(f.bars[i].total) ? f.bars[i].total : 0.0});
+        ymax = std::max({ymax, sum, std::isfinite(f.bars[i].total) ? f.bars[i].total : 0.0,
+                         std::isfinite(f.bars[i].total_high) ? f.bars[i].total_high : 0.0});
         if (i == 0 || f.bars[i].group != f.bars[i - 1].group) {
             ++groups;
         }

@@ -20,6 +20,17 @@ const Item* find_item(const RunSummary& run, const std::string& name) {
     return nullptr;
 }
 
+// Half the sensors' bound on a mean, its ends and largest term in the tooltip.
+std::string sensor_td(const Stat& s, const EnergyUnit& u) {
+    if (!s.sensor) {
+        return "<td>–</td>";
+    }
+    return fmt::format("<td title=\"{:.4g}–{:.4g} J ({}{})\">{}</td>", s.sensor->low,
+                       s.sensor->high, escape(s.sensor->dominant),
+                       s.sensor->max_assumed ? "; assumes ≤ 2× the peak seen" : "",
+                       escape(sensor_pm(s, u)));
+}
+
 } // namespace
 
 // The study's table: one row per label.
@@ -34,7 +45,8 @@ void overview_table(Page& pg,
     const auto u = energy_unit(largest);
     b += fmt::format("<table class=\"overview\"><caption>Per label: mean ± sample standard "
                      "deviation over the measured runs</caption><thead><tr><th>Label</th>"
-                     "<th>Runs</th><th>Consumption [{}]</th><th>Average power [W]</th>"
+                     "<th>Runs</th><th>Consumption [{}]</th><th>± sensors</th>"
+                     "<th>Average power [W]</th>"
                      "<th>Runtime</th><th>Peak power [W]</th><th class=\"text\">Node figure</th>"
                      "</tr></thead><tbody>",
                      u.name);
@@ -44,11 +56,11 @@ void overview_table(Page& pg,
         if (g.node_peak_w.n > 0 && rated && rated->watts > 0) {
             peak += fmt::format(" ({:.0f} % of rated)", 100 * g.node_peak_w.mean / rated->watts);
         }
-        b += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        b += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
                          "<td class=\"text\">{}</td></tr>",
                          escape(g.label), g.runs.size(), energy_pm(g.node_energy_j, u),
-                         mean_pm(g.node_avg_w, 1, 1), runtime_pm(g.runtime_s), peak,
-                         badge(first.node.provenance));
+                         sensor_td(g.node_energy_j, u), mean_pm(g.node_avg_w, 1, 1),
+                         runtime_pm(g.runtime_s), peak, badge(first.node.provenance));
     }
     b += "</tbody></table>";
 }
@@ -81,12 +93,13 @@ std::string part_row(const RepeatSummary& g, std::size_t i, const EnergyUnit& u,
     const double e = g.part_energy_j[i].second.mean;
     const bool rest = name == "rest";
     return fmt::format(
-        "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<tr><td>{}{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td class=\"text\">{}</td></tr>",
         swatch(rest ? std::string{k_rest_color} : colors.of(name),
                it->provenance == Provenance::estimated),
         rest ? "rest of node" : escape(name), energy_pm(g.part_energy_j[i].second, u),
-        mean_pm(g.part_avg_w[i].second, 1, 1), peak.n > 0 ? mean_pm(peak, 1, 1) : "–",
+        sensor_td(g.part_energy_j[i].second, u), mean_pm(g.part_avg_w[i].second, 1, 1),
+        peak.n > 0 ? mean_pm(peak, 1, 1) : "–",
         node_e > 0 ? fmt::format("{:.1f} %", 100 * e / node_e) : std::string{"–"},
         badge(it->provenance), rest && source.empty() ? "node − Σ parts" : source);
 }
@@ -130,24 +143,25 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
     const auto& first = g.runs.front();
     const auto u = energy_unit(g.node_energy_j.mean);
     b += fmt::format("<table class=\"parts\"><caption>{} run{} of “{}”{}</caption><thead><tr>"
-                     "<th>Part</th><th>Consumption [{}]</th><th>Average power [W]</th>"
+                     "<th>Part</th><th>Consumption [{}]</th><th>± sensors</th>"
+                     "<th>Average power [W]</th>"
                      "<th>Peak power [W]</th><th>Share of node energy</th><th>Provenance</th>"
                      "<th class=\"text\">Source</th></tr></thead><tbody>",
                      g.runs.size(), g.runs.size() == 1 ? "" : "s", escape(g.label),
                      g.runs.size() > 1 ? " — mean ± sample standard deviation" : "", u.name);
     // (its share of the rating is in the overview table and under the distribution)
     const std::string node_peak = g.node_peak_w.n > 0 ? mean_pm(g.node_peak_w, 1, 1) : "–";
-    b += fmt::format("<tr class=\"node\"><td>{}node</td><td>{}</td><td>{}</td><td>{}</td>"
+    b += fmt::format("<tr class=\"node\"><td>{}node</td><td>{}</td>{}<td>{}</td><td>{}</td>"
                      "<td>100 %</td><td>{}</td><td class=\"text\">{}</td></tr>",
                      swatch(std::string{k_node_color}), energy_pm(g.node_energy_j, u),
-                     mean_pm(g.node_avg_w, 1, 1), node_peak, badge(first.node.provenance),
-                     escape(first.node_basis));
+                     sensor_td(g.node_energy_j, u), mean_pm(g.node_avg_w, 1, 1), node_peak,
+                     badge(first.node.provenance), escape(first.node_basis));
     for (std::size_t i = 0; i < g.part_energy_j.size(); ++i) {
         b += part_row(g, i, u, colors);
     }
     for (const auto& o : first.others) {
         b += fmt::format(
-            "<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td>{:.1f}</td>"
+            "<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td></td><td>{:.1f}</td>"
             "<td>{}</td><td></td><td>{}</td><td class=\"text\">not summed: {}</td></tr>",
             escape(o.name), o.energy_j * u.per_joule, u.digits, o.avg_w,
             o.peak_w ? fmt::format("{:.1f}", *o.peak_w) : "–", badge(o.provenance),

@@ -128,6 +128,12 @@ TEST_F(HtmlReport, WritesOneSelfContainedPageWithTheFigures) {
     EXPECT_NE(page.find("rest of node (estimated)"), std::string::npos) << "node − Σ parts, one "
                                                                            "of them estimated";
     EXPECT_NE(page.find("hatched = estimated"), std::string::npos);
+    // The node meter is a counter: the sensors' bound beside its figure in the tables, and a
+    // whisker on its bar (docs/uncertainty.md).
+    EXPECT_EQ(count(page, "<th>± sensors</th>"), 2U) << "the overview and the part table";
+    EXPECT_EQ(count(page, "class=\"bar-bound\""), 1U);
+    EXPECT_NE(page.find("the sensors&#39; bound on the node&#39;s energy: "), std::string::npos);
+    EXPECT_NE(page.find("The whisker on a bar spans the sensors"), std::string::npos);
     EXPECT_NE(page.find("gpu-node-1"), std::string::npos);
     EXPECT_NE(page.find("python train.py"), std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -173,6 +174,31 @@ TEST(HtmlBars, TotalsKeepAboutThreeSignificantDigits) {
     bar.total = 0.145;
     f.bars.push_back(bar);
     EXPECT_NE(html::stacked_bars_svg(f).find(">0.145</text>"), std::string::npos);
+}
+
+TEST(HtmlBars, TheSensorsBoundIsAWhiskerTheAxisMakesRoomFor) {
+    html::BarsFigure f;
+    f.id = "t";
+    html::Bar bar;
+    bar.group = "g";
+    bar.label = "run 1";
+    bar.segments.push_back({"node", 10, "#000", false, "node"});
+    bar.total = 10;
+    bar.total_low = 8;
+    bar.total_high = 30; // far above the bar: the axis must reach it
+    bar.bound_title = "8–30 J";
+    f.bars.push_back(bar);
+    const auto svg = html::stacked_bars_svg(f);
+    const auto at = svg.find("<path class=\"bar-bound\" d=\"M");
+    ASSERT_NE(at, std::string::npos) << svg;
+    EXPECT_NE(svg.find("<title>8–30 J</title>", at), std::string::npos);
+    // The whisker's top (the V of its path) lies inside the plot: y >= the top margin.
+    const auto v = svg.find('V', at);
+    EXPECT_GE(std::stod(svg.substr(v + 1)), 0.0);
+    EXPECT_NE(svg.find(">30<"), std::string::npos) << "an axis tick at or above 30: " << svg;
+    bar.total_low = bar.total_high = std::numeric_limits<double>::quiet_NaN();
+    f.bars = {bar};
+    EXPECT_EQ(html::stacked_bars_svg(f).find("bar-bound"), std::string::npos);
 }
 
 TEST(HtmlBars, CuttingNeverSplitsACharacter) {
