@@ -15,6 +15,8 @@
 namespace jp::report {
 namespace {
 
+constexpr int k_band_windows = 300; // the HTML profile's band: about 3 px a window
+
 std::optional<double> meta_double(const trace::Reader& r, const std::string& key) {
     auto it = r.meta().find(key);
     if (it == r.meta().end()) {
@@ -323,6 +325,7 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
         out.power = power_distribution(grid, options.threshold_w);
         out.power_step_ns = grid.step_ns;
     }
+    out.power_band = node_power_band(*data, k_band_windows);
     out.idle = idle_devices(out, options.idle_util_percent);
     out.rating = rated_power(reader);
     if (auto events = reader.events(run.id)) {

@@ -10,6 +10,7 @@
 #include "report/basis.hpp"
 #include "report/bound.hpp"
 #include "report/distribution.hpp"
+#include "report/power_band.hpp"
 #include "trace/reader.hpp"
 
 #include <cmath>
@@ -102,6 +103,9 @@ struct RunSummary : Figures {
     std::vector<trace::Marker> points;      // point markers
     std::optional<Distribution> power;      // node power over the run
     std::int64_t power_step_ns = 0;         // resolution of that distribution
+    // Where the node's power lay window by window from the sensors' bounds (the HTML
+    // profile's band); empty where the node's energy has none.
+    std::vector<BandPoint> power_band;
     std::vector<IdleDevice> idle;
     std::optional<Rating> rating; // the node's rated power, from the trace
     std::optional<double> idle_w; // the trace's idle baseline, if it has one

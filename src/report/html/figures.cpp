@@ -120,10 +120,17 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
                   : "");
 }
 
-void profile_figure(
-    Page& pg, const RunProfile& p, const std::string& label, int fig_no, Colors& colors) {
+void profile_figure(Page& pg,
+                    const RunProfile& p,
+                    const RunSummary& summary,
+                    const std::string& label,
+                    int fig_no,
+                    Colors& colors) {
     ProfileFigure f;
     f.id = pg.next_id("profile");
+    for (const auto& b : summary.power_band) {
+        f.band.push_back({b.x, b.low_w, b.high_w});
+    }
     f.plot_width = plot_width(pg.opt);
     const double runtime = static_cast<double>(p.t1 - p.t0) * 1e-9;
     f.runtime_s = runtime;
@@ -172,10 +179,15 @@ void profile_figure(
     }
     pg.body += fmt::format(
         "<figcaption><b>Figure {}.</b> Power over the time of run {} of “{}” (runtime "
-        "{}): the node{} and each counted part{}.{}</figcaption></figure>",
+        "{}): the node{} and each counted part{}.{}{}</figcaption></figure>",
         fig_no, p.run.repeat > 0 ? p.run.repeat : 1, escape(label), runtime_text(runtime),
         node_caption(p),
-        p.phases.phases.empty() ? "" : "; shaded bands are the phases the job marked", how);
+        p.phases.phases.empty() ? "" : "; shaded bands are the phases the job marked", how,
+        f.band.empty() ? ""
+                       : fmt::format(" The grey band around the node is where the sensors' own "
+                                     "limits put its mean power, window by window ({} windows; "
+                                     "docs/uncertainty.md).",
+                                     f.band.size()));
 }
 
 void distribution_figure(Page& pg,

@@ -43,7 +43,7 @@ Result<std::string> run_fragment(trace::Reader& reader, const RunSummary& run, i
     if (!profile) {
         return std::unexpected(profile.error());
     }
-    html::profile_figure(pg, *profile, run.run.label, ++pg.figure, colors);
+    html::profile_figure(pg, *profile, run, run.run.label, ++pg.figure, colors);
     html::phase_table(pg, *profile);
     pg.body += "</div>";
     return std::move(pg.body);

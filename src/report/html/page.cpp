@@ -65,7 +65,6 @@ svg .phase-name { font-size: 11px; font-weight: 600; fill: #3b4148; }
 svg .mark { stroke: #6b7178; stroke-width: 1; stroke-dasharray: 2 3; }
 svg .mark-name { font-size: 10px; fill: #5f6670; }
 svg .bar-total { font-size: 11px; fill: #30363d; }
-svg .bar-bound { stroke: #30363d; stroke-width: 1.5; fill: none; }
 svg .group { font-size: 12px; font-weight: 600; }
 svg .bin { fill: #7b9cc0; }
 svg .jp-cursor line { stroke: #1f2328; stroke-width: 1; stroke-opacity: 0.5; }

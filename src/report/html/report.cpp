@@ -164,7 +164,7 @@ Result<void> label_section(Page& pg,
                         r.complete     ? ""
                         : r.run.end_ns ? " · <b>incomplete</b>: a sensor was lost during the run"
                                        : " · <b>incomplete</b>: the monitor stopped early");
-        html::profile_figure(pg, *prof, g.label, profile_fig, colors);
+        html::profile_figure(pg, *prof, r, g.label, profile_fig, colors);
         html::phase_table(pg, *prof);
         html::distribution_figure(pg, *prof, rated, dist_fig);
         b += "</div>";

@@ -58,9 +58,14 @@ void phase_table(Page& pg, const RunProfile& p);
 // --- figures (figures.cpp) ---
 // Every measured run's energy, stacked by part.
 void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& colors);
-// One run's power over the run's time, with its phases.
-void profile_figure(
-    Page& pg, const RunProfile& p, const std::string& label, int fig_no, Colors& colors);
+// One run's power over the run's time, with its phases and the sensors' bound on the
+// node's power (summary's power_band).
+void profile_figure(Page& pg,
+                    const RunProfile& p,
+                    const RunSummary& summary,
+                    const std::string& label,
+                    int fig_no,
+                    Colors& colors);
 // One run's distribution of node power against its rating.
 void distribution_figure(Page& pg,
                          const RunProfile& p,

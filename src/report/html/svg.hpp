@@ -93,8 +93,16 @@ struct PointMark {
     double x = 0;
 };
 
+// Where the sensors' bounds put the node's mean power over one window (W).
+struct BandSpan {
+    double x = 0; // the window's middle, as a fraction of runtime
+    double lo = 0;
+    double hi = 0;
+};
+
 struct ProfileFigure {
-    std::string id; // unique in the page; only [a-z0-9-]
+    std::string id;             // unique in the page; only [a-z0-9-]
+    std::vector<BandSpan> band; // shaded under the lines; empty: none
     int plot_width = 900;
     int plot_height = 300;
     double runtime_s = 0;

@@ -47,7 +47,8 @@ std::string bar_svg(const Bar& b,
         const double hi = y_of(b.total_high);
         const double cap = std::min(6.0, bar_w / 4);
         out += fmt::format(
-            R"~(<path class="bar-bound" d="M{} {}V{}M{} {}H{}M{} {}H{}"><title>{}</title></path>)~",
+            R"~(<path class="bar-bound" stroke="#30363d" stroke-width="1.5" fill="none" )~"
+            R"~(d="M{} {}V{}M{} {}H{}M{} {}H{}"><title>{}</title></path>)~",
             num(cx), num(lo), num(hi), num(cx - cap), num(lo), num(cx + cap), num(cx - cap),
             num(hi), num(cx + cap), escape(b.bound_title));
         top = std::max(top, b.total_high);

@@ -220,6 +220,38 @@ std::string series_svg(const ProfileFigure& f, const Scale& sc) {
     return out;
 }
 
+// The node's bound, window by window, as one shaded polygon (values far off the scale are
+// held just past it: the plot's clip cuts them).
+std::string band_svg(const ProfileFigure& f, const Scale& sc) {
+    if (f.band.empty()) {
+        return {};
+    }
+    const double top = sc.ay.hi + (sc.ay.hi - sc.ay.lo);
+    const auto y = [&](double w) { return sc.y(std::clamp(w, sc.ay.lo, top)); };
+    std::string pts;
+    const auto add = [&](double x, double w) {
+        fmt::format_to(std::back_inserter(pts), "{:.1f},{:.1f} ", sc.x(x), y(w));
+    };
+    if (f.band.size() == 1) {
+        add(0, f.band.front().hi);
+        add(1, f.band.front().hi);
+        add(1, f.band.front().lo);
+        add(0, f.band.front().lo);
+    } else {
+        for (const auto& b : f.band) {
+            add(b.x, b.hi);
+        }
+        for (auto it = f.band.rbegin(); it != f.band.rend(); ++it) {
+            add(it->x, it->lo);
+        }
+    }
+    pts.pop_back();
+    return fmt::format(
+        R"~(<polygon class="bound-band" fill="#30363d" fill-opacity="0.12" points="{}"><title>the sensors' bound )~"
+        R"~(on the node's power</title></polygon>)~",
+        pts);
+}
+
 } // namespace
 
 std::string profile_svg(const ProfileFigure& figure) {
@@ -269,6 +301,7 @@ std::string profile_svg(const ProfileFigure& figure) {
     x_axis(out, fr, nice_axis(0, runtime / unit_s, 10), 0, runtime / unit_s,
            fmt::format("Time since the run began [{}]", unit), true); // with a vertical grid
     out += fmt::format(R"~(<g clip-path="url(#{}-clip)">)~", f.id);
+    out += band_svg(f, sc);
     out += point_markers_svg(f, sc);
     out += series_svg(f, sc);
     out += "</g>";

@@ -134,6 +134,8 @@ TEST_F(HtmlReport, WritesOneSelfContainedPageWithTheFigures) {
     EXPECT_EQ(count(page, "class=\"bar-bound\""), 1U);
     EXPECT_NE(page.find("the sensors&#39; bound on the node&#39;s energy: "), std::string::npos);
     EXPECT_NE(page.find("The whisker on a bar spans the sensors"), std::string::npos);
+    EXPECT_EQ(count(page, "class=\"bound-band\""), 1U) << "under the node's profile";
+    EXPECT_NE(page.find("The grey band around the node is where the sensors"), std::string::npos);
     EXPECT_NE(page.find("gpu-node-1"), std::string::npos);
     EXPECT_NE(page.find("python train.py"), std::string::npos);
 }

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Where the node's power lay over a run, window by window, from the sensors' own
+// bounds on its energy in each window (report/bound.hpp): the shaded band of the
+// HTML profile. Windows end where the node's counter (or its first part's) was
+// read, so an edge's error is the counter's own (quantum and staleness), not the
+// gap between two readings.
+#include <vector>
+
+namespace jp::report {
+
+struct RunData; // report/window.hpp
+
+struct BandPoint {
+    double x = 0;      // the window's middle as a fraction of the run, 0..1
+    double low_w = 0;  // the least mean power over the window its bound allows
+    double high_w = 0; // the most
+};
+
+// About `windows` windows over the run (fewer where the counter was read less often,
+// never shorter than its resolution); empty where the node's energy has no bound (a
+// node meter or a part that is a power reading, a rest-of-node model, a counter
+// estimated over a jump).
+[[nodiscard]] std::vector<BandPoint> node_power_band(const RunData& data, int windows);
+
+} // namespace jp::report
