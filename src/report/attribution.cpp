@@ -210,7 +210,7 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
     Attribution out = m_template;
     std::vector<bool> bounded(out.parts.size(), true);
     for (auto& p : out.parts) {
-        p.share.job_bound = Bound{0, 0, "quantum", false, false};
+        p.share.job_bound = Bound{0, 0, "quantum", false, false, {}};
     }
     double seconds_in = 0;
     double seconds_read = 0; // of them, between the first and the last usage reading
@@ -254,7 +254,7 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
             out.parts[n].share.job_bound.reset();
         }
     }
-    out.node.job_bound = Bound{0, 0, "quantum", false, false};
+    out.node.job_bound = Bound{0, 0, "quantum", false, false, {}};
     for (const auto& p : out.parts) {
         out.node += p.share;
         out.node.job_bound = sum_of(out.node.job_bound, p.share.job_bound);

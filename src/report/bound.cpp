@@ -36,11 +36,12 @@ counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits
 }
 
 std::string_view dominant_of(const BoundTerms& t) noexcept {
-    const double most = std::max({t.quantum, t.lag, t.gap, t.jump});
+    const double most = std::max({t.quantum, t.lag, t.gap, t.jump, t.knee});
     return most == t.jump      ? "counter jump"
            : most == t.quantum ? "quantum"
            : most == t.lag     ? "edge staleness"
-                               : "gap between readings";
+           : most == t.gap     ? "gap between readings"
+                               : "idle power crossing";
 }
 
 namespace {
@@ -59,9 +60,14 @@ std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<B
     if (!a || !b) {
         return std::nullopt;
     }
-    return Bound{a->low + b->low, a->high + b->high,
-                 a->half_width() >= b->half_width() ? a->dominant : b->dominant,
-                 a->max_assumed || b->max_assumed, a->profile_assumed || b->profile_assumed};
+    Bound sum{a->low + b->low,
+              a->high + b->high,
+              a->half_width() >= b->half_width() ? a->dominant : b->dominant,
+              a->max_assumed || b->max_assumed,
+              a->profile_assumed || b->profile_assumed,
+              a->terms};
+    sum.terms += b->terms;
+    return sum;
 }
 
 double quantum_of(const Channel& c) noexcept {
@@ -121,12 +127,16 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     if (readings.empty() || t1 < t0) {
         return std::nullopt;
     }
+    if (t1 == t0) { // an empty window: exactly nothing
+        return Bound{0, 0, "quantum", limits.max_assumed, false, {}};
+    }
     const auto start = counter_range(readings, t0, limits);
     const auto end = counter_range(readings, t1, limits);
-    Bound b{std::max(0.0, end.lo - start.hi), end.hi - start.lo, {}, limits.max_assumed};
+    Bound b{std::max(0.0, end.lo - start.hi), end.hi - start.lo, {}, limits.max_assumed, false, {}};
     // The terms, as they enter the width: each edge's quantum and lag; the rest
     // is the distance of the edges from the readings that bracket them.
-    b.dominant = dominant_of(terms_of(b, limits));
+    b.terms = terms_of(b, limits);
+    b.dominant = dominant_of(b.terms);
     return b;
 }
 
@@ -164,7 +174,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     if (readings.empty() || t1 < t0) {
         return std::nullopt;
     }
-    Bound total{0, 0, {}, limits.max_assumed};
+    Bound total{0, 0, {}, limits.max_assumed, false, {}};
     BoundTerms terms;
     // The readings in [from, to] bound the piece of [t0, t1] they cover.
     const auto piece = [&](std::int64_t from, std::int64_t to) {
@@ -202,6 +212,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
         from = span.to_ns;
     }
     piece(from, std::numeric_limits<std::int64_t>::max());
+    total.terms = terms;
     total.dominant = dominant_of(terms);
     return total;
 }

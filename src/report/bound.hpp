@@ -25,6 +25,34 @@ struct CounterLimits {
     bool max_assumed = false;   // max_watts is twice the highest power seen, not the sensor's
 };
 
+// What each term of a bound adds to its width (joules, or watts for a power's bound):
+// the counter's quantum at the edges, their staleness (the most the domain can draw over
+// an update period), how far the edges lie from the readings around them, and spans
+// where the counter's values were estimated over a jump; for a job's share, intervals
+// whose energy could cross idle power (report/share_bound.hpp). Their sum is the width
+// before the bound is cut at what is physically possible.
+struct BoundTerms {
+    double quantum = 0;
+    double lag = 0;
+    double gap = 0;
+    double jump = 0;
+    double knee = 0;
+    BoundTerms& operator+=(const BoundTerms& o) noexcept {
+        quantum += o.quantum;
+        lag += o.lag;
+        gap += o.gap;
+        jump += o.jump;
+        knee += o.knee;
+        return *this;
+    }
+    [[nodiscard]] BoundTerms scaled(double k) const noexcept {
+        return {quantum * k, lag * k, gap * k, jump * k, knee * k};
+    }
+};
+// The name of the largest term: "quantum", "edge staleness", "gap between readings",
+// "counter jump" or "idle power crossing".
+[[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
+
 // What the figure could be, and which term of the bound is the largest.
 struct Bound {
     double low = 0;
@@ -36,6 +64,7 @@ struct Bound {
     // energy there follows the counter's power profile, so the bound holds if the profile's
     // shape does; only the counter's reads bound it otherwise.
     bool profile_assumed = false;
+    BoundTerms terms; // what makes its width
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 
@@ -49,15 +78,6 @@ struct CounterRange {
 [[nodiscard]] CounterRange counter_range(std::span<const TimedValue> readings,
                                          std::int64_t t,
                                          const CounterLimits& limits) noexcept;
-
-// What a bound's width is made of (joules), and the name of its largest term.
-struct BoundTerms {
-    double quantum = 0;
-    double lag = 0;
-    double gap = 0;
-    double jump = 0;
-};
-[[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
 
 // The bound of a sum: the ends added (worst case: the terms' errors are not
 // independent, one power step moves every part at once); none when a term has none.

@@ -55,8 +55,26 @@ const Figures* window_of(const RunSummary& run, const std::string& phase) {
     return it == run.phase_totals.end() ? nullptr : &*it;
 }
 
+// An item's provenance; with repeats, the sensors' bound on the mean (energy), not one
+// run's (docs/uncertainty.md).
+std::string mean_provenance(const Item& first, const Stat& energy, std::size_t runs) {
+    if (runs <= 1) {
+        return provenance_text(first);
+    }
+    auto base = first;
+    base.bound.reset();
+    auto prov = provenance_text(base);
+    if (energy.sensor) {
+        prov += bound_text(*energy.sensor, energy.mean) + " on the mean";
+    }
+    return prov;
+}
+
 // Provenance of a part, with its mean utilisation over the group's runs (in that window).
-std::string part_prov(const RepeatSummary& r, const std::string& phase, const std::string& name) {
+std::string part_prov(const RepeatSummary& r,
+                      const std::string& phase,
+                      const std::string& name,
+                      const Stat& energy) {
     const Item* first = nullptr;
     std::vector<double> util;
     for (const auto& run : r.runs) {
@@ -71,7 +89,7 @@ std::string part_prov(const RepeatSummary& r, const std::string& phase, const st
     if (first == nullptr) {
         return {};
     }
-    auto prov = provenance_text(*first);
+    auto prov = mean_provenance(*first, energy, r.runs.size());
     if (!util.empty()) {
         prov += fmt::format(", util {:.0f} %", stat_of(util).mean);
     }
@@ -87,7 +105,7 @@ void part_rows(std::string& out,
         const auto& name = s.part_energy_j[i].first;
         row(out, u,
             {"    " + name, s.part_energy_j[i].second, s.part_avg_w[i].second, "",
-             s.part_peak_w[i].second, part_prov(r, phase, name)});
+             s.part_peak_w[i].second, part_prov(r, phase, name, s.part_energy_j[i].second)});
     }
 }
 
@@ -95,20 +113,22 @@ void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& o : r.runs.front().others) {
         std::vector<double> e;
         std::vector<double> w;
+        std::vector<std::optional<Bound>> bounds;
         for (const auto& run : r.runs) {
             const auto it = std::ranges::find(run.others, o.name, &Item::name);
             if (it != run.others.end()) {
                 e.push_back(it->energy_j);
                 w.push_back(it->avg_w);
+                bounds.push_back(it->bound);
             }
         }
-        row(out, u,
-            {"  " + o.name,
-             stat_of(e),
-             stat_of(w),
-             "",
-             {},
-             "not summed: " + not_summed_reason(o.parent, o.backend)});
+        auto energy = stat_of(e);
+        energy.sensor = mean_bound(bounds);
+        std::string why = "not summed: " + not_summed_reason(o.parent, o.backend);
+        if (energy.sensor) {
+            why += bound_text(*energy.sensor, energy.mean) + (e.size() > 1 ? " on the mean" : "");
+        }
+        row(out, u, {"  " + o.name, energy, stat_of(w), "", {}, why});
     }
 }
 
@@ -123,6 +143,10 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
         }
         std::string prov{to_string(r.runs.front().node.provenance)};
         prov += r.runs.front().node.lower_bound ? ", lower bound" : "";
+        if (p.node_energy_j.sensor) {
+            prov += bound_text(*p.node_energy_j.sensor, p.node_energy_j.mean) +
+                    (p.runs > 1 ? " on the mean" : "");
+        }
         if (p.runs < r.runs.size()) {
             prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
         }
@@ -154,20 +178,9 @@ void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     const auto& first = r.runs.front();
     out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
                        one_line(first.run.command, 120));
-    // With repeats, the sensors' bound on the mean, not one run's (docs/uncertainty.md).
-    auto prov = provenance_text(first.node);
-    if (r.runs.size() > 1) {
-        auto base = first.node;
-        base.bound.reset();
-        prov = provenance_text(base);
-        if (r.node_energy_j.sensor) {
-            prov += bound_text(*r.node_energy_j.sensor, r.node_energy_j.mean);
-            prov += " on the mean";
-        }
-    }
     row(out, u,
         {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
-         prov});
+         mean_provenance(first.node, r.node_energy_j, r.runs.size())});
     part_rows(out, u, r, r, "");
     other_rows(out, u, r);
     phase_rows(out, u, r);
@@ -232,6 +245,14 @@ std::string bound_text(const Bound& b, double value) {
     return {};
 }
 
+nlohmann::json bound_terms_json(const BoundTerms& t) {
+    return {{"quantum", t.quantum},
+            {"edge_staleness", t.lag},
+            {"gap_between_readings", t.gap},
+            {"counter_jump", t.jump},
+            {"idle_crossing", t.knee}};
+}
+
 nlohmann::json stat_json(const Stat& s) {
     nlohmann::json j{{"mean", s.mean}, {"std", s.std}, {"n", s.n}};
     if (s.sensor) { // the sensors' bound on the mean, beside the runs' spread
@@ -239,6 +260,7 @@ nlohmann::json stat_json(const Stat& s) {
         j["sensor_high"] = s.sensor->high;
         j["sensor_bound"] = s.sensor->half_width();
         j["bound_dominant"] = s.sensor->dominant;
+        j["sensor_terms"] = bound_terms_json(s.sensor->terms);
     }
     return j;
 }

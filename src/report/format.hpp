@@ -45,6 +45,9 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 // ", 40.57–40.77 J (edge staleness)", ", not measurable here: 0–6.4 J (gap between
 // readings)" when half its width is more than the value, "" for no width.
 [[nodiscard]] std::string bound_text(const Bound& b, double value);
+// What each term adds to a bound's width: {"quantum", "edge_staleness",
+// "gap_between_readings", "counter_jump", "idle_crossing"} (docs/uncertainty.md).
+[[nodiscard]] nlohmann::json bound_terms_json(const BoundTerms& t);
 [[nodiscard]] nlohmann::json stat_json(const Stat& s);
 // One run as in to_json's "runs": figures, phases, power distribution, idle accelerators.
 [[nodiscard]] nlohmann::json run_to_json(const RunSummary& run, bool phase_detail = false);

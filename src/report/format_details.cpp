@@ -117,12 +117,14 @@ std::string job_bound_text(const RepeatSummary& r) {
     }
     const auto& b = *r.job_energy_j->sensor;
     const char* on = r.runs.size() > 1 ? " on the mean" : "";
+    std::string why{b.dominant};
+    why += b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
+    why += b.profile_assumed ? "; assumes the GPU's power profile between its counter's reads" : "";
     if (b.half_width() > std::abs(r.job_energy_j->mean)) {
         return fmt::format("; not measurable at the sensors' resolution: {:.3g}–{:.3g} J{} ({})",
-                           b.low, b.high, on, b.dominant);
+                           b.low, b.high, on, why);
     }
-    return fmt::format("; the sensors bound it to {:.4g}–{:.4g} J{} ({})", b.low, b.high, on,
-                       b.dominant);
+    return fmt::format("; the sensors bound it to {:.4g}–{:.4g} J{} ({})", b.low, b.high, on, why);
 }
 
 std::vector<std::string> attribution_lines(const RepeatSummary& r) {

@@ -23,6 +23,7 @@ json share_json(const JobShare& s) {
         j["job_high_j"] = s.job_bound->high;
         j["job_bound_j"] = s.job_bound->half_width();
         j["job_bound_dominant"] = s.job_bound->dominant;
+        j["job_bound_terms"] = bound_terms_json(s.job_bound->terms);
         j["job_bound_assumes_peak"] = s.job_bound->max_assumed;
         j["job_bound_assumes_profile"] = s.job_bound->profile_assumed;
         j["job_measurable"] = s.job_bound->half_width() <= std::abs(s.job_j());
@@ -67,6 +68,7 @@ json item_json(const Item& i) {
         j["energy_high_j"] = i.bound->high;
         j["energy_bound_j"] = i.bound->half_width();
         j["bound_dominant"] = i.bound->dominant;
+        j["bound_terms"] = bound_terms_json(i.bound->terms);
         j["bound_assumes_peak"] = i.bound->max_assumed;
         j["bound_assumes_profile"] = i.bound->profile_assumed;
         j["measurable"] = !i.not_measurable();

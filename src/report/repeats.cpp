@@ -44,6 +44,7 @@ std::optional<Bound> power_bound(const Item& it, double runtime_s) {
     auto b = *it.bound;
     b.low /= runtime_s;
     b.high /= runtime_s;
+    b.terms = b.terms.scaled(1 / runtime_s);
     return b;
 }
 

@@ -5,6 +5,7 @@
 #include "report/window.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace jp::report {
 namespace {
@@ -36,6 +37,23 @@ double cumulative(const std::vector<TimedValue>& p, const std::vector<double>& f
     return f[i] + 0.5 * (a.value + v) * static_cast<double>(t - a.t_ns) * 1e-9;
 }
 
+// A reading that is not a number (the monitor never writes one; a hand-made or damaged
+// trace can hold it) is no reading: dropped with its flags.
+void drop_non_finite(trace::ChannelSamples& s) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+        if (std::isfinite(s.points[i].value)) {
+            s.points[kept] = s.points[i];
+            if (i < s.flags.size()) {
+                s.flags[kept] = s.flags[i];
+            }
+            ++kept;
+        }
+    }
+    s.points.resize(kept);
+    s.flags.resize(std::min(s.flags.size(), kept));
+}
+
 bool in_node_grid(const RunData& d, std::size_t i) {
     const auto& c = (*d.channels)[i];
     if (d.node_channel) {
@@ -61,6 +79,7 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
         if (!s) {
             return std::unexpected(s.error());
         }
+        drop_non_finite(*s);
         const auto& c = (*d.channels)[i];
         d.timing.push_back(timing_of(c, s->points, s->flags));
         d.profiled.push_back(shaped_by_profile(s->flags));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace jp::report {
 namespace {
@@ -21,22 +22,25 @@ double slope_at(const attrib::Interval& in) {
                                                    : given;
 }
 
-// The most the share of an interval can stray from the line through its share
-// with that slope when its true energy is anywhere in [lo, hi]: the difference is
-// piecewise linear, so the most is at an end of the range or at a knee (0, idle).
-double off_slope(const attrib::Interval& in, double slope, double lo, double hi) {
+// How far below and above the line through the interval's share with that slope its
+// share can be when its true energy is anywhere in [lo, hi]: the difference is piecewise
+// linear, so its extremes are at an end of the range or at a knee (0, idle energy).
+std::pair<double, double>
+off_slope(const attrib::Interval& in, double slope, double lo, double hi) {
     const double share = attrib::split(in).job_j();
-    double most = 0;
+    double below = 0;
+    double above = 0;
     for (const double e : {lo, hi, 0.0, std::max(0.0, in.idle_w * in.seconds)}) {
         if (e < lo || e > hi) {
             continue;
         }
         auto at = in;
         at.energy_j = e;
-        most =
-            std::max(most, std::abs(attrib::split(at).job_j() - share - slope * (e - in.energy_j)));
+        const double off = attrib::split(at).job_j() - share - slope * (e - in.energy_j);
+        below = std::min(below, off);
+        above = std::max(above, off);
     }
-    return most;
+    return {below, above};
 }
 
 } // namespace
@@ -49,7 +53,7 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
         job += attrib::split(in).job_j();
         slope.push_back(slope_at(in));
     }
-    Bound out{job, job, "quantum", false, false};
+    Bound out{job, job, "quantum", false, false, {}};
     if (cuts.size() != intervals.size() + 1) {
         return out; // not consecutive intervals: nothing to bound them by (a caller's error)
     }
@@ -87,17 +91,27 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
         if (a.grows && b.grows) {
             lo = std::max(lo, 0.0);
         }
-        const double off = off_slope(intervals[k], slope[k], lo, e + b.hi - a.lo);
-        if (off > 0) {
-            up += off;
-            down -= off;
-            terms.gap += 2 * off;
+        const auto [below, above] = off_slope(intervals[k], slope[k], lo, e + b.hi - a.lo);
+        if (above - below > 0) {
+            up += above;
+            down += below;
+            terms.knee += above - below;
             flags(a);
             flags(b);
         }
     }
     out.low = job + down;
     out.high = job + up;
+    // A counter's share is never below nothing, nor above all the counter can have drawn.
+    if (std::ranges::all_of(cuts, &CutError::grows)) {
+        double energy = 0;
+        for (const auto& in : intervals) {
+            energy += in.energy_j;
+        }
+        out.low = std::max(out.low, 0.0);
+        out.high = std::min(out.high, energy + cuts.back().hi - cuts.front().lo);
+    }
+    out.terms = terms;
     out.dominant = dominant_of(terms);
     return out;
 }

@@ -306,6 +306,14 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     static_cast<Figures&>(out) = figures_of(*data, data->t0, data->t1);
     out.node_basis = node_basis(*data);
     add_estimate_note(out);
+    if (out.rest && out.rest->bound && out.rest->bound->high < 0) {
+        out.notes.push_back(fmt::format(
+            "the node meter read less than the sum of its parts, by more than the sensors' own "
+            "limits allow (the rest is at most {:.4g} J): the sensors disagree (a meter that "
+            "measures another domain, or parts counted twice), so the rest and its share are "
+            "not figures to trust",
+            out.rest->bound->high));
+    }
     for (auto& note : timing_notes(*data)) {
         out.notes.push_back(std::move(note));
     }
@@ -379,6 +387,7 @@ std::optional<Bound> mean_bound(std::span<const std::optional<Bound>> bounds) {
         }
         out.low += b->low;
         out.high += b->high;
+        out.terms += b->terms;
         out.max_assumed = out.max_assumed || b->max_assumed;
         out.profile_assumed = out.profile_assumed || b->profile_assumed;
         if (b->half_width() > widest) {
@@ -389,6 +398,7 @@ std::optional<Bound> mean_bound(std::span<const std::optional<Bound>> bounds) {
     const auto n = static_cast<double>(bounds.size());
     out.low /= n;
     out.high /= n;
+    out.terms = out.terms.scaled(1 / n);
     return out;
 }
 

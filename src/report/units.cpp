@@ -39,10 +39,20 @@ std::string sensor_pm(const Stat& s, const EnergyUnit& u) {
     if (s.sensor->half_width() > std::abs(s.mean)) {
         return "n/m";
     }
-    const double shown = s.sensor->half_width() * u.per_joule;
     const double least = std::pow(10.0, -u.digits);
-    return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, u.digits)
-                               : fmt::format("{:.{}f}", shown, u.digits);
+    const auto text = [&](double joules) {
+        const double shown = joules * u.per_joule;
+        return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, u.digits)
+                                   : fmt::format("{:.{}f}", shown, u.digits);
+    };
+    // A bound far from centred on the figure (a channel lost part-way, a cut at zero) is
+    // given by its two sides: half its width would promise what one side cannot hold.
+    const double above = std::max(s.sensor->high - s.mean, 0.0);
+    const double below = std::max(s.mean - s.sensor->low, 0.0);
+    if (std::min(above, below) < 0.5 * std::max(above, below)) {
+        return fmt::format("+{}/−{}", text(above), text(below));
+    }
+    return text(s.sensor->half_width());
 }
 
 std::string energy_text(double joules) {

@@ -23,8 +23,9 @@ struct EnergyUnit {
 // "12.345 ± 0.678" in the unit, no unit name.
 [[nodiscard]] std::string energy_pm(const Stat& s, const EnergyUnit& u);
 // Half the sensors' bound on a mean (Stat::sensor) in the unit, no unit name: "0.020",
-// "<0.001" where it rounds to nothing, "n/m" where it is wider than the figure (not
-// measurable at the sensors' resolution), "-" where there is none.
+// "<0.001" where it rounds to nothing; "+9.100/−0.110" where the bound is far from centred
+// on the figure (one side under half the other); "n/m" where it is wider than the figure
+// (not measurable at the sensors' resolution), "-" where there is none.
 [[nodiscard]] std::string sensor_pm(const Stat& s, const EnergyUnit& u);
 // One figure with its own unit: "0.212 J", "1.765 kJ", "12.300 MJ".
 [[nodiscard]] std::string energy_text(double joules);

@@ -103,7 +103,7 @@ std::map<std::string, double> utilisation(const RunData& d, std::int64_t t0, std
 void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
     double parts_j = 0;
     Provenance parts_prov = Provenance::measured;
-    std::optional<Bound> parts_bound = Bound{0, 0, "quantum", false};
+    std::optional<Bound> parts_bound = Bound{0, 0, "quantum", false, false, {}};
     for (const auto& p : f.parts) {
         parts_j += p.energy_j;
         parts_prov = weakest(parts_prov, p.provenance);
@@ -121,12 +121,15 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
             f.rest = named_item("rest", weakest(Provenance::derived, parts_prov), "",
                                 f.node.energy_j - parts_j);
             if (f.node.bound && parts_bound) { // the node less the parts, ends crossed
-                f.rest->bound = Bound{
-                    f.node.bound->low - parts_bound->high, f.node.bound->high - parts_bound->low,
-                    f.node.bound->half_width() >= parts_bound->half_width() ? f.node.bound->dominant
-                                                                            : parts_bound->dominant,
-                    f.node.bound->max_assumed || parts_bound->max_assumed,
-                    f.node.bound->profile_assumed || parts_bound->profile_assumed};
+                f.rest->bound = Bound{f.node.bound->low - parts_bound->high,
+                                      f.node.bound->high - parts_bound->low,
+                                      f.node.bound->half_width() >= parts_bound->half_width()
+                                          ? f.node.bound->dominant
+                                          : parts_bound->dominant,
+                                      f.node.bound->max_assumed || parts_bound->max_assumed,
+                                      f.node.bound->profile_assumed || parts_bound->profile_assumed,
+                                      f.node.bound->terms};
+                f.rest->bound->terms += parts_bound->terms;
             }
         }
     } else {

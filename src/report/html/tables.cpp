@@ -161,9 +161,10 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
     }
     for (const auto& o : first.others) {
         b += fmt::format(
-            "<tr class=\"other\"><td>{}</td><td>{:.{}f}</td><td></td><td>{:.1f}</td>"
+            "<tr class=\"other\"><td>{}</td><td>{:.{}f}</td>{}<td>{:.1f}</td>"
             "<td>{}</td><td></td><td>{}</td><td class=\"text\">not summed: {}</td></tr>",
-            escape(o.name), o.energy_j * u.per_joule, u.digits, o.avg_w,
+            escape(o.name), o.energy_j * u.per_joule, u.digits,
+            sensor_td(Stat{o.energy_j, 0, 1, o.bound}, u), o.avg_w,
             o.peak_w ? fmt::format("{:.1f}", *o.peak_w) : "–", badge(o.provenance),
             escape(not_summed_reason(o.parent, o.backend)));
     }

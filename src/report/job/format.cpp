@@ -188,12 +188,16 @@ std::string format_text(const JobResult& j) {
                                 : 0;
         const bool inside =
             j.bound && j.bound->low <= j.slurm->consumed_j && j.slurm->consumed_j <= j.bound->high;
+        const bool above_parts =
+            j.basis.lower_bound && j.bound && j.slurm->consumed_j > j.bound->high;
         out += fmt::format("\n  Slurm's energy (sacct ConsumedEnergyRaw, step {}): {:.0f} J; "
                            "jouleprof's node energy {}: {:+.1f} %{}\n",
                            j.slurm->step, j.slurm->consumed_j, energy_text(j.energy_j), diff,
-                           !j.bound ? ""
-                           : inside ? " (inside jouleprof's sensors' bound)"
-                                    : " (outside jouleprof's sensors' bound)");
+                           !j.bound      ? ""
+                           : inside      ? " (inside jouleprof's sensors' bound)"
+                           : above_parts ? " (above the bound of the parts jouleprof measured: "
+                                           "the rest of the node is not measured here)"
+                                         : " (outside jouleprof's sensors' bound)");
     }
     if (j.partial) {
         out += "\n  PARTIAL: the figures cover the nodes listed only\n";

@@ -81,6 +81,7 @@ void add_bound_json(nlohmann::json& j, const std::optional<Bound>& bound, double
     j["energy_high_j"] = bound->high;
     j["energy_bound_j"] = bound->half_width();
     j["bound_dominant"] = bound->dominant;
+    j["bound_terms"] = bound_terms_json(bound->terms);
     j["bound_assumes_peak"] = bound->max_assumed;
     j["measurable"] = bound->half_width() <= std::abs(energy_j);
 }
@@ -123,9 +124,12 @@ nlohmann::json to_json(const JobResult& j) {
         out["slurm"] = {
             {"step", j.slurm->step},
             {"consumed_energy_j", j.slurm->consumed_j},
-            {"inside_bound", j.bound ? nlohmann::json(j.bound->low <= j.slurm->consumed_j &&
-                                                      j.slurm->consumed_j <= j.bound->high)
-                                     : nlohmann::json()},
+            // Above a lower bound's (the parts') bound says nothing: null, as without one.
+            {"inside_bound",
+             j.bound && !(j.basis.lower_bound && j.slurm->consumed_j > j.bound->high)
+                 ? nlohmann::json(j.bound->low <= j.slurm->consumed_j &&
+                                  j.slurm->consumed_j <= j.bound->high)
+                 : nlohmann::json()},
             {"difference", j.slurm->consumed_j > 0
                                ? (j.energy_j - j.slurm->consumed_j) / j.slurm->consumed_j
                                : 0.0}};

@@ -147,9 +147,10 @@ TEST_F(Attribution_, TheTextAndTheHtmlLeadWithTheJobsShare) {
     const auto group = aggregate_runs("job", {*s});
     const auto lines = attribution_lines(group);
     ASSERT_EQ(lines.size(), 2U);
-    EXPECT_EQ(lines[0], "job's share: 700.0 J of the node's 1.600 kJ (43.8 %; the sensors bound "
-                        "it to 520–880 J (edge staleness)); unallocated 400.0 J, other processes "
-                        "500.0 J");
+    EXPECT_EQ(lines[0],
+              "job's share: 700.0 J of the node's 1.600 kJ (43.8 %; the sensors bound "
+              "it to 520–830 J (edge staleness; assumes ≤ 2× the peak seen)); unallocated "
+              "400.0 J, other processes 500.0 J");
     EXPECT_NE(format_details(group, {}).find(lines[1]), std::string::npos);
     const auto html = path.string() + ".html";
     ASSERT_TRUE(write_html_report({path}, html, {}));
@@ -301,11 +302,12 @@ TEST_F(Attribution_, TheJobsShareCarriesTheSensorsBound) {
     const auto& a = *s->attribution;
     // cpu0: the job's half of the use is steady, so only the run's edges count (±0.5 × 60 J),
     // and in each second the energy could be 0 (a counter never runs back): the job's
-    // share is then 0, 5 J below the line the slope of 0.5 draws (10 × 5 J).
+    // share is then 0, 5 J below the line the slope of 0.5 draws (10 × 5 J, below only:
+    // above idle power the line is the share itself).
     const auto& p0 = part(a, "cpu0.package").share;
     ASSERT_TRUE(p0.job_bound);
     EXPECT_NEAR(p0.job_bound->low, 200 - 30 - 50, 0.01);
-    EXPECT_NEAR(p0.job_bound->high, 200 + 30 + 50, 0.01);
+    EXPECT_NEAR(p0.job_bound->high, 200 + 30, 0.01);
     const auto& g0 = part(a, "gpu0").share; // the job's own GPU: all of its error
     ASSERT_TRUE(g0.job_bound);
     EXPECT_NEAR(g0.job_bound->low, 400, 0.01);
@@ -313,7 +315,7 @@ TEST_F(Attribution_, TheJobsShareCarriesTheSensorsBound) {
     EXPECT_NEAR(part(a, "gpu1").share.job_bound->half_width(), 0, 1e-9); // another's GPU
     ASSERT_TRUE(a.node.job_bound);
     EXPECT_NEAR(a.node.job_bound->low, 520, 0.01);
-    EXPECT_NEAR(a.node.job_bound->high, 880, 0.01);
+    EXPECT_NEAR(a.node.job_bound->high, 830, 0.01);
     EXPECT_EQ(a.node.job_bound->dominant, "edge staleness");
     EXPECT_TRUE(a.node.job_bound->max_assumed);
     // The node's own bound is wider: all of every part's error.
@@ -322,7 +324,8 @@ TEST_F(Attribution_, TheJobsShareCarriesTheSensorsBound) {
 
     const auto j = run_to_json(*s).at("attribution");
     EXPECT_NEAR(j.at("job_low_j").get<double>(), 520, 0.01);
-    EXPECT_NEAR(j.at("job_high_j").get<double>(), 880, 0.01);
+    EXPECT_NEAR(j.at("job_high_j").get<double>(), 830, 0.01);
+    EXPECT_NEAR(j.at("job_bound_terms").at("idle_crossing").get<double>(), 50, 0.01);
     EXPECT_EQ(j.at("job_bound_dominant"), "edge staleness");
     EXPECT_EQ(j.at("job_measurable"), true);
     EXPECT_TRUE(j.at("parts").at(0).contains("job_low_j"));

@@ -210,5 +210,14 @@ TEST(CounterBound, ALongRunOnAFineCounterIsBoundByItsEdges) {
     EXPECT_GE(b->high, 999.99);
 }
 
+TEST(CounterBound, AnEmptyWindowIsExactlyNothing) {
+    const std::vector<TimedValue> r{{0, 0}, {1'000'000'000, 100}};
+    const auto b =
+        counter_bound(r, 500'000'000, 500'000'000, CounterLimits{1e-3, 200, 1'000'000, false});
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->low, 0);
+    EXPECT_EQ(b->high, 0);
+}
+
 } // namespace
 } // namespace jp::report

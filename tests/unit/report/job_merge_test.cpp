@@ -181,6 +181,16 @@ TEST_F(JobMerge, TheJobsEnergyCarriesTheNodesBoundsAdded) {
     EXPECT_NE(text.find("Energy ≥ 4.000 kJ (sensors: 3.200–4.800 kJ, edge staleness"),
               std::string::npos)
         << text;
+    // These nodes have no node meter: their figure is a lower bound, and so the bound is
+    // the measured parts'. sacct's whole-node figure above it is no contradiction.
+    job->slurm = SlurmEnergy{5000, "42.0"};
+    EXPECT_NE(format_text(*job).find("above the bound of the parts jouleprof measured"),
+              std::string::npos);
+    EXPECT_TRUE(to_json(*job).at("slurm").at("inside_bound").is_null());
+    job->slurm = SlurmEnergy{3000, "42.0"}; // below the parts: a disagreement
+    EXPECT_NE(format_text(*job).find("(outside jouleprof's sensors' bound)"), std::string::npos);
+    EXPECT_EQ(to_json(*job).at("slurm").at("inside_bound"), false);
+    job->slurm.reset();
     const auto j = to_json(*job);
     EXPECT_NEAR(j.at("energy_high_j").get<double>(), 4800, 0.01);
     EXPECT_EQ(j.at("measurable"), true);

@@ -52,10 +52,9 @@ TEST(PowerBand, NoBandWhereTheNodesEnergyHasNoBound) {
     power.run(test::make_run("a", 5, step_up, 0.1));
     auto rp = power.reader();
     EXPECT_TRUE(node_power_band(*load_run(rp, rp.runs()[0]), 20).empty()) << "a power reading";
-    test::TraceBuilder model{
-        fs.path("/m.jptrace"),
-        {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
-        {{"node.rest_watts", "80"}}};
+    test::TraceBuilder model{fs.path("/m.jptrace"),
+                             {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
+                             {{"node.rest_watts", "80"}}};
     model.run(test::make_run("a", 5, step_up, 0.1));
     auto rm = model.reader();
     EXPECT_TRUE(node_power_band(*load_run(rm, rm.runs()[0]), 20).empty()) << "a rest model";

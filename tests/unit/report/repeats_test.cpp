@@ -7,6 +7,7 @@
 #include "report/summary.hpp"
 #include "trace_builder.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace jp::report {
@@ -106,6 +107,27 @@ TEST_F(Repeats, TheMeanCarriesTheSensorsBoundBesideTheRunsSpread) {
     const auto& f = j["groups"][0]["footprint"];
     EXPECT_NEAR(f["kg_co2e_low"].get<double>(), low / 3.6e6 * 0.4, 1e-12);
     EXPECT_NEAR(f["kg_co2e_high"].get<double>(), high / 3.6e6 * 0.4, 1e-12);
+}
+
+// A review found the part rows giving run 1's bound beside the mean (which lay outside it).
+TEST(RepeatsParts, EachPartsRowGivesTheBoundOnTheMeanNotTheFirstRuns) {
+    test::FakeSysfs fs;
+    TraceBuilder b{fs.path("/p.jptrace"),
+                   {channel("node", Domain::node, Quantity::energy),
+                    channel("cpu0.package", Domain::cpu_package, Quantity::energy)}};
+    for (const double w : {100.0, 130.0}) {
+        b.run(make_run("x", 10, flat(w)));
+    }
+    const auto g = summarize_traces(std::vector{b.path()});
+    ASSERT_TRUE(g) << g.error().message();
+    const auto& part = g->front().part_energy_j.front().second;
+    ASSERT_TRUE(part.sensor);
+    const auto text = format_text(*g, FormatOptions{});
+    const auto row = text.substr(text.find("    cpu0.package"));
+    EXPECT_NE(row.find(fmt::format("{:.4g}–{:.4g} J", part.sensor->low, part.sensor->high)),
+              std::string::npos)
+        << text;
+    EXPECT_NE(row.find("on the mean"), std::string::npos) << text;
 }
 
 TEST(DynamicEnergy, ANegativeOneIsShownAndExplainedNotFloored) {

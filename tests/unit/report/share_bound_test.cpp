@@ -47,14 +47,22 @@ TEST(ShareBound, AnErrorThatCanCrossIdlePowerWidensByTheKnee) {
     // 30 J over a second with 10 W idle, the job given the whole part and using half of
     // what is above idle: 10 + 10 = 20 J. Errors of ±60 J at both cuts let the true
     // energy be anything from 0 (a counter never runs back) to 150 J; at 0 the job's
-    // share is 0, 5 J below the line through 20 J with slope 0.5: the bound allows it.
+    // share is 0, 5 J below the line through 20 J with slope 0.5 (and never above it: above
+    // idle the line is the share). The line's own ends, 20 ± 60 J, are cut at 0.
     const std::vector<attrib::Interval> ins{{30, 1, 10, 1, 0.5, true}};
     const std::vector<CutError> cuts{{-60, 60}, {-60, 60}};
     const auto b = share_bound(ins, cuts);
-    EXPECT_NEAR(b.low, 20 - 0.5 * 120 - 5, 1e-9);
-    EXPECT_NEAR(b.high, 20 + 0.5 * 120 + 5, 1e-9);
-    EXPECT_LE(b.low, 0.0);
-    EXPECT_GE(b.high, 10 + 0.5 * 140); // the truth at 150 J
+    EXPECT_NEAR(b.low, 0, 1e-9);
+    EXPECT_NEAR(b.high, 20 + 0.5 * 120, 1e-9);
+    EXPECT_NEAR(b.high, 10 + 0.5 * 140, 1e-9); // the truth at 150 J: reached
+    EXPECT_NEAR(b.terms.knee, 5, 1e-9);
+    // The same interval as a node less its parts (it can go either way): no cut at 0, and
+    // below 0 the share runs with the use again (slope 0.5 to the left of the knee at 0).
+    std::vector<CutError> either{{-60, 60}, {-60, 60}};
+    either[0].grows = either[1].grows = false;
+    const auto c = share_bound(ins, either);
+    EXPECT_NEAR(c.low, -45, 1e-9); // at −90 J: 0.5 × −90, 5 J below the line's −40 (reached)
+    EXPECT_NEAR(c.high, 80, 1e-9);
 }
 
 TEST(ShareBound, NoIntervalsOrMismatchedCutsGiveTheShareItself) {

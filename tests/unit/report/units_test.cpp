@@ -28,6 +28,18 @@ TEST(Units, AFigureTheColumnsUnitWouldZeroIsGivenInItsOwn) {
     EXPECT_EQ(energy_pm(Stat{1e-9, 0, 1, {}}, energy_unit(1e-9)), "0.000") << "no smaller unit";
 }
 
+TEST(Units, TheSensorsColumnGivesBothSidesOfABoundFarFromCentred) {
+    const EnergyUnit j{"J", 1, 2};
+    const auto with = [](double mean, double low, double high) {
+        return Stat{mean, 0, 1, Bound{low, high, "gap between readings", false, false, {}}};
+    };
+    EXPECT_EQ(sensor_pm(with(55.34, 55.23, 64.43), j), "+9.09/−0.11"); // a channel lost part-way
+    EXPECT_EQ(sensor_pm(with(10, 9, 11.5), j), "1.25");                // near enough centred
+    EXPECT_EQ(sensor_pm(with(1, 0, 3), j), "n/m");
+    EXPECT_EQ(sensor_pm(Stat{10, 0, 1, {}}, j), "-");
+    EXPECT_EQ(sensor_pm(with(10, 10 - 1e-4, 10 + 1e-4), j), "<0.01");
+}
+
 TEST(Units, RuntimeHasDecimalsUnderAMinute) {
     EXPECT_EQ(runtime_text(0.0114), "0.011 s");
     EXPECT_EQ(runtime_text(8.05), "8.050 s");
