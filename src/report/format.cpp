@@ -253,6 +253,18 @@ nlohmann::json bound_terms_json(const BoundTerms& t) {
             {"idle_crossing", t.knee}};
 }
 
+void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string_view figure) {
+    const std::string pre{figure == "energy" ? "" : std::string{figure} + "_"};
+    j[fmt::format("{}_low_j", figure)] = b.low;
+    j[fmt::format("{}_high_j", figure)] = b.high;
+    j[fmt::format("{}_bound_j", figure)] = b.half_width();
+    j[pre + "bound_dominant"] = b.dominant;
+    j[pre + "bound_terms"] = bound_terms_json(b.terms);
+    j[pre + "bound_assumes_peak"] = b.max_assumed;
+    j[pre + "bound_assumes_profile"] = b.profile_assumed;
+    j[pre + "measurable"] = b.half_width() <= std::abs(value);
+}
+
 nlohmann::json stat_json(const Stat& s) {
     nlohmann::json j{{"mean", s.mean}, {"std", s.std}, {"n", s.n}};
     if (s.sensor) { // the sensors' bound on the mean, beside the runs' spread

@@ -48,6 +48,11 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 // What each term adds to a bound's width: {"quantum", "edge_staleness",
 // "gap_between_readings", "counter_jump", "idle_crossing"} (docs/uncertainty.md).
 [[nodiscard]] nlohmann::json bound_terms_json(const BoundTerms& t);
+// A bound's fields beside the figure `value` it bounds, for figure "energy" (energy_low_j,
+// energy_high_j, energy_bound_j, bound_dominant, bound_terms, bound_assumes_peak,
+// bound_assumes_profile, measurable) or "job" (job_low_j, …, job_bound_dominant, …,
+// job_measurable).
+void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string_view figure);
 [[nodiscard]] nlohmann::json stat_json(const Stat& s);
 // One run as in to_json's "runs": figures, phases, power distribution, idle accelerators.
 [[nodiscard]] nlohmann::json run_to_json(const RunSummary& run, bool phase_detail = false);

@@ -19,14 +19,7 @@ json share_json(const JobShare& s) {
         {"job_j", s.job_j()},   {"idle_j", s.job_idle_j},           {"dynamic_j", s.job_dynamic_j},
         {"node_j", s.node_j()}, {"unallocated_j", s.unallocated_j}, {"other_j", s.other_j}};
     if (s.job_bound) { // the sensors' bound on the job's share (report/share_bound.hpp)
-        j["job_low_j"] = s.job_bound->low;
-        j["job_high_j"] = s.job_bound->high;
-        j["job_bound_j"] = s.job_bound->half_width();
-        j["job_bound_dominant"] = s.job_bound->dominant;
-        j["job_bound_terms"] = bound_terms_json(s.job_bound->terms);
-        j["job_bound_assumes_peak"] = s.job_bound->max_assumed;
-        j["job_bound_assumes_profile"] = s.job_bound->profile_assumed;
-        j["job_measurable"] = s.job_bound->half_width() <= std::abs(s.job_j());
+        add_bound_json(j, *s.job_bound, s.job_j(), "job");
     }
     return j;
 }
@@ -64,14 +57,7 @@ json item_json(const Item& i) {
     j["peak_w"] = opt(i.peak_w);
     j["lower_bound"] = i.lower_bound;
     if (i.bound) { // docs/uncertainty.md
-        j["energy_low_j"] = i.bound->low;
-        j["energy_high_j"] = i.bound->high;
-        j["energy_bound_j"] = i.bound->half_width();
-        j["bound_dominant"] = i.bound->dominant;
-        j["bound_terms"] = bound_terms_json(i.bound->terms);
-        j["bound_assumes_peak"] = i.bound->max_assumed;
-        j["bound_assumes_profile"] = i.bound->profile_assumed;
-        j["measurable"] = !i.not_measurable();
+        add_bound_json(j, *i.bound, i.energy_j, "energy");
     }
     if (i.lost_at_s) {
         j["lost_at_s"] = *i.lost_at_s;

@@ -17,9 +17,6 @@ namespace jp::report::job {
 // " (sensors: 12.20–12.40 kJ, edge staleness)", " (not measurable at the sensors'
 // resolution: …)", or nothing without a bound: what follows a merged energy figure.
 [[nodiscard]] std::string bound_note(const std::optional<Bound>& bound, double energy_j);
-// The bound's fields beside energy_j: energy_low_j, energy_high_j, energy_bound_j,
-// bound_dominant, measurable (none without a bound).
-void add_bound_json(nlohmann::json& j, const std::optional<Bound>& bound, double energy_j);
 [[nodiscard]] nlohmann::json to_json(const JobResult& job);
 
 struct HtmlJobOptions {

@@ -51,7 +51,9 @@ nlohmann::json across_json(const JobResult& j) {
                           {"channels", p.parts},
                           {"per_node_j", spread_json(p.per_node)},
                           {"provenance", to_string(p.provenance)}};
-        add_bound_json(pj, p.bound, p.energy_j);
+        if (p.bound) {
+            add_bound_json(pj, *p.bound, p.energy_j, "energy");
+        }
         parts.push_back(std::move(pj));
     }
     auto& phases = out["phases"] = nlohmann::json::array();
@@ -66,25 +68,14 @@ nlohmann::json across_json(const JobResult& j) {
                                                {"lower_bound", p.basis.lower_bound},
                                                {"duration_s", spread_json(p.duration_s)},
                                                {"open_at_end", p.open_at_end}});
-        add_bound_json(pj, p.bound, p.energy_j);
+        if (p.bound) {
+            add_bound_json(pj, *p.bound, p.energy_j, "energy");
+        }
     }
     return out;
 }
 
 } // namespace
-
-void add_bound_json(nlohmann::json& j, const std::optional<Bound>& bound, double energy_j) {
-    if (!bound) {
-        return;
-    }
-    j["energy_low_j"] = bound->low;
-    j["energy_high_j"] = bound->high;
-    j["energy_bound_j"] = bound->half_width();
-    j["bound_dominant"] = bound->dominant;
-    j["bound_terms"] = bound_terms_json(bound->terms);
-    j["bound_assumes_peak"] = bound->max_assumed;
-    j["measurable"] = bound->half_width() <= std::abs(energy_j);
-}
 
 nlohmann::json to_json(const JobResult& j) {
     nlohmann::json out{{"job_id", j.job_id},
@@ -114,7 +105,9 @@ nlohmann::json to_json(const JobResult& j) {
                          {"runtime_s", spread_json(j.runtime)},
                          {"avg_w", spread_json(j.avg_power)}}},
                        {"notes", j.notes}};
-    add_bound_json(out, j.bound, j.energy_j);
+    if (j.bound) {
+        add_bound_json(out, *j.bound, j.energy_j, "energy");
+    }
     auto& nodes = out["nodes"] = nlohmann::json::array();
     for (const auto& n : j.nodes) {
         nodes.push_back(node_json(n));

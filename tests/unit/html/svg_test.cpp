@@ -160,6 +160,16 @@ TEST(HtmlBars, GroupNamesThatDoNotFitAlternateRowsAndAreCutWithTheFullNameKept) 
     EXPECT_EQ(plain.find("…"), std::string::npos);
 }
 
+// One bar of one segment whose total is `value`.
+html::Bar one_bar(double value) {
+    html::Bar bar;
+    bar.group = "g";
+    bar.label = "run 1";
+    bar.segments.push_back({"node", value, "#000", false, "node"});
+    bar.total = value;
+    return bar;
+}
+
 TEST(HtmlBars, TotalsKeepAboutThreeSignificantDigits) {
     EXPECT_EQ(html::significant_decimals(0.145), 3);
     EXPECT_EQ(html::significant_decimals(1.5), 2);
@@ -167,23 +177,14 @@ TEST(HtmlBars, TotalsKeepAboutThreeSignificantDigits) {
     EXPECT_EQ(html::significant_decimals(6143.0), 0);
     html::BarsFigure f;
     f.id = "t";
-    html::Bar bar;
-    bar.group = "g";
-    bar.label = "run 1";
-    bar.segments.push_back({"node", 0.145, "#000", false, "node"});
-    bar.total = 0.145;
-    f.bars.push_back(bar);
+    f.bars.push_back(one_bar(0.145));
     EXPECT_NE(html::stacked_bars_svg(f).find(">0.145</text>"), std::string::npos);
 }
 
 TEST(HtmlBars, TheSensorsBoundIsAWhiskerTheAxisMakesRoomFor) {
     html::BarsFigure f;
     f.id = "t";
-    html::Bar bar;
-    bar.group = "g";
-    bar.label = "run 1";
-    bar.segments.push_back({"node", 10, "#000", false, "node"});
-    bar.total = 10;
+    auto bar = one_bar(10);
     bar.total_low = 8;
     bar.total_high = 30; // far above the bar: the axis must reach it
     bar.bound_title = "8–30 J";
