@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <iterator>
 #include <map>
+#include <ranges>
 #include <string>
 #include <utility>
 
@@ -241,8 +242,8 @@ std::string band_svg(const ProfileFigure& f, const Scale& sc) {
         for (const auto& b : f.band) {
             add(b.x, b.hi);
         }
-        for (auto it = f.band.rbegin(); it != f.band.rend(); ++it) {
-            add(it->x, it->lo);
+        for (const auto& b : std::views::reverse(f.band)) {
+            add(b.x, b.lo);
         }
     }
     pts.pop_back();

@@ -119,7 +119,7 @@ nlohmann::json to_json(const JobResult& j) {
             {"consumed_energy_j", j.slurm->consumed_j},
             // Above a lower bound's (the parts') bound says nothing: null, as without one.
             {"inside_bound",
-             j.bound && !(j.basis.lower_bound && j.slurm->consumed_j > j.bound->high)
+             j.bound && (!j.basis.lower_bound || j.slurm->consumed_j <= j.bound->high)
                  ? nlohmann::json(j.bound->low <= j.slurm->consumed_j &&
                                   j.slurm->consumed_j <= j.bound->high)
                  : nlohmann::json()},
