@@ -23,9 +23,7 @@
 namespace jp::report {
 namespace {
 
-constexpr std::int64_t k_ms = 1'000'000;
-constexpr std::int64_t k_sec = 1'000'000'000;
-
+using namespace test::shape_units;
 using test::samples;
 using test::value_at;
 
