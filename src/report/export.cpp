@@ -85,10 +85,12 @@ nlohmann::json channel_json(const Channel& c) {
 } // namespace
 
 std::string csv_field(std::string_view s) {
+    const bool formula =
+        !s.empty() && std::string_view{"=+-@\t\r"}.find(s.front()) != std::string_view::npos;
     if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-        return std::string{s};
+        return formula ? "'" + std::string{s} : std::string{s};
     }
-    std::string out = "\"";
+    std::string out = formula ? "\"'" : "\"";
     for (char c : s) {
         out += c == '"' ? "\"\"" : std::string(1, c);
     }

@@ -23,7 +23,9 @@ namespace jp::report {
 // "flags"}}, "summary"}]}
 [[nodiscard]] Result<nlohmann::json> trace_json(trace::Reader& reader);
 
-// A CSV field, quoted when it holds a comma, quote or line break.
+// A CSV field, quoted when it holds a comma, quote or line break. Text a spreadsheet would
+// take for a formula (a job's marker or label starting with =, +, -, @, a tab or a carriage
+// return) gets a leading ' so that it stays text (OWASP's advice on CSV injection).
 [[nodiscard]] std::string csv_field(std::string_view s);
 
 } // namespace jp::report

@@ -265,7 +265,8 @@ std::string format_study(const StudyTable& t) {
     if (!attributed.empty()) {
         out +=
             fmt::format("Consumption is the job's share of its shared node (docs/attribution.md; "
-                        "the node's is node_energy_j in --json) for {} row{}\n",
+                        "the node's is node_energy_j in --json) for {} row{}; Average power "
+                        "and the shares stay the node's\n",
                         attributed.size(), attributed.size() == 1 ? "" : "s");
     }
     out += "results:";

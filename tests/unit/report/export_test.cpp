@@ -103,5 +103,16 @@ TEST(ExportCsv, FieldsAreQuotedOnlyWhenNeeded) {
     EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
 }
 
+// A marker named by the job goes into a spreadsheet: what would be a formula stays text.
+TEST(ExportCsv, WhatASpreadsheetWouldRunStaysText) {
+    EXPECT_EQ(csv_field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+    EXPECT_EQ(csv_field("+1"), "'+1");
+    EXPECT_EQ(csv_field("-cmd|' /C calc'!A0"), "'-cmd|' /C calc'!A0");
+    EXPECT_EQ(csv_field("@SUM(A1)"), "'@SUM(A1)");
+    EXPECT_EQ(csv_field("\t=1"), "'\t=1");
+    EXPECT_EQ(csv_field("a=b"), "a=b");
+    EXPECT_EQ(csv_field(""), "");
+}
+
 } // namespace
 } // namespace jp::report
