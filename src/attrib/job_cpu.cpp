@@ -4,6 +4,7 @@
 #include "attrib/cgroup.hpp"
 #include "sys/file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -129,6 +130,7 @@ JobCpu::~JobCpu() {
 JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_view way) {
     JobCpu j;
     j.m_root = root;
+    j.m_pid = pid;
     const auto self = sys::read_text(sys::under_root(root, "/proc/self/cgroup"));
     const auto groups = self ? parse_proc_cgroup(*self) : ProcessGroups{};
     const auto mounts = find_mounts(root);
@@ -198,6 +200,40 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
     }
     j.follow_tree(root, pid);
     return j;
+}
+
+std::optional<bool> JobCpu::contains(pid_t pid) const {
+    const auto proc = [&](pid_t p, const char* file) {
+        return sys::read_text(sys::under_root(m_root, fmt::format("/proc/{}/{}", p, file)));
+    };
+    if (m_kind == Kind::v1 || m_kind == Kind::v2) {
+        const auto text = proc(pid, "cgroup");
+        if (!text) {
+            return std::nullopt;
+        }
+        const auto groups = parse_proc_cgroup(*text);
+        const auto mounts = find_mounts(m_root);
+        const auto dir = m_kind == Kind::v2 ? group_dir(mounts.v2, groups.v2)
+                                            : group_dir(mounts.cpuacct, groups.cpuacct);
+        if (!dir) {
+            return false;
+        }
+        const auto [end, rest] = std::ranges::mismatch(m_dir, *dir);
+        return end == m_dir.end(); // the group, or one under it
+    }
+    // The process tree: pid or one of its ancestors is the job's first process.
+    for (int depth = 0; depth < 4096 && pid > 1; ++depth) {
+        if (pid == m_pid) {
+            return true;
+        }
+        const auto text = proc(pid, "stat");
+        const auto times = text ? parse_proc_stat(*text) : std::nullopt;
+        if (!times) {
+            return depth == 0 ? std::nullopt : std::optional{false};
+        }
+        pid = times->ppid;
+    }
+    return false;
 }
 
 void JobCpu::follow_tree(const std::filesystem::path& root, pid_t pid) {

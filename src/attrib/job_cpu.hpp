@@ -52,11 +52,16 @@ public:
     // The Slurm job the group belongs to, or "".
     [[nodiscard]] const std::string& slurm_job() const noexcept { return m_slurm_job; }
 
+    // Whether process pid is the job's (in its group or a group under it; in its process
+    // tree), as /proc shows it now; nullopt where /proc has no such process.
+    [[nodiscard]] std::optional<bool> contains(pid_t pid) const;
+
 private:
     JobCpu() = default;
     void follow_tree(const std::filesystem::path& root, pid_t pid);
     enum class Kind { none, v2, v1, tree } m_kind = Kind::none;
     std::filesystem::path m_root; // where /proc is read
+    pid_t m_pid = 0;              // the job's first process
     std::filesystem::path m_dir;
     bool m_made = false; // the monitor made m_dir and removes it
     std::string m_method;

@@ -35,6 +35,9 @@ struct Interval {
     // when nobody did, its dynamic part goes by what was given, like idle power.
     double use = 0;
     bool used = false;
+    // Nobody can say how much of it the job used (a GPU others had too, attrib/gpu_use.hpp):
+    // `use` is an estimate, and the truth anywhere from 0 to 1 (report/share_bound.hpp).
+    bool use_unknown = false;
 };
 
 // Splits an interval's energy. Idle energy is at most what was drawn (an idle

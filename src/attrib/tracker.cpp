@@ -4,6 +4,7 @@
 #include "core/clock.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -59,14 +60,63 @@ void Tracker::begin(std::int64_t t_ns) {
 
 void Tracker::sample(std::int64_t t_ns) {
     record(t_ns, m_job.read());
+    // Each listing costs 7-73 us on an H200 (docs/gpu-check.md): at the first sample (the
+    // job runs by then: begin() is before its exec, finish() after its reap, when its
+    // processes are listed no more), then once a second at the usual 100 ms samples.
+    if (m_samples++ % m_gpu_every == 0) {
+        record_gpus(t_ns);
+    }
+}
+
+void Tracker::record_gpus(std::int64_t t_ns) {
+    const auto& g = m_options.gpu_processes;
+    if (!g.list) {
+        return;
+    }
+    if (m_gpus.size() >= m_options.max_records) {
+        // Every other listing in time goes, and listings come half as often from now on.
+        std::vector<trace::GpuUseRecord> kept;
+        std::size_t time = 0;
+        for (std::size_t i = 0; i < m_gpus.size(); ++i) {
+            time += i > 0 && m_gpus[i].t_ns != m_gpus[i - 1].t_ns ? 1U : 0U;
+            if (time % 2 == 0) {
+                kept.push_back(m_gpus[i]);
+            }
+        }
+        m_gpus = std::move(kept);
+        m_gpu_every *= 2;
+        m_gpus_thinned = true;
+    }
+    // What /proc said of a PID once holds when it no longer shows it (a process of the job
+    // that has just ended, its context not yet gone).
+    const InJob in_job = [this](pid_t pid) {
+        const auto mine = m_job.contains(pid);
+        if (mine) {
+            m_seen_pids[pid] = *mine;
+            return mine;
+        }
+        const auto it = m_seen_pids.find(pid);
+        return it == m_seen_pids.end() ? std::nullopt : std::optional{it->second};
+    };
+    for (const int gpu : g.gpus) {
+        if (!m_alloc.holds_gpu(gpu)) {
+            continue; // split by the allocation alone: not the job's
+        }
+        if (const auto pids = g.list(gpu)) {
+            m_gpus.push_back(count_gpu_use(t_ns, gpu, *pids, in_job));
+        } else {
+            ++m_failed_gpu_lists;
+        }
+    }
 }
 
 trace::Usage Tracker::finish(std::int64_t t_ns) {
     // Nothing after the end: a sample taken later than it would come after the final
     // reading in time while holding less (the readings are cumulative).
     std::erase_if(m_records, [t_ns](const trace::UsageRecord& r) { return r.t_ns > t_ns; });
+    std::erase_if(m_gpus, [t_ns](const trace::GpuUseRecord& r) { return r.t_ns > t_ns; });
     record(t_ns, m_job.finish());
-    return {facts(), std::move(m_records)};
+    return {facts(), std::move(m_records), std::move(m_gpus)};
 }
 
 void Tracker::spread(double total_s,
@@ -194,6 +244,17 @@ std::string Tracker::facts() const {
     if (m_failed_reads > 0) {
         notes.push_back(std::to_string(m_failed_reads) +
                         " readings of the CPU time failed and were skipped");
+    }
+    if (m_gpus_thinned) {
+        notes.push_back(fmt::format("the GPUs' processes were listed every {} samples of the "
+                                    "CPU time towards the end of this long run (every other "
+                                    "listing kept)",
+                                    m_gpu_every));
+    }
+    if (m_failed_gpu_lists > 0) {
+        notes.push_back(fmt::format("a GPU's processes could not be listed {} time{}: those "
+                                    "listings were skipped",
+                                    m_failed_gpu_lists, m_failed_gpu_lists == 1 ? "" : "s"));
     }
     j["notes"] = notes;
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

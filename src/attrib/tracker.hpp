@@ -4,6 +4,7 @@
 // to its end (docs/attribution.md): the rows and facts a trace keeps so reports
 // can split each channel's energy between the job and the rest of the node.
 #include "attrib/allocation.hpp"
+#include "attrib/gpu_use.hpp"
 #include "attrib/job_cpu.hpp"
 #include "attrib/node_cpu.hpp"
 #include "trace/types.hpp"
@@ -27,6 +28,8 @@ struct TrackerOptions {
     // The monitor's own CPU time counts as the job's (the cost of measuring it); false
     // where the monitor runs inside the job's process (Python blocks) and is counted already.
     bool monitor_is_job = true;
+    // Who else has the GPUs the job holds, listed at the first sample, then every tenth.
+    GpuProcesses gpu_processes;
 };
 
 class Tracker {
@@ -46,6 +49,8 @@ public:
 private:
     Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions options);
     void record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& job);
+    // Who has each GPU the job holds now (options.gpu_processes).
+    void record_gpus(std::int64_t t_ns);
     // Adds what came as a total since begin() (total_s, and the monitor's own CPU) to the
     // packages, in proportion to weight (busy time on the job's CPUs) or else given CPUs.
     void
@@ -67,7 +72,13 @@ private:
     std::vector<double> m_busy_pkg;   // per package, cumulative
     bool m_per_cpu = false;           // the job's use came per CPU (cgroup v1)
     std::size_t m_failed_reads = 0;
+    std::size_t m_failed_gpu_lists = 0;
+    std::size_t m_samples = 0;
+    std::size_t m_gpu_every = 10; // samples between listings of the GPUs' processes
+    bool m_gpus_thinned = false;
+    std::map<pid_t, bool> m_seen_pids; // whether /proc showed each listed PID as the job's
     std::vector<trace::UsageRecord> m_records;
+    std::vector<trace::GpuUseRecord> m_gpus;
 };
 
 } // namespace jp::attrib

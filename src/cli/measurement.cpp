@@ -11,8 +11,10 @@
 #include "process/runner.hpp"
 #include "report/format.hpp"
 #include "report/timing.hpp"
+#include "sensors/nvml/processes.hpp"
 #include "sensors/registry.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -159,6 +161,22 @@ using detail::new_run;
 // How often a job's CPU use is read for attribution (and the wait wakes up).
 constexpr int k_usage_tick_ms = 100;
 
+// Who else has the GPUs a job holds (attrib/gpu_use.hpp), where NVML measures GPUs here.
+void attach_gpu_processes(MeasurementSession::State& s, const sensors::Host& host) {
+    const bool gpus = std::ranges::any_of(s.sampler.channels(),
+                                          [](const Channel& c) { return c.domain == Domain::gpu; });
+    if (!s.attribution || !gpus || !host.replay_trace.empty() ||
+        (host.config != nullptr && host.config->disabled.contains("nvml"))) {
+        return;
+    }
+    std::string why;
+    if (auto p = sensors::nvml::Processes::open(host, why)) {
+        auto shared = std::make_shared<const sensors::nvml::Processes>(std::move(*p));
+        s.usage.gpu_processes = {[shared](int index) { return shared->pids(index); },
+                                 shared->gpus()};
+    }
+}
+
 // Runs the command once under measurement; returns its shell exit code.
 int measured_run(
     State& s, const Series& series, const std::string& kind, int repeat, std::string& failure) {
@@ -288,6 +306,7 @@ MeasurementSession::open(SessionOptions o, const sensors::Host& host, const Conf
         const char* v = std::getenv(name); // the job gets the monitor's environment
         return v != nullptr ? std::optional<std::string>{v} : std::nullopt;
     };
+    attach_gpu_processes(*state, host);
     return std::unique_ptr<MeasurementSession>{new MeasurementSession{std::move(state)}};
 }
 

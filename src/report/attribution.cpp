@@ -37,6 +37,7 @@ struct Rule {
     int package = -1; // the package whose CPU time decides its use (-1: the node)
     double given = 0; // its share given to the job
     bool gpu = false; // used by whoever holds it
+    int gpu_index = -1;
     std::string by;
 };
 
@@ -45,6 +46,7 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
     if (c.domain == Domain::gpu) {
         if (const auto idx = index_after(c.name, "gpu")) {
             r.gpu = true;
+            r.gpu_index = *idx;
             r.given = a.holds_gpu(*idx) ? 1.0 : 0.0;
             r.by = r.given > 0 ? "the job's GPU" : "not the job's GPU";
             return r;
@@ -185,14 +187,14 @@ Attributor::make_from(const RunData& d,
         if (c.counted && c.quantity != Quantity::utilization && i != d.node_channel) {
             at.m_channels.push_back(i);
             const auto r = rule_for(c, *alloc);
-            at.m_rules.push_back({r.package, r.given, r.gpu});
+            at.m_rules.push_back({r.package, r.given, r.gpu, r.gpu_index});
             out.parts.push_back({c.name, {}, std::nullopt, r.by});
         }
     }
     if (d.node_channel || d.facts.rest_watts) {
         // The node less its parts, or its rest-of-node model; a node meter with no parts
         // is split whole, the same way.
-        at.m_rules.push_back({-1, alloc->cpu_share(-1), false});
+        at.m_rules.push_back({-1, alloc->cpu_share(-1), false, -1});
         out.parts.push_back({at.m_channels.empty() && d.node_channel ? "node" : "rest",
                              {},
                              std::nullopt,
@@ -200,6 +202,20 @@ Attributor::make_from(const RunData& d,
     }
     set_idle(out, idle_w);
     add_recorded_notes(facts, out.notes);
+    at.m_gpus = std::make_shared<const GpuPresence>(usage.gpus);
+    std::vector<int> held;
+    for (const auto& r : at.m_rules) {
+        if (r.gpu && r.given > 0) {
+            held.push_back(r.gpu_index);
+        }
+    }
+    if (usage.gpus_damaged && !held.empty()) {
+        out.notes.emplace_back("the trace's listing of who had the GPUs is damaged: each GPU "
+                               "the job holds is taken as all its own");
+    }
+    for (auto& n : at.m_gpus->notes(held, d.t0, d.t1)) {
+        out.notes.push_back(std::move(n));
+    }
     at.m_errors = CutErrors(d, at.m_channels, d.node_channel.has_value());
     return at;
 }
@@ -308,6 +324,9 @@ std::vector<attrib::Interval> Attributor::intervals_of(std::size_t part,
         if (r.gpu) {
             in.use = r.given;
             in.used = true;
+            if (r.given > 0) {
+                m_gpus->apply(in, r.gpu_index, a, b); // others had it too
+            }
         } else if (!use.t.empty()) {
             const auto [job0, busy0] = use.value(r.package, a);
             const auto [job1, busy1] = use.value(r.package, b);

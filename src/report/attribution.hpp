@@ -6,6 +6,7 @@
 // what it used), unallocated and other processes; the node's is their sum, so
 // job + unallocated + other = the node, part by part and in all.
 #include "report/attribution_types.hpp"
+#include "report/gpu_presence.hpp"
 #include "report/share_bound.hpp"
 #include "report/window.hpp"
 #include "trace/types.hpp"
@@ -58,9 +59,11 @@ private:
         int package = -1; // whose CPU time decides the use (-1: the node)
         double given = 0;
         bool gpu = false;
+        int gpu_index = -1; // gpuN's N
     };
     const RunData* m_data = nullptr;
     std::shared_ptr<const Use> m_use;
+    std::shared_ptr<const GpuPresence> m_gpus; // who else had the job's GPUs
     std::vector<std::size_t>
         m_channels; // the counted parts, then the rest (when m_rules is longer)
     std::vector<Rule> m_rules;

@@ -36,12 +36,13 @@ counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits
 }
 
 std::string_view dominant_of(const BoundTerms& t) noexcept {
-    const double most = std::max({t.quantum, t.lag, t.gap, t.jump, t.knee});
+    const double most = std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared});
     return most == t.jump      ? "counter jump"
            : most == t.quantum ? "quantum"
            : most == t.lag     ? "edge staleness"
            : most == t.gap     ? "gap between readings"
-                               : "idle power crossing";
+           : most == t.knee    ? "idle power crossing"
+                               : "who used a shared GPU";
 }
 
 namespace {

@@ -29,28 +29,31 @@ struct CounterLimits {
 // the counter's quantum at the edges, their staleness (the most the domain can draw over
 // an update period), how far the edges lie from the readings around them, and spans
 // where the counter's values were estimated over a jump; for a job's share, intervals
-// whose energy could cross idle power (report/share_bound.hpp). Their sum is the width
-// before the bound is cut at what is physically possible.
+// whose energy could cross idle power and a GPU others had too, whose use nobody can split
+// (report/share_bound.hpp). Their sum is the width before the bound is cut at what is
+// physically possible.
 struct BoundTerms {
     double quantum = 0;
     double lag = 0;
     double gap = 0;
     double jump = 0;
     double knee = 0;
+    double shared = 0;
     BoundTerms& operator+=(const BoundTerms& o) noexcept {
         quantum += o.quantum;
         lag += o.lag;
         gap += o.gap;
         jump += o.jump;
         knee += o.knee;
+        shared += o.shared;
         return *this;
     }
     [[nodiscard]] BoundTerms scaled(double k) const noexcept {
-        return {quantum * k, lag * k, gap * k, jump * k, knee * k};
+        return {quantum * k, lag * k, gap * k, jump * k, knee * k, shared * k};
     }
 };
 // The name of the largest term: "quantum", "edge staleness", "gap between readings",
-// "counter jump" or "idle power crossing".
+// "counter jump", "idle power crossing" or "who used a shared GPU".
 [[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
 
 // What the figure could be, and which term of the bound is the largest.

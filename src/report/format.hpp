@@ -46,7 +46,7 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 // readings)" when half its width is more than the value, "" for no width.
 [[nodiscard]] std::string bound_text(const Bound& b, double value);
 // What each term adds to a bound's width: {"quantum", "edge_staleness",
-// "gap_between_readings", "counter_jump", "idle_crossing"} (docs/uncertainty.md).
+// "gap_between_readings", "counter_jump", "idle_crossing", "shared_gpu"} (docs/uncertainty.md).
 [[nodiscard]] nlohmann::json bound_terms_json(const BoundTerms& t);
 // A bound's fields beside the figure `value` it bounds, for figure "energy" (energy_low_j,
 // energy_high_j, energy_bound_j, bound_dominant, bound_terms, bound_assumes_peak,

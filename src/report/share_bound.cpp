@@ -43,9 +43,15 @@ off_slope(const attrib::Interval& in, double slope, double lo, double hi) {
     return {below, above};
 }
 
-} // namespace
+// An interval's lowest energy within its cuts' ranges: never below zero where both ends
+// are a counter's own values.
+double lowest_energy(const attrib::Interval& in, const CutError& a, const CutError& b) {
+    const double lo = in.energy_j + b.lo - a.hi;
+    return a.grows && b.grows ? std::max(lo, 0.0) : lo;
+}
 
-Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const CutError> cuts) {
+// The bound with every interval's use as given.
+Bound bound_known(std::span<const attrib::Interval> intervals, std::span<const CutError> cuts) {
     double job = 0;
     std::vector<double> slope;
     slope.reserve(intervals.size());
@@ -86,12 +92,9 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
     for (std::size_t k = 0; k < intervals.size(); ++k) {
         const auto& a = cuts[k];
         const auto& b = cuts[k + 1];
-        const double e = intervals[k].energy_j;
-        double lo = e + b.lo - a.hi;
-        if (a.grows && b.grows) {
-            lo = std::max(lo, 0.0);
-        }
-        const auto [below, above] = off_slope(intervals[k], slope[k], lo, e + b.hi - a.lo);
+        const double lo = lowest_energy(intervals[k], a, b);
+        const double hi = intervals[k].energy_j + b.hi - a.lo;
+        const auto [below, above] = off_slope(intervals[k], slope[k], lo, hi);
         if (above - below > 0) {
             up += above;
             down += below;
@@ -113,6 +116,48 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
     }
     out.terms = terms;
     out.dominant = dominant_of(terms);
+    return out;
+}
+
+} // namespace
+
+Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const CutError> cuts) {
+    const auto unknown = [](const attrib::Interval& in) { return in.used && in.use_unknown; };
+    if (cuts.size() != intervals.size() + 1 || std::ranges::none_of(intervals, unknown)) {
+        return bound_known(intervals, cuts);
+    }
+    // Where nobody knows the job's use (a GPU others had too), the truth is anywhere from
+    // none to all of the power above idle. With an energy that cannot go below zero, the
+    // share only grows with the use, so its ends are the bounds with none (the low end) and
+    // all (the high end) in those intervals; where the energy could go below zero the power
+    // above idle could be negative, and its most negative is added on both sides.
+    Bound out = bound_known(intervals, cuts);
+    std::vector<attrib::Interval> none(intervals.begin(), intervals.end());
+    std::vector<attrib::Interval> all = none;
+    double negative = 0;
+    for (std::size_t k = 0; k < intervals.size(); ++k) {
+        if (!unknown(intervals[k])) {
+            continue;
+        }
+        none[k].use = 0;
+        all[k].use = 1;
+        auto lowest = intervals[k];
+        lowest.energy_j = lowest_energy(intervals[k], cuts[k], cuts[k + 1]);
+        lowest.use = 1;
+        negative += std::max(-attrib::split(lowest).job_dynamic_j, 0.0);
+    }
+    const auto low = bound_known(none, cuts);
+    const auto high = bound_known(all, cuts);
+    const double width = out.high - out.low;
+    out.low = std::min(out.low, low.low) - negative;
+    out.high = std::max(out.high, high.high) + negative;
+    if (std::ranges::all_of(cuts, &CutError::grows)) {
+        out.low = std::max(out.low, 0.0);
+    }
+    out.max_assumed = out.max_assumed || low.max_assumed || high.max_assumed;
+    out.profile_assumed = out.profile_assumed || low.profile_assumed || high.profile_assumed;
+    out.terms.shared = std::max(0.0, (out.high - out.low) - width);
+    out.dominant = dominant_of(out.terms);
     return out;
 }
 

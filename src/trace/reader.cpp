@@ -315,11 +315,42 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
         }
         u.records.push_back(r);
     }
+    if (!u.damaged && has_table("gpu_use")) {
+        read_gpu_use(run_id, u);
+    }
     if (u.facts.empty() && u.records.empty()) {
         return std::optional<Usage>{}; // this run recorded none
     }
     u.damaged = u.damaged || u.facts.empty();
     return std::optional{std::move(u)};
+}
+
+void Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
+    auto stmt = m_db.prepare("SELECT t_ns, gpu, job, other, unknown FROM gpu_use WHERE run_id = ? "
+                             "ORDER BY t_ns, gpu");
+    if (!stmt) {
+        u.gpus_damaged = true; // a table of another shape: said, the CPU's split stays
+        return;
+    }
+    stmt->bind(1, run_id);
+    constexpr std::size_t k_max_rows = 10'000'000;
+    constexpr std::int64_t k_max_count = 1 << 20; // processes on one GPU
+    const auto count = [](std::int64_t v) { return v >= 0 && v <= k_max_count; };
+    while (stmt->step().value_or(false)) {
+        const auto gpu = stmt->column_int(1);
+        const auto job = stmt->column_int(2);
+        const auto other = stmt->column_int(3);
+        const auto unknown = stmt->column_int(4);
+        if (!time_in_range(stmt->column_int(0)) || gpu < 0 || gpu > 4096 || !count(job) ||
+            !count(other) || !count(unknown) || u.gpus.size() >= k_max_rows) {
+            u.gpus_damaged = true;
+            u.gpus.clear();
+            break;
+        }
+        u.gpus.push_back({stmt->column_int(0), static_cast<std::int32_t>(gpu),
+                          static_cast<std::int32_t>(job), static_cast<std::int32_t>(other),
+                          static_cast<std::int32_t>(unknown)});
+    }
 }
 
 Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id) {

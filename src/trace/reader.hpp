@@ -45,6 +45,9 @@ private:
     explicit Reader(Database db) : m_db(std::move(db)) {}
     Result<void> load();
     Result<ChannelSamples> samples_v1(std::int64_t run_id, std::size_t channel);
+    // The gpu_use rows into u.gpus; none, and u.gpus_damaged, where one is out of range or
+    // the table cannot be read.
+    void read_gpu_use(std::int64_t run_id, Usage& u);
     Database m_db;
     int m_version = 0;
     std::filesystem::path m_path;

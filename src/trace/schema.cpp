@@ -88,6 +88,14 @@ CREATE TABLE IF NOT EXISTS usage (                 -- CPU time for attribution (
     job_s REAL NOT NULL,             -- the job's CPU seconds on it since the run began
     busy_s REAL NOT NULL             -- every process's busy CPU seconds on it, likewise
 );
+CREATE TABLE IF NOT EXISTS gpu_use (               -- who had each GPU the job holds
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    t_ns INTEGER NOT NULL,
+    gpu INTEGER NOT NULL,            -- the GPU's index (channel gpuN)
+    job INTEGER NOT NULL,            -- compute processes on it in the job
+    other INTEGER NOT NULL,          -- outside it
+    unknown INTEGER NOT NULL         -- PIDs /proc does not show (another namespace, gone)
+);
 CREATE TABLE IF NOT EXISTS allocation (            -- what the job was given, how its use was read
     run_id INTEGER PRIMARY KEY REFERENCES run(id),
     facts TEXT NOT NULL              -- JSON (docs/attribution.md)

@@ -70,12 +70,25 @@ struct UsageRecord {
     double busy_s = 0;
 };
 
+// Who had a GPU the job holds at t_ns: its compute processes (NVML's list) counted as the
+// job's, other processes', and unknown (a PID this node's /proc does not show: another PID
+// namespace, or gone).
+struct GpuUseRecord {
+    std::int64_t t_ns = 0;
+    std::int32_t gpu = 0; // the GPU's index (its channel gpuN)
+    std::int32_t job = 0;
+    std::int32_t other = 0;
+    std::int32_t unknown = 0;
+};
+
 // A run's usage: what the job was given and how its use was read (JSON, written
 // by attrib::Tracker and read by report/attribution.cpp), and its readings by time.
 struct Usage {
     std::string facts;
     std::vector<UsageRecord> records;
-    bool damaged = false; // a row out of range, too many rows, facts missing: not used
+    std::vector<GpuUseRecord> gpus; // by time; empty where no GPU's processes were listed
+    bool gpus_damaged = false;      // gpu_use rows out of range or unreadable: none used
+    bool damaged = false;           // a row out of range, too many rows, facts missing: not used
 };
 
 } // namespace jp::trace

@@ -237,6 +237,22 @@ Result<void> Writer::add_usage(std::int64_t run_id, const Usage& usage) {
             return r;
         }
     }
+    if (usage.gpus.empty()) {
+        return {};
+    }
+    auto gpu = m_db.prepare(
+        "INSERT INTO gpu_use(run_id, t_ns, gpu, job, other, unknown) VALUES (?,?,?,?,?,?)");
+    if (!gpu) {
+        return std::unexpected(gpu.error());
+    }
+    for (const auto& g : usage.gpus) {
+        gpu->bind(1, run_id).bind(2, g.t_ns).bind(3, std::int64_t{g.gpu});
+        gpu->bind(4, std::int64_t{g.job}).bind(5, std::int64_t{g.other});
+        gpu->bind(6, std::int64_t{g.unknown});
+        if (auto r = gpu->run(); !r) {
+            return r;
+        }
+    }
     return {};
 }
 

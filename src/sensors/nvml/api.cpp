@@ -100,6 +100,7 @@ void Library::load(Symbols& symbols, Api& api) {
     symbols.optional(api.get_field_values, "nvmlDeviceGetFieldValues");
     symbols.optional(api.get_utilization, "nvmlDeviceGetUtilizationRates");
     symbols.optional(api.get_enforced_limit, "nvmlDeviceGetEnforcedPowerLimit");
+    symbols.optional(api.get_compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
 }
 
 Result<void> Library::init(const Api& api) {

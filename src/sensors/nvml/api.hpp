@@ -80,6 +80,15 @@ struct FieldValue { // nvmlFieldValue_t: set field_id and scope_id before the ca
 static_assert(sizeof(FieldValue) == 40 && offsetof(FieldValue, value_type) == 24);
 static_assert(offsetof(FieldValue, nvml_return) == 28 && offsetof(FieldValue, value) == 32);
 
+struct ProcessInfo { // nvmlProcessInfo_t (v2), what nvmlDeviceGetComputeRunningProcesses_v3 fills
+    unsigned int pid;
+    unsigned long long used_memory; // bytes; ~0ULL: not available
+    unsigned int gpu_instance;      // 0xFFFFFFFF when not MIG
+    unsigned int compute_instance;
+};
+static_assert(sizeof(ProcessInfo) == 24 && offsetof(ProcessInfo, used_memory) == 8);
+static_assert(offsetof(ProcessInfo, gpu_instance) == 16);
+
 // Entry points, by the suffixed names dlsym sees. Optional ones are null when absent.
 struct Api {
     Return (*init)();                                        // nvmlInit_v2
@@ -93,6 +102,9 @@ struct Api {
     Return (*get_field_values)(Device, int, FieldValue*);    // optional
     Return (*get_utilization)(Device, Utilization*);         // optional; percent
     Return (*get_enforced_limit)(Device, unsigned int*);     // optional; mW
+    // optional; nvmlDeviceGetComputeRunningProcesses_v3: ProcessInfo entries, or 32-byte ones
+    // from R535 drivers (sensors/nvml/processes.hpp), so the buffer is bytes
+    Return (*get_compute_processes)(Device, unsigned int*, void*);
 };
 
 // "NOT_SUPPORTED (3)": the enum name without its prefix, and the raw value.

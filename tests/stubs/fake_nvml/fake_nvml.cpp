@@ -23,6 +23,11 @@
 //                   [update - lag - window, update - lag] (H100: 30 and 5: part-time)
 //   average_ms      nvmlDeviceGetPowerUsage and the field POWER_AVERAGE (185) are the mean
 //                   over [update - average_ms, update] (H100: 1000)
+// The compute processes (nvmlDeviceGetComputeRunningProcesses_v3) are read, at each call, from
+// the file JP_FAKE_NVML_PROCESSES names: one "<gpu index> <pid>" per line (none without it);
+// each listing spins read_cost_us for the call and three times that per process (an H200:
+// 7 us with none, 73 us with three). JP_FAKE_NVML_PROCESS_STRIDE=32 writes the 32-byte
+// entries of R535 drivers instead of the 24-byte nvmlProcessInfo_t.
 // model=h100 sets those figures, a 700 W limit and the H100's name; the line's other options
 // override them, wherever they stand. Times and costs are finite and not negative.
 // Built twice: with -DJP_FAKE_NVML_OMIT_COUNT it lacks nvmlDeviceGetCount_v2.
@@ -32,9 +37,13 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <optional>
+#include <string_view>
 #include <time.h>
+#include <vector>
 
 namespace {
 
@@ -313,6 +322,51 @@ JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device,
             return NVML_ERROR_NOT_SUPPORTED;
         }
         *limit = *g.limit_mw;
+        return NVML_SUCCESS;
+    });
+}
+
+JP_FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                                    unsigned int* infoCount,
+                                                                    void* infos) {
+    return on_device(device, [&](FakeGpu& g, double) {
+        if (infoCount == nullptr) {
+            return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        std::vector<unsigned int> pids;
+        if (const char* path = std::getenv("JP_FAKE_NVML_PROCESSES"); path != nullptr) {
+            if (std::FILE* f = std::fopen(path, "r")) {
+                unsigned int gpu = 0;
+                unsigned int pid = 0;
+                while (std::fscanf(f, "%u %u", &gpu, &pid) == 2) {
+                    if (gpu == device->index) {
+                        pids.push_back(pid);
+                    }
+                }
+                std::fclose(f);
+            }
+        }
+        spin_for(g.read_cost_s * static_cast<double>(1 + 3 * pids.size()));
+        const auto capacity = *infoCount;
+        *infoCount = static_cast<unsigned int>(pids.size());
+        if (pids.empty()) {
+            return NVML_SUCCESS;
+        }
+        if (capacity < pids.size() || infos == nullptr) {
+            return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        // R535 drivers write a 32-byte entry (usedGpuCcProtectedMemory after these fields).
+        const char* stride_env = std::getenv("JP_FAKE_NVML_PROCESS_STRIDE");
+        const std::size_t stride =
+            stride_env != nullptr && std::string_view{stride_env} == "32" ? 32 : 24;
+        auto* out = static_cast<unsigned char*>(infos);
+        for (std::size_t i = 0; i < pids.size(); ++i) {
+            const nvmlProcessInfo_t info{pids[i], 1ULL << 30, 0xFFFFFFFFU, 0xFFFFFFFFU};
+            std::memcpy(out + i * stride, &info, sizeof info);
+            if (stride == 32) {
+                std::memset(out + i * stride + sizeof info, 0, 8); // no protected memory
+            }
+        }
         return NVML_SUCCESS;
     });
 }

@@ -61,6 +61,13 @@ struct nvmlFieldValue_t {
     nvmlReturn_t nvmlReturn;
     nvmlValue_t value;
 };
+struct nvmlProcessInfo_t { // v2, what nvmlDeviceGetComputeRunningProcesses_v3 fills
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+static_assert(sizeof(nvmlProcessInfo_t) == 24);
 static_assert(sizeof(nvmlPciInfo_t) == 68 && offsetof(nvmlPciInfo_t, busId) == 36);
 static_assert(sizeof(nvmlFieldValue_t) == 40 && offsetof(nvmlFieldValue_t, value) == 32);
 static_assert(sizeof(nvmlUtilization_t) == 8);

@@ -6,7 +6,9 @@
 #include "attrib/tracker.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace jp::attrib {
@@ -37,6 +39,102 @@ TEST(Tracker, ASampleLaterThanTheEndIsDroppedAndTheRecordStaysInOrder) {
             }
         }
     }
+}
+
+// A child of this process that waits to be killed (-1 where fork failed).
+pid_t paused_child() {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    return child;
+}
+
+// This process followed as the job, through /proc.
+TrackerOptions this_process_as_job() {
+    TrackerOptions options;
+    options.job_cpu = "process-tree";
+    options.monitor_is_job = false;
+    return options;
+}
+
+// Who has a GPU the job holds, listed by the library (a stand-in here): the job's own
+// processes (this one and a child of it), another (this process's parent, outside the job)
+// and a PID /proc does not show; only GPUs the job holds are listed, at the first sample and
+// then every tenth, never before the job's exec nor after its reap.
+TEST(Tracker, TheGpusTheJobHoldsAreListedAndEachProcessCounted) {
+    const pid_t child = paused_child();
+    ASSERT_GE(child, 0);
+    auto options = this_process_as_job();
+    options.env = [](const char* name) -> std::optional<std::string> {
+        return std::string_view{name} == "CUDA_VISIBLE_DEVICES" ? std::optional<std::string>{"1"}
+                                                                : std::nullopt;
+    };
+    std::vector<int> asked;
+    options.gpu_processes.gpus = {0, 1};
+    options.gpu_processes.list = [&](int gpu) -> std::optional<std::vector<pid_t>> {
+        asked.push_back(gpu);
+        return std::vector<pid_t>{::getpid(), child, ::getppid(), 4194304, child};
+    };
+    auto tracker = Tracker::prepare(::getpid(), std::move(options));
+    ASSERT_TRUE(tracker);
+    tracker->begin(0); // before the job's exec: nothing listed
+    for (int k = 1; k <= 11; ++k) {
+        tracker->sample(k * 100'000'000LL); // the first lists, then the eleventh
+    }
+    const auto usage = tracker->finish(1'150'000'000); // after the reap: nothing listed
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    EXPECT_EQ(asked, (std::vector<int>{1, 1})); // never GPU 0, which the job does not hold
+    ASSERT_EQ(usage.gpus.size(), 2U);
+    for (const auto& r : usage.gpus) {
+        EXPECT_EQ(r.gpu, 1);
+        EXPECT_EQ(r.job, 2) << r.t_ns; // this process and its child (listed twice: one)
+        EXPECT_EQ(r.other, 1);         // the parent
+        EXPECT_EQ(r.unknown, 1);
+    }
+    EXPECT_EQ(usage.gpus[0].t_ns, 100'000'000);
+    EXPECT_EQ(usage.gpus[1].t_ns, 1'100'000'000);
+}
+
+// A listed process of the job that has ended (its context not yet gone) stays the job's:
+// /proc no longer shows it, but it did at an earlier listing.
+TEST(Tracker, AnEndedProcessOfTheJobStaysTheJobs) {
+    const pid_t child = paused_child();
+    ASSERT_GE(child, 0);
+    auto options = this_process_as_job();
+    options.gpu_processes.gpus = {0};
+    options.gpu_processes.list = [&](int) -> std::optional<std::vector<pid_t>> {
+        return std::vector<pid_t>{child};
+    };
+    auto tracker = Tracker::prepare(::getpid(), std::move(options));
+    ASSERT_TRUE(tracker);
+    tracker->begin(0);
+    tracker->sample(100'000'000); // listed while it runs
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    for (int k = 2; k <= 11; ++k) {
+        tracker->sample(k * 100'000'000LL); // listed again once it has ended
+    }
+    const auto usage = tracker->finish(1'200'000'000);
+    ASSERT_EQ(usage.gpus.size(), 2U);
+    EXPECT_EQ(usage.gpus[1].job, 1);
+    EXPECT_EQ(usage.gpus[1].unknown, 0);
+}
+
+TEST(Tracker, AFailedListingIsANoteNotARecord) {
+    auto options = this_process_as_job();
+    options.gpu_processes.gpus = {0};
+    options.gpu_processes.list = [](int) { return std::optional<std::vector<pid_t>>{}; };
+    auto tracker = Tracker::prepare(::getpid(), std::move(options));
+    ASSERT_TRUE(tracker);
+    tracker->begin(0);
+    tracker->sample(100'000'000);
+    const auto usage = tracker->finish(200'000'000);
+    EXPECT_TRUE(usage.gpus.empty());
+    EXPECT_NE(usage.facts.find("a GPU's processes could not be listed 1 time:"), std::string::npos)
+        << usage.facts;
 }
 
 } // namespace

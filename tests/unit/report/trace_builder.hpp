@@ -131,12 +131,18 @@ public:
         return r.id;
     }
 
-    // The run's CPU use for attribution, times in seconds since the run began.
-    void
-    usage(std::int64_t run_id, std::string facts, const std::vector<trace::UsageRecord>& rows) {
-        trace::Usage u{std::move(facts), rows};
+    // The run's CPU use for attribution (and who had its GPUs), times in ns since the run
+    // began.
+    void usage(std::int64_t run_id,
+               std::string facts,
+               const std::vector<trace::UsageRecord>& rows,
+               const std::vector<trace::GpuUseRecord>& gpus = {}) {
+        trace::Usage u{std::move(facts), rows, gpus};
         const auto start = m_starts.at(run_id);
         for (auto& r : u.records) {
+            r.t_ns += start;
+        }
+        for (auto& r : u.gpus) {
             r.t_ns += start;
         }
         EXPECT_TRUE(m_writer.add_usage(run_id, u));
