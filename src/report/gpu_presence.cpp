@@ -90,7 +90,8 @@ GpuPresence::notes(std::span<const int> gpus, std::int64_t t0, std::int64_t t1) 
         const std::string theirs = others > 0 ? count(others, "other process") : "";
         const std::string hidden =
             unknown > 0 ? count(unknown, "process") + " /proc does not show" : "";
-        const std::string who = theirs + (theirs.empty() || hidden.empty() ? "" : " and ") + hidden;
+        const std::string who =
+            fmt::format("{}{}{}", theirs, theirs.empty() || hidden.empty() ? "" : " and ", hidden);
         const std::string mine = job == 0
                                      ? "and none of the job's"
                                      : fmt::format("beside the job's {}", count(job, "process"));

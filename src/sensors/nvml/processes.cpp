@@ -67,7 +67,7 @@ std::optional<std::vector<pid_t>> Processes::pids(int index) const {
         m_devices[static_cast<std::size_t>(index)] == nullptr) {
         return std::nullopt;
     }
-    const auto device = m_devices[static_cast<std::size_t>(index)];
+    auto* const device = m_devices[static_cast<std::size_t>(index)];
     const auto& api = m_session->api();
     // Asked for the count first; processes may start between the two calls, so a few more
     // places, and again while the list outgrows them. Each place has room for the larger
