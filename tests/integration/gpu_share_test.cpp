@@ -9,6 +9,7 @@
 #include "shell.hpp"
 
 #include <csignal>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -25,7 +26,7 @@ protected:
         fs.add({"/config.toml", "[sensors.estimate]\nenabled = false\n"
                                 "[attribution]\nidle_watts = { \"gpu0\" = 100 }\n"});
         fs.add({"/h100.fixture", "gpu 0 00000000:3B:00.0 model=h100\npower 0 0 300\n"});
-        fs.add({"/processes", ""});
+        list("");
         // A neighbour outside the job: a process of the test's own, stopped by its PID.
         neighbour = ::fork();
         ASSERT_GE(neighbour, 0);
@@ -35,12 +36,17 @@ protected:
         }
     }
     void TearDown() override {
+        std::filesystem::remove(processes);
         if (neighbour > 0) {
             ::kill(neighbour, SIGKILL);
             ::waitpid(neighbour, nullptr, 0);
         }
     }
-    void list(const std::string& lines) const { std::ofstream{fs.path("/processes")} << lines; }
+    void list(const std::string& lines) const {
+        std::ofstream out{processes};
+        out << lines;
+        ASSERT_TRUE(out.good()) << processes;
+    }
     // `report --json` of one run of `command` with GPU 0 held by the job (CUDA_VISIBLE_DEVICES).
     nlohmann::json run(const std::string& command) const {
         const auto trace = fs.path("/t.jptrace").string();
@@ -48,9 +54,8 @@ protected:
             "CUDA_VISIBLE_DEVICES=0 JP_FAKE_NVML_FIXTURE={} JP_FAKE_NVML_PROCESSES={} {} -q "
             "--sysfs-root {} -c {} --nvml-library {} run --no-live -o {} -- {} >/dev/null && "
             "{} report --json {}",
-            fs.path("/h100.fixture").string(), fs.path("/processes").string(), JP_BINARY,
-            fs.root().string(), fs.path("/config.toml").string(), JP_FAKE_NVML, trace, command,
-            JP_BINARY, trace));
+            fs.path("/h100.fixture").string(), processes.string(), JP_BINARY, fs.root().string(),
+            fs.path("/config.toml").string(), JP_FAKE_NVML, trace, command, JP_BINARY, trace));
         EXPECT_EQ(r.exit_code, 0) << r.out;
         return nlohmann::json::parse(r.out).at("groups").at(0).at("runs").at(0);
     }
@@ -71,6 +76,10 @@ protected:
         return false;
     }
     FakeSysfs fs;
+    // The stand-in's process list: written by the test and the job, so outside the fake tree
+    // (whose files an unprivileged user cannot write, as sysfs's).
+    std::filesystem::path processes =
+        std::filesystem::temp_directory_path() / ("jp-gpu-processes-" + std::to_string(::getpid()));
     pid_t neighbour = -1;
 };
 
@@ -109,8 +118,7 @@ TEST_F(GpuShare, ASleepingJobIsNotChargedItsNeighboursWork) {
 TEST_F(GpuShare, AJobBesideANeighbourGetsASplitWithTheBoundOfNotKnowing) {
     list(fmt::format("0 {}\n", neighbour));
     // The job names its own process once it runs, as NVML would once it made a context.
-    const auto r =
-        run(fmt::format("sh -c 'echo \"0 $$\" >> {}; sleep 3'", fs.path("/processes").string()));
+    const auto r = run(fmt::format("sh -c 'echo \"0 $$\" >> {}; sleep 3'", processes.string()));
     const auto& g = gpu0(r);
     const double seconds = r.at("runtime_s").get<double>();
     const double dynamic = g.at("dynamic_j").get<double>();
