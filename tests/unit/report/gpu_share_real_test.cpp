@@ -58,7 +58,8 @@ TEST_F(RealShare, ASleepingJobBesideANeighboursWorkOnAnH200) {
         EXPECT_NEAR(g.job_dynamic_j, 0, 1e-6) << name;
         EXPECT_NEAR(g.other_j, g.node_j() - g.job_idle_j, 1e-3) << name;
         EXPECT_GT(g.other_j, 5 * g.job_idle_j) << name; // the neighbour drew ~600 W
-        EXPECT_TRUE(said(s, "gpu0 was shared: 1 other process had it and none of the job's")) << name;
+        EXPECT_TRUE(said(s, "gpu0 was shared: 1 other process had it and none of the job's"))
+            << name;
     }
 }
 
