@@ -4,6 +4,7 @@
 #include "hostlist.hpp"
 
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -117,6 +118,16 @@ std::optional<StepInfo> read_step(spank_t sp, const Settings& settings) {
             s.meta.emplace_back(std::string{"slurm.env."} + var, v);
         }
     }
+    // The CPUs the step has on this node, where the task plugin does not bind it to them:
+    // what the tasks will find in SLURM_CPUS_ON_NODE, read before they exist.
+    auto cpus = job_env(sp, "SLURM_CPUS_ON_NODE");
+    if (std::uint16_t n = 0;
+        cpus.empty() && spank_get_item(sp, S_JOB_NCPUS, &n) == ESPANK_SUCCESS && n > 0) {
+        cpus = std::to_string(n);
+    }
+    if (!cpus.empty()) {
+        s.meta.emplace_back("slurm.env.SLURM_CPUS_ON_NODE", cpus);
+    }
     return s;
 }
 
@@ -143,6 +154,9 @@ Launch make_launch(const Settings& settings, const StepInfo& step) {
     for (const auto& [key, value] : step.meta) {
         a.insert(a.end(), {"--meta", key + "=" + value});
     }
+    // The step's share of the node: slurmstepd (this process) leads the step, its group
+    // (Slurm's cgroups) or its process tree (proctrack/linuxproc) holds the tasks.
+    a.insert(a.end(), {"--job", std::to_string(::getpid())});
     l.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"};
     if (!step.home.empty()) {
         l.env.push_back("HOME=" + step.home);

@@ -67,7 +67,7 @@ public:
 
     std::int64_t begin(const std::string& label, const std::string& command) {
         const std::lock_guard lock{m_mutex};
-        return live().begin_block(label, command, true);
+        return live().begin_block(label, command, {cli::BlockJob::Kind::self, 0, {}});
     }
     std::int64_t mark(const std::string& kind, const std::string& name) {
         const std::lock_guard lock{m_mutex};

@@ -68,7 +68,14 @@ memory_limit(std::filesystem::path dir, const std::filesystem::path& mount, cons
 
 } // namespace
 
+std::size_t Allocation::cpus_given() const {
+    return cpus_counted ? std::min(*cpus_counted, given_cpus.size()) : given_cpus.size();
+}
+
 double Allocation::cpu_share(int package) const {
+    if (cpus_counted && !node_cpus.empty()) {
+        return static_cast<double>(cpus_given()) / static_cast<double>(node_cpus.size());
+    }
     std::size_t all = 0;
     std::size_t given = 0;
     const auto in = [&](int cpu) {
@@ -99,7 +106,7 @@ bool Allocation::holds_gpu(int index) const {
 }
 
 bool Allocation::whole_node() const {
-    return given_cpus.size() == node_cpus.size() && memory_share() >= 1.0 && !gpus_given;
+    return cpus_given() == node_cpus.size() && memory_share() >= 1.0 && !gpus_given;
 }
 
 std::optional<std::vector<int>> parse_gpu_list(std::string_view text) {
@@ -131,6 +138,18 @@ Allocation allocation_of(pid_t pid,
     Allocation a;
     a.node_cpus = node_cpus;
     a.given_cpus = affinity_of(pid, node_cpus);
+    // Slurm's count where it did not bind the job to its CPUs (task/none; slurmstepd's own
+    // affinity under task/affinity): its share of each package is that count's.
+    if (const auto n = env("SLURM_CPUS_ON_NODE")) {
+        const auto count = sys::parse_u64(sys::trim(*n));
+        if (count && *count > 0 && *count < a.given_cpus.size()) {
+            a.cpus_counted = static_cast<std::size_t>(*count);
+            a.notes.push_back(fmt::format(
+                "Slurm gave the job {} CPUs of the {} it may run on (SLURM_CPUS_ON_NODE), not "
+                "bound to them: each package's idle power by {} of the node's {} CPUs",
+                *count, a.given_cpus.size(), *count, node_cpus.size()));
+        }
+    }
     for (const int cpu : node_cpus) {
         const auto id = sys::read_u64(sys::under_root(
             sysfs_root,

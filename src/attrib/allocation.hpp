@@ -17,8 +17,12 @@
 namespace jp::attrib {
 
 struct Allocation {
-    std::vector<int> node_cpus;                // online
-    std::vector<int> given_cpus;               // within node_cpus
+    std::vector<int> node_cpus;  // online
+    std::vector<int> given_cpus; // within node_cpus
+    // The scheduler gave this many of given_cpus without binding the job to them (Slurm's
+    // task/none, or slurmstepd's own affinity): which ones is not known; each package
+    // then counts as given by this many of the node's CPUs.
+    std::optional<std::size_t> cpus_counted;
     std::map<int, int> package_of;             // CPU -> package (sysfs topology); absent: package 0
     std::optional<std::uint64_t> memory_total; // bytes (MemTotal)
     std::optional<std::uint64_t> memory_given; // the lowest limit of its memory groups
@@ -28,6 +32,8 @@ struct Allocation {
 
     // The fraction of package p's CPUs the job was given (-1: the whole node's).
     [[nodiscard]] double cpu_share(int package) const;
+    // How many CPUs the job was given.
+    [[nodiscard]] std::size_t cpus_given() const;
     [[nodiscard]] double memory_share() const;
     [[nodiscard]] bool holds_gpu(int index) const;
     // The job was given every CPU, all memory and every GPU.

@@ -160,4 +160,24 @@ std::string slurm_job_of(std::string_view path) {
     return {};
 }
 
+std::string slurm_step_group(std::string_view path) {
+    std::size_t job_end = std::string_view::npos;
+    for (std::size_t at = 0; at < path.size();) {
+        const auto slash = path.find('/', at);
+        const auto end = slash == std::string_view::npos ? path.size() : slash;
+        const auto part = path.substr(at, end - at);
+        if (job_end == std::string_view::npos) {
+            if (part.starts_with("job_") && part.size() > 4 && sys::parse_u64(part.substr(4))) {
+                job_end = end;
+            }
+        } else if (part.starts_with("step_") && part.size() > 5) {
+            return std::string{path.substr(0, end)};
+        } else {
+            break; // the step, when there is one, comes right after the job
+        }
+        at = end + 1;
+    }
+    return job_end == std::string_view::npos ? std::string{} : std::string{path.substr(0, job_end)};
+}
+
 } // namespace jp::attrib

@@ -53,4 +53,9 @@ group_dir(const std::optional<std::filesystem::path>& mount,
 // "/system.slice/slurmstepd.scope/job_42/step_batch/user/task_0"): "42", or "".
 [[nodiscard]] std::string slurm_job_of(std::string_view path);
 
+// The step's group of a path inside a Slurm job: the path up to its `step_*` component
+// ("/system.slice/slurmstepd.scope/job_42/step_0" of ".../job_42/step_0/slurm"), or up
+// to `job_*` where no step follows it; "" outside a Slurm job.
+[[nodiscard]] std::string slurm_step_group(std::string_view path);
+
 } // namespace jp::attrib

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <sstream>
 #include <sys/stat.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace jp::attrib {
@@ -198,6 +199,39 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
             j.m_notes.push_back(why);
         }
     }
+    j.follow_tree(root, pid);
+    return j;
+}
+
+JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
+    JobCpu j;
+    j.m_root = root;
+    j.m_pid = pid;
+    const auto text = sys::read_text(sys::under_root(root, fmt::format("/proc/{}/cgroup", pid)));
+    const auto groups = text ? parse_proc_cgroup(*text) : ProcessGroups{};
+    const auto mounts = find_mounts(root);
+    for (const auto& [path, mount, kind] : {std::tuple{groups.v2, mounts.v2, Kind::v2},
+                                            std::tuple{groups.cpuacct, mounts.cpuacct, Kind::v1}}) {
+        const auto step = path ? slurm_step_group(*path) : std::string{};
+        const auto dir = step.empty() ? std::nullopt : group_dir(mount, step);
+        if (!dir) {
+            continue;
+        }
+        j.m_slurm_job = slurm_job_of(step);
+        if (kind == Kind::v2 ? !v2_seconds(*dir) : !v1_seconds(*dir)) {
+            j.m_notes.push_back(fmt::format("{} counts no CPU time here", dir->string()));
+            continue;
+        }
+        j.m_kind = kind;
+        j.m_dir = *dir;
+        j.m_method = fmt::format("Slurm job {}'s cgroup {}", j.m_slurm_job, dir->string());
+        if (auto r = j.read()) {
+            j.m_base_s = r->total_s;
+            j.m_base_per_cpu = r->per_cpu_s;
+        }
+        return j;
+    }
+    j.m_slurm_job.clear();
     j.follow_tree(root, pid);
     return j;
 }

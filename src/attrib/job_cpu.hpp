@@ -27,6 +27,11 @@ public:
     // (the process tree when it cannot be had).
     static JobCpu
     track(const std::filesystem::path& root, pid_t pid, std::string_view way = "auto");
+    // The job a running process is part of, followed without moving anything (`jouleprof
+    // record`, whose job is not its child): the Slurm step whose group pid runs in (the
+    // `step_*` group above slurmstepd's or a task's), where its counter can be read, else
+    // pid's process tree.
+    static JobCpu of_process(const std::filesystem::path& root, pid_t pid);
     JobCpu(JobCpu&&) noexcept;
     JobCpu& operator=(JobCpu&&) noexcept;
     JobCpu(const JobCpu&) = delete;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 
 namespace jp::attrib {
 namespace {
@@ -43,7 +44,11 @@ std::optional<Tracker> Tracker::prepare(pid_t pid, TrackerOptions options) {
     auto alloc = allocation_of(
         pid, options.proc_root, options.sysfs_root, node->cpus(),
         options.env ? options.env : [](const char*) { return std::optional<std::string>{}; });
-    auto job = JobCpu::track(options.proc_root, pid, options.job_cpu);
+    auto job = options.job_running ? JobCpu::of_process(options.proc_root, pid)
+                                   : JobCpu::track(options.proc_root, pid, options.job_cpu);
+    if (job.contains(::getpid()).value_or(false)) {
+        options.monitor_is_job = false; // counted already
+    }
     return Tracker{std::move(*node), std::move(job), std::move(alloc), std::move(options)};
 }
 
@@ -225,6 +230,9 @@ std::string Tracker::facts() const {
     j["job_per_cpu"] = m_per_cpu;
     j["cpus"] = m_alloc.node_cpus;
     j["given_cpus"] = m_alloc.given_cpus;
+    if (m_alloc.cpus_counted) {
+        j["cpus_counted"] = *m_alloc.cpus_counted;
+    }
     auto packages = nlohmann::json::object();
     for (const auto& [cpu, pkg] : m_alloc.package_of) {
         packages[std::to_string(cpu)] = pkg;

@@ -28,6 +28,9 @@ struct TrackerOptions {
     // The monitor's own CPU time counts as the job's (the cost of measuring it); false
     // where the monitor runs inside the job's process (Python blocks) and is counted already.
     bool monitor_is_job = true;
+    // The job runs already and is not the monitor's child (`jouleprof record --job PID`):
+    // followed as JobCpu::of_process, never moved.
+    bool job_running = false;
     // Who else has the GPUs the job holds, listed at the first sample, then every tenth.
     GpuProcesses gpu_processes;
 };
@@ -35,7 +38,9 @@ struct TrackerOptions {
 class Tracker {
 public:
     // Prepares to follow the job (pid, at its gate: it is moved into a cgroup of its
-    // own here); nullopt when the node's CPU time cannot be read (no /proc/stat).
+    // own here; or a process of a running job, options.job_running); nullopt when the
+    // node's CPU time cannot be read (no /proc/stat). Where the job's group or tree holds
+    // the monitor, its CPU time is counted there, not added.
     static std::optional<Tracker> prepare(pid_t pid, TrackerOptions options);
     // The job starts at t_ns (ns since the trace epoch): its use and the node's count from here.
     void begin(std::int64_t t_ns);

@@ -3,6 +3,8 @@
 // as one "measure" run with exact edges; the job is not a child of it. Used by
 // the Slurm SPANK plugin (spank/), which starts it before a step's first task
 // and stops it after the last one; usable by hand or from a prolog/epilog too.
+// With --job PID the trace holds the job's share of the node too: the Slurm
+// step PID runs in (its cgroup), else PID's process tree (docs/attribution.md).
 //
 // Stops on end of standard input or on SIGINT/SIGTERM/SIGHUP/SIGQUIT. Lines on
 // standard input, all optional:
@@ -42,6 +44,7 @@ struct RecordOptions {
     std::string label = "default";
     std::string command = "(recorded until stopped)";
     std::vector<std::string> meta; // KEY=VALUE
+    pid_t job = 0;                 // a process of the job whose share is recorded; 0: none
 };
 
 // What standard input asked for so far.
@@ -165,6 +168,7 @@ int record(const RecordOptions& o, const sensors::Host& host, const Config& conf
         const auto eq = kv.find('=');
         so.meta[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    const auto so_meta = so.meta;
     auto session = MeasurementSession::open(std::move(so), host, config);
     if (!session) {
         say("error: " + session.error().message());
@@ -179,7 +183,16 @@ int record(const RecordOptions& o, const sensors::Host& host, const Config& conf
             "jouleprofd (see `jouleprof sensors`)");
         return 3;
     }
-    (*session)->begin_block(o.label, o.command);
+    BlockJob job;
+    if (o.job > 0) {
+        // The job's environment as the batch system gave it (its GPUs): the Slurm plugin
+        // passes it as meta slurm.env.NAME; the monitor's own is not the job's.
+        job = {BlockJob::Kind::process, o.job, [meta = so_meta](const char* name) {
+                   const auto it = meta.find(std::string{"slurm.env."} + name);
+                   return it == meta.end() ? std::nullopt : std::optional{it->second};
+               }};
+    }
+    (*session)->begin_block(o.label, o.command, job);
     for (const auto& [key, value] : (*session)->block_env()) {
         say(fmt::format("env {}={}", key, value));
     }
@@ -209,9 +222,13 @@ void register_record(CLI::App& app, Commands& out) {
     cmd->add_option("-l,--label", o->label, "Label of the run");
     cmd->add_option("--command", o->command, "What the run measures, as its trace names it");
     cmd->add_option("--meta", o->meta, "KEY=VALUE stored in the trace's meta (repeatable)");
+    auto* job =
+        cmd->add_option("--job", o->job,
+                        "PID of a process of the job to attribute to (slurmstepd's): the job's "
+                        "share of the node, from its Slurm step's cgroup, else its process tree");
     out.push_back(Command{
         cmd,
-        [o] {
+        [o, job] {
             if (o->interval < std::chrono::milliseconds{1}) {
                 throw CLI::ValidationError("--interval", "must be at least 1ms");
             }
@@ -220,6 +237,10 @@ void register_record(CLI::App& app, Commands& out) {
                     throw CLI::ValidationError("record", std::string{"a label or command "} +
                                                              (why != nullptr ? why : "too long"));
                 }
+            }
+            if (job->count() > 0 &&
+                (o->job <= 0 || !std::filesystem::is_directory(fmt::format("/proc/{}", o->job)))) {
+                throw CLI::ValidationError("--job", fmt::format("no process {}", o->job));
             }
             for (const auto& kv : o->meta) {
                 if (kv.find('=') == std::string::npos || kv.front() == '=') {

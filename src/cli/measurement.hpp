@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace jp::cli {
@@ -82,6 +83,18 @@ struct SeriesResult {
 // Sensors discovered once, one trace, one epoch, one sampler, recorder and
 // marker socket, for any number of series. A series stops at the first run
 // that exits non-zero (its remaining runs are skipped, with a warning).
+// Whose energy an in-process run attributes (MeasurementSession::begin_block).
+struct BlockJob {
+    enum class Kind {
+        none,    // nobody's: the node's figures
+        self,    // the caller's own process (the Python layer)
+        process, // the running job process `pid` is part of (`jouleprof record --job PID`)
+    } kind = Kind::none;
+    pid_t pid = 0;
+    // The job's environment (its GPUs); empty: the monitor's own.
+    std::function<std::optional<std::string>(const char*)> env;
+};
+
 class MeasurementSession {
 public:
     // Discovers the sensors (warning about unreadable ones) and creates the
@@ -110,10 +123,10 @@ public:
     // In-process runs, where the caller itself is the job (the Python layer):
     // a "measure" run labelled `label` begins at an exact edge; one at a time.
     // Returns the run's id (0 when one is already open).
-    // attribute_self: the caller is the job (the Python layer): its own process's CPU time
-    // is followed against the node's for the job's share (docs/attribution.md).
+    // job: whose CPU time is followed against the node's for the job's share
+    // (docs/attribution.md), if anyone's.
     std::int64_t
-    begin_block(const std::string& label, const std::string& command, bool attribute_self = false);
+    begin_block(const std::string& label, const std::string& command, const BlockJob& job = {});
     // A marker in the open block (kind begin | end | point) at an exact read
     // of every edge sensor, so phases nested in a block have exact edges too.
     // Returns its time (ns since the trace epoch).

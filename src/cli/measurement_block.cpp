@@ -40,7 +40,7 @@ void sample_usage(const std::stop_token& stop,
 
 std::int64_t MeasurementSession::begin_block(const std::string& label,
                                              const std::string& command,
-                                             bool attribute_self) {
+                                             const BlockJob& job) {
     if (m->block) {
         return 0;
     }
@@ -49,11 +49,19 @@ std::int64_t MeasurementSession::begin_block(const std::string& label,
     auto run = new_run(*m, series, "measure", ++m->runs);
     run.command = command;
     m->recorder.begin_run(run);
-    if (m->attribution && attribute_self) {
+    if (m->attribution && job.kind != BlockJob::Kind::none) {
         auto options = m->usage;
-        options.job_cpu = "process-tree"; // never move the caller's own process
-        options.monitor_is_job = false;   // its threads are in the process already
-        m->block_usage = attrib::Tracker::prepare(::getpid(), std::move(options));
+        if (job.env) {
+            options.env = job.env;
+        }
+        if (job.kind == BlockJob::Kind::self) {
+            options.job_cpu = "process-tree"; // never move the caller's own process
+            options.monitor_is_job = false;   // its threads are in the process already
+        } else {
+            options.job_running = true;
+        }
+        m->block_usage = attrib::Tracker::prepare(
+            job.kind == BlockJob::Kind::self ? ::getpid() : job.pid, std::move(options));
     }
     run.start_ns = m->sampler.begin(run.id);
     if (m->block_usage) {

@@ -178,7 +178,7 @@ Attributor::make_from(const RunData& d,
                       : !baseline_idle.empty()              ? "baseline run"
                                                             : "";
     out.node_cpus = static_cast<double>(alloc->node_cpus.size());
-    out.given_cpus = static_cast<double>(alloc->given_cpus.size());
+    out.given_cpus = static_cast<double>(alloc->cpus_given());
     at.m_whole_node = alloc->whole_node();
     at.m_use = std::make_shared<Use>(std::move(*use));
 

@@ -6,9 +6,12 @@
 // taskset (given one CPU, so one package, each), side by side, as on a shared node.
 #include "shell.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <thread>
 
 namespace jp::test {
@@ -188,6 +191,78 @@ TEST_P(Attribution, ACpuBurnerOutsideAnyJobIsOtherProcessesNotTheJob) {
         << ra.at("attribution").dump();
     EXPECT_GT(p.at("other_j").get<double>(), 0.9 * dynamic);
     expect_conserved(ra);
+}
+
+// `jouleprof record --job PID`, as the Slurm plugin runs it: the monitor is not the job's
+// parent; the job is the step PID leads — its Slurm cgroup (made here with Slurm's names,
+// where this machine lets the test make groups) or its process tree.
+struct RecordedStep {
+    fs::path group; // job_99/step_0 of a hierarchy, or empty: the process tree
+    std::vector<fs::path> made;
+    ~RecordedStep() {
+        for (auto it = made.rbegin(); it != made.rend(); ++it) {
+            ::rmdir(it->c_str());
+        }
+    }
+};
+
+TEST_P(Attribution, RecordedStepsSideBySideEachGetTheirOwnShare) {
+    const std::string way = GetParam();
+    RecordedStep steps[2];
+    for (int i = 0; i < 2 && way != "process-tree"; ++i) {
+        fs::path mount = way == "cgroup-v2" ? fs::path{"/sys/fs/cgroup/unified"}
+                                            : fs::path{"/sys/fs/cgroup/cpuacct"};
+        if (way == "cgroup-v2" && !fs::exists(mount / "cgroup.controllers")) {
+            mount = "/sys/fs/cgroup"; // a unified machine
+        }
+        auto group = mount / fmt::format("jp-test-{}-{}", ::getpid(), i);
+        for (const auto* name : {"", "job_99", "step_0"}) {
+            group /= name;
+            if (::mkdir(group.c_str(), 0755) != 0 && errno != EEXIST) {
+                GTEST_SKIP() << "cannot make " << group << " here: " << std::strerror(errno);
+            }
+            steps[i].made.push_back(group);
+        }
+        steps[i].group = group;
+    }
+    // The step: this shell leads it (slurmstepd's part), its task is the busy loop, and the
+    // monitor, reading to the end of its input, ends with it.
+    std::ofstream{dir / "step.sh"} << fmt::format(
+        "[ \"$4\" != - ] && echo $$ > \"$4/cgroup.procs\"\n"
+        "{{ timeout $2 sh -c 'while :; do :; done'; sleep $3; }} | {} -q --sysfs-root {} -c {} "
+        "record --job $$ -i 100ms -o {}/$1.jptrace >/dev/null 2>{}/$1.err\n",
+        JP_BINARY, (dir / "node").string(), (dir / "c.toml").string(), dir.string(), dir.string());
+    const auto step = [&](int cpu, const char* name, int busy, int sleep) {
+        const auto g = steps[cpu].group.empty() ? std::string{"-"} : steps[cpu].group.string();
+        return fmt::format("taskset -c {} sh {} {} {} {} {}", cpu, (dir / "step.sh").string(), name,
+                           busy, sleep, g);
+    };
+    on_node({step(0, "a", 1, 2), step(1, "b", 3, 0)});
+    for (const auto& [name, pkg, cpu_s] :
+         {std::tuple{"a", "cpu0.package", 1.0}, std::tuple{"b", "cpu1.package", 3.0}}) {
+        const auto run = attribution(name);
+        ASSERT_TRUE(run.contains("attribution")) << slurp(dir / (std::string{name} + ".err"));
+        const auto& a = run.at("attribution");
+        const auto method = a.at("job_cpu").get<std::string>();
+        if (way == "process-tree") {
+            EXPECT_TRUE(method.starts_with("process tree of pid")) << method;
+        } else {
+            EXPECT_NE(method.find("Slurm job 99's cgroup"), std::string::npos) << method;
+        }
+        const double job_cpu = a.at("job_cpu_s").get<double>();
+        EXPECT_GT(job_cpu, 0.2 * cpu_s) << a.dump();
+        EXPECT_LT(job_cpu, 1.1 * cpu_s + 0.2) << a.dump(); // the monitor's own CPU is in it
+        // As for `run` above: /proc's ticks make the fake node's truth.
+        const double tolerance = way == "process-tree" ? 0.40 : 0.25;
+        const auto& p = part(a, pkg);
+        EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
+                    tolerance * k_per_cpu_w * job_cpu)
+            << a.dump();
+        const double runtime = run.at("runtime_s").get<double>();
+        EXPECT_NEAR(p.at("idle_j").get<double>(), k_idle_w * runtime, 0.005 * k_idle_w * runtime);
+        EXPECT_FALSE(a.at("exclusive").get<bool>());
+        expect_conserved(run);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(JobCpu,

@@ -160,4 +160,21 @@ for mode in plain --jouleprof=result=no --jouleprof; do
 done
 grep -o "jouleprof: step .*after [0-9]* ms" "$dir/slurmd.log" | tail -n 4 | sed 's/^/   /'
 
+# 7. Two jobs share the node (1 CPU each of its 2): each merged result is its own share,
+# followed through its slurmstepd's process tree (proctrack/linuxproc), given the 1 CPU
+# Slurm counted for it, and the shares add up to the node in each.
+plug
+as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c \
+    "$step_cmd 0; timeout 2 sh -c 'while :; do :; done'" > "$dir/f.out" 2>&1 &
+busy_pid=$!
+as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c "$step_cmd 2" > "$dir/g.out" 2>&1 &
+idle_pid=$!
+wait "$busy_pid" "$idle_pid" || true
+busy_step=$(ids "$dir/f.out") idle_step=$(ids "$dir/g.out")
+out=$(python3 "$HERE/check_shares.py" "$JP" "$work/jouleprof/$busy_step" "$work/jouleprof/$idle_step" 2>&1 || true)
+echo "$out"
+check "two jobs on one node: each its own share, adding up to the node" test "$(grep -c FAILED <<<"$out")" = 0
+check "... the merged table leads with the step's share" bash -c \
+    "'$JP' -q report '$work/jouleprof/$busy_step' | grep -q \"^  Step's share\""
+
 finish_checks

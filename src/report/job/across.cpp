@@ -269,6 +269,7 @@ void finish_job(JobResult& job) {
     find_stragglers(job);
     sum_parts(job);
     sum_phases(job);
+    sum_shares(job);
 }
 
 } // namespace jp::report::job

@@ -29,6 +29,9 @@ void set_peak(JobResult& job,
 // parts and phases across nodes, status, partial, missing nodes, clocks.
 void finish_job(JobResult& job);
 
+// The step's share summed over the nodes (job.share), where any node has one.
+void sum_shares(JobResult& job);
+
 // Maps the node's GPU list (SLURM_STEP_GPUS, CUDA_VISIBLE_DEVICES: indices) to
 // its GPU parts; leaves gpus_known false when it cannot.
 void attribute_gpus(NodeResult& n);

@@ -147,6 +147,34 @@ void gpu_lines(std::string& out, const JobResult& j) {
     }
 }
 
+// The step's share of its nodes, first: what the step drew beside what the nodes drew.
+void share_lines(std::string& out, const JobResult& j) {
+    if (!j.share) {
+        return;
+    }
+    const auto& s = *j.share;
+    if (s.all_exclusive()) {
+        out += fmt::format("  The step had {} to itself: the nodes' figures are the step's\n",
+                           s.attributed == 1 ? "its node" : "every node");
+        return;
+    }
+    const auto& sh = s.share;
+    out += fmt::format("  Step's share {}{} of the nodes' {}: idle {} by allocation + dynamic {} "
+                       "by use{}; unallocated {}, other processes {}\n",
+                       j.basis.mark(energy_text(s.job_j())), bound_note(sh.job_bound, s.job_j()),
+                       j.basis.mark(energy_text(j.energy_j)), energy_text(sh.job_idle_j),
+                       energy_text(sh.job_dynamic_j),
+                       s.whole.empty()
+                           ? std::string{}
+                           : fmt::format(" + {} of nodes counted whole", energy_text(s.whole_j)),
+                       energy_text(sh.unallocated_j), energy_text(sh.other_j));
+    out += fmt::format("  Method: {}{}\n",
+                       s.method.empty() ? "as each node's report says (they differ)" : s.method,
+                       s.exclusive > 0 ? fmt::format("; {} of {} nodes the step's alone",
+                                                     s.exclusive, s.attributed)
+                                       : std::string{});
+}
+
 } // namespace
 
 std::string bound_note(const std::optional<Bound>& b, double energy_j) {
@@ -166,9 +194,12 @@ std::string bound_note(const std::optional<Bound>& b, double energy_j) {
 
 std::string format_text(const JobResult& j) {
     std::string out = title(j) + "\n";
-    out += fmt::format("  Energy {}{}   Average power {}   Runtime {}\n",
-                       j.basis.mark(energy_text(j.energy_j)), bound_note(j.bound, j.energy_j),
-                       power_text(j.avg_w), runtime_text(j.runtime_s));
+    share_lines(out, j);
+    const bool shared = j.share && !j.share->all_exclusive();
+    out += fmt::format("  {} {}{}   Average power {}   Runtime {}\n",
+                       shared ? "Nodes' energy" : "Energy", j.basis.mark(energy_text(j.energy_j)),
+                       bound_note(j.bound, j.energy_j), power_text(j.avg_w),
+                       runtime_text(j.runtime_s));
     if (j.peak_w) {
         out += fmt::format("  Peak power {} (the nodes' sum over {}, at {} s)\n",
                            power_text(*j.peak_w), ms_text(j.step_ns), seconds(j.peak_at_ns));
@@ -191,13 +222,17 @@ std::string format_text(const JobResult& j) {
         const bool above_parts =
             j.basis.lower_bound && j.bound && j.slurm->consumed_j > j.bound->high;
         out += fmt::format("\n  Slurm's energy (sacct ConsumedEnergyRaw, step {}): {:.0f} J; "
-                           "jouleprof's node energy {}: {:+.1f} %{}\n",
+                           "jouleprof's node energy {}: {:+.1f} %{}{}\n",
                            j.slurm->step, j.slurm->consumed_j, energy_text(j.energy_j), diff,
                            !j.bound      ? ""
                            : inside      ? " (inside jouleprof's sensors' bound)"
                            : above_parts ? " (above the bound of the parts jouleprof measured: "
                                            "the rest of the node is not measured here)"
-                                         : " (outside jouleprof's sensors' bound)");
+                                         : " (outside jouleprof's sensors' bound)",
+                           shared ? fmt::format("; the step's share {} (sacct counts the whole "
+                                                "node on a shared one)",
+                                                energy_text(j.share->job_j()))
+                                  : std::string{});
     }
     if (j.partial) {
         out += "\n  PARTIAL: the figures cover the nodes listed only\n";

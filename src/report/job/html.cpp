@@ -48,7 +48,19 @@ void tables(std::string& b, const JobResult& j) {
     const auto row = [&](std::string_view k, const std::string& v) {
         b += fmt::format("<dt>{}</dt><dd>{}</dd>", k, v);
     };
-    row("Energy", escape(j.basis.mark(energy_text(j.energy_j)) + bound_note(j.bound, j.energy_j)));
+    const bool shared = j.share && !j.share->all_exclusive();
+    if (shared) {
+        const auto& sh = *j.share;
+        row("Step's share",
+            escape(
+                energy_text(sh.job_j()) + bound_note(sh.share.job_bound, sh.job_j()) +
+                fmt::format(": idle {} by allocation + dynamic {} by use; unallocated {}, "
+                            "other processes {}",
+                            energy_text(sh.share.job_idle_j), energy_text(sh.share.job_dynamic_j),
+                            energy_text(sh.share.unallocated_j), energy_text(sh.share.other_j))));
+    }
+    row(shared ? "Nodes' energy" : "Energy",
+        escape(j.basis.mark(energy_text(j.energy_j)) + bound_note(j.bound, j.energy_j)));
     row("Average power", power_text(j.avg_w));
     if (j.peak_w) {
         row("Peak power",

@@ -87,6 +87,23 @@ struct PhaseAcross {
     bool open_at_end = false;
 };
 
+// The step's share of its nodes (docs/attribution.md), summed over the nodes: each
+// node's job share where its trace has one, else that node's whole figure (named).
+struct ShareAcross {
+    JobShare share;                 // summed over the attributed nodes (job_bound: added)
+    double whole_j = 0;             // the nodes without a share, counted whole as the step's
+    std::vector<std::string> whole; // those nodes
+    std::size_t attributed = 0;     // nodes with a share
+    std::size_t exclusive = 0;      // of those, nodes the step had to itself
+    std::string method;             // the nodes' method when they agree, else ""
+    // The step's energy: its shares plus the whole nodes.
+    [[nodiscard]] double job_j() const noexcept { return share.job_j() + whole_j; }
+    // Every attributed node was the step's alone: the nodes' figures are the step's.
+    [[nodiscard]] bool all_exclusive() const noexcept {
+        return attributed > 0 && exclusive == attributed && whole.empty();
+    }
+};
+
 struct SlurmEnergy {
     double consumed_j = 0; // sacct's ConsumedEnergyRaw for the step
     std::string step;      // "1234.0"
@@ -123,6 +140,9 @@ struct JobResult {
     double other_gpu_j = 0;    // GPUs on the nodes that were not the step's (shared nodes)
     std::vector<double> power; // the job's power per profile column
     std::int64_t profile_step_ns = 0;
+    // The step's share of the nodes, where any node's trace has one (`jouleprof record
+    // --job`: the Slurm plugin's); absent for traces measured without it.
+    std::optional<ShareAcross> share;
     std::optional<SlurmEnergy> slurm;
     std::vector<std::string> notes;
 };

@@ -75,6 +75,30 @@ nlohmann::json across_json(const JobResult& j) {
     return out;
 }
 
+// The step's share of its nodes, summed (null where no node recorded one).
+nlohmann::json share_json(const JobResult& j) {
+    if (!j.share) {
+        return nullptr;
+    }
+    const auto& s = *j.share;
+    nlohmann::json a{{"exclusive", s.all_exclusive()},
+                     {"method", s.method.empty() ? nlohmann::json() : nlohmann::json(s.method)},
+                     {"job_j", s.job_j()},
+                     {"idle_j", s.share.job_idle_j},
+                     {"dynamic_j", s.share.job_dynamic_j},
+                     {"unallocated_j", s.share.unallocated_j},
+                     {"other_j", s.share.other_j},
+                     {"node_j", j.energy_j},
+                     {"nodes_attributed", s.attributed},
+                     {"nodes_exclusive", s.exclusive},
+                     {"nodes_counted_whole", s.whole},
+                     {"whole_j", s.whole_j}};
+    if (s.share.job_bound) {
+        add_bound_json(a, *s.share.job_bound, s.job_j(), "job");
+    }
+    return a;
+}
+
 } // namespace
 
 nlohmann::json to_json(const JobResult& j) {
@@ -113,6 +137,7 @@ nlohmann::json to_json(const JobResult& j) {
         nodes.push_back(node_json(n));
     }
     out.update(across_json(j));
+    out["attribution"] = share_json(j);
     if (j.slurm) {
         out["slurm"] = {
             {"step", j.slurm->step},

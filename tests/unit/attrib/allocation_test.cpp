@@ -76,5 +76,36 @@ TEST(Allocation, FromAFakeNodeAndTheJobsEnvironment) {
     fs::remove_all(root);
 }
 
+TEST(Allocation, SlurmsCountWhereItDidNotBindTheJob) {
+    const auto root = fs::temp_directory_path() / ("jp-alloc-n-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    put(root / "proc/meminfo", "MemTotal:        4000000 kB\n");
+    const auto with = [&](const char* count) {
+        return allocation_of(::getpid(), root, root, {0, 1}, [&](const char* n) {
+            return std::string_view{n} == "SLURM_CPUS_ON_NODE" ? std::optional<std::string>{count}
+                                                               : std::nullopt;
+        });
+    };
+    auto a = with("1");
+    if (a.given_cpus.size() < 2) {
+        fs::remove_all(root);
+        GTEST_SKIP() << "this process may run on one CPU only";
+    }
+    EXPECT_EQ(a.cpus_counted, 1U);
+    EXPECT_EQ(a.cpus_given(), 1U);
+    EXPECT_DOUBLE_EQ(a.cpu_share(0), 0.5);
+    EXPECT_DOUBLE_EQ(a.cpu_share(-1), 0.5);
+    EXPECT_FALSE(a.whole_node());
+    ASSERT_EQ(a.notes.size(), 1U);
+    EXPECT_NE(a.notes.front().find("SLURM_CPUS_ON_NODE"), std::string::npos);
+    // As many as it may run on, or nonsense: the affinity stands.
+    for (const char* v : {"2", "0", "x", "-1", ""}) {
+        a = with(v);
+        EXPECT_FALSE(a.cpus_counted) << v;
+        EXPECT_TRUE(a.notes.empty()) << v;
+    }
+    fs::remove_all(root);
+}
+
 } // namespace
 } // namespace jp::attrib

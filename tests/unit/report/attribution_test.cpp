@@ -111,6 +111,36 @@ TEST_F(Attribution_, IdleByAllocationDynamicByUseGpuByHolder) {
     EXPECT_NEAR(j.at("parts").at(0).at("share").at("idle_j").get<double>(), 100, 1e-6);
 }
 
+TEST_F(Attribution_, ACountOfCpusWithoutThemNamedGivesEachPackageThatShare) {
+    // Slurm gave the job 1 CPU of 2 without binding it (SLURM_CPUS_ON_NODE=1, task/none):
+    // half of each package's idle power, not all of one package's.
+    test::TraceBuilder b{path, channels()};
+    const auto id = b.run(test::make_run("job", 10, watts));
+    auto f = facts(R"({"cpu0.package":10,"cpu1.package":10})", "[0,1]");
+    const std::string given = R"("given_cpus":[0,1],)";
+    f.replace(f.find(given), given.size(), given + R"("cpus_counted":1,)");
+    b.usage(id, f, use(10));
+    auto reader = b.reader();
+    const auto s = summarize_run(reader, reader.runs().front());
+    ASSERT_TRUE(s && s->attribution);
+    const auto& a = *s->attribution;
+    EXPECT_NEAR(part(a, "cpu0.package").share.job_idle_j, 50, 1e-6);
+    EXPECT_NEAR(part(a, "cpu0.package").share.unallocated_j, 50, 1e-6);
+    EXPECT_NEAR(part(a, "cpu1.package").share.job_idle_j, 50, 1e-6);
+    EXPECT_DOUBLE_EQ(a.given_cpus, 1);
+    EXPECT_FALSE(a.exclusive);
+    // A count that is not a count is a damaged record: the node's figures.
+    f.replace(f.find(R"("cpus_counted":1)"), 16, R"("cpus_counted":-1)");
+    test::TraceBuilder b2{path.string() + "2", channels()};
+    const auto id2 = b2.run(test::make_run("job", 10, watts));
+    b2.usage(id2, f, use(10));
+    auto reader2 = b2.reader();
+    const auto s2 = summarize_run(reader2, reader2.runs().front());
+    ASSERT_TRUE(s2);
+    EXPECT_FALSE(s2->attribution);
+    std::filesystem::remove(path.string() + "2");
+}
+
 TEST_F(Attribution_, EveryPhaseAndEachPhaseNameHasItsShare) {
     test::TraceBuilder b{path, channels()};
     auto spec = test::make_run("job", 10, watts);

@@ -6,10 +6,12 @@
 #include "report/job/job.hpp"
 #include "trace_builder.hpp"
 
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <optional>
 
 namespace jp::report::job {
 namespace {
@@ -30,6 +32,9 @@ struct NodeSpec {
     std::vector<std::tuple<double, std::string, std::string>> markers{};
     std::string step = "0";
     int nnodes = 2;
+    // The step's CPU use on the node as its monitor recorded it (`record --job`): it was
+    // given CPU 0 of 0-1 and used `job_cpu` of the node's 1 busy CPU; none: not recorded.
+    std::optional<double> job_cpu{};
 };
 
 class JobMerge : public ::testing::Test {
@@ -70,7 +75,21 @@ protected:
         const auto per_channel = n.watts / static_cast<double>(chans.size());
         auto run = test::make_run("slurm", n.seconds, test::flat(per_channel));
         run.markers = n.markers;
-        b.run(run);
+        const auto id = b.run(run);
+        if (n.job_cpu) {
+            std::vector<trace::UsageRecord> rows;
+            for (int t = 0; t <= static_cast<int>(n.seconds); ++t) {
+                const auto ns = static_cast<std::int64_t>(t) * k_s;
+                rows.push_back({ns, 0, *n.job_cpu * t, 1.0 * t});
+            }
+            b.usage(id,
+                    fmt::format(R"({{"version":1,"job":"Slurm job 42's cgroup","cpus":[0,1],)"
+                                R"("given_cpus":{},"package_of":{{"0":0,"1":0}},)"
+                                R"("memory_total":null,"memory_given":null,"gpus_given":null,)"
+                                R"("gpu_source":"","idle_w":{{"cpu0.package":10}},"notes":[]}})",
+                                *n.job_cpu >= 1 ? "[0,1]" : "[0]"),
+                    rows);
+        }
         return path;
     }
 
@@ -345,6 +364,79 @@ TEST_F(JobMerge, StepDirectoriesAreFoundUnderAJobDirectory) {
     EXPECT_EQ((*steps)[0].filename(), "42.0");
     EXPECT_FALSE(step_dirs_in(top / "empty"));
     EXPECT_TRUE(wait_for_nodes(top / "42.0", std::chrono::milliseconds{100}));
+}
+
+TEST_F(JobMerge, TheStepsShareOfSharedNodesIsSummedBesideTheNodes) {
+    // Each node: 100 W for 10 s (1 kJ); idle 10 W, half of it the step's (1 of 2 CPUs);
+    // the 900 J above idle split by CPU time: the step used a quarter on a, half on b.
+    node({.name = "a", .id = 0, .job_cpu = 0.25});
+    node({.name = "b", .id = 1, .job_cpu = 0.5});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_TRUE(job->share);
+    const auto& s = *job->share;
+    EXPECT_EQ(s.attributed, 2U);
+    EXPECT_EQ(s.exclusive, 0U);
+    EXPECT_FALSE(s.all_exclusive());
+    EXPECT_NEAR(s.share.job_idle_j, 50 + 50, 1e-6);
+    EXPECT_NEAR(s.share.job_dynamic_j, 225 + 450, 1e-6);
+    EXPECT_NEAR(s.share.unallocated_j, 50 + 50, 1e-6);
+    EXPECT_NEAR(s.share.other_j, 675 + 450, 1e-6);
+    EXPECT_NEAR(s.job_j(), 775, 1e-6);
+    EXPECT_NEAR(s.share.node_j(), job->energy_j, 1e-3); // adds up to the nodes
+    const auto text = format_text(*job);
+    EXPECT_NE(text.find("Step's share ≥ 775.0 J"), std::string::npos) << text;
+    EXPECT_NE(text.find("Nodes' energy ≥ 2.000 kJ"), std::string::npos) << text;
+    EXPECT_NE(text.find("Method: "), std::string::npos) << text;
+    const auto j = to_json(*job);
+    const auto& a = j.at("attribution");
+    EXPECT_NEAR(a.at("job_j").get<double>(), 775, 1e-6);
+    EXPECT_NEAR(a.at("node_j").get<double>(), 2000, 1e-6);
+    EXPECT_NEAR(a.at("idle_j").get<double>() + a.at("dynamic_j").get<double>() +
+                    a.at("unallocated_j").get<double>() + a.at("other_j").get<double>(),
+                2000, 1e-3);
+    EXPECT_EQ(a.at("nodes_attributed"), 2);
+    EXPECT_FALSE(a.at("exclusive").get<bool>());
+}
+
+TEST_F(JobMerge, ANodeWithoutAShareCountsWholeAndIsNamed) {
+    node({.name = "a", .id = 0, .job_cpu = 0.5});
+    node({.name = "b", .id = 1}); // measured without --job (an older plugin)
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_TRUE(job->share);
+    EXPECT_EQ(job->share->whole, std::vector<std::string>{"b"});
+    EXPECT_NEAR(job->share->job_j(), 500 + 1000, 1e-6);
+    EXPECT_FALSE(job->share->share.job_bound); // a whole node is no bound on the step's share
+    EXPECT_TRUE(std::ranges::any_of(job->notes, [](const std::string& n) {
+        return n.starts_with("1 node recorded no share (b)");
+    }));
+    EXPECT_TRUE(to_json(*job).at("attribution").at("nodes_counted_whole") ==
+                nlohmann::json::array({"b"}));
+}
+
+TEST_F(JobMerge, NodesTheStepHadToItselfKeepTheNodesFigures) {
+    // Given every CPU, all memory, every GPU, and all the CPU time: exclusive.
+    node({.name = "a", .id = 0, .job_cpu = 1.0});
+    node({.name = "b", .id = 1, .job_cpu = 1.0});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_TRUE(job->share);
+    EXPECT_TRUE(job->share->all_exclusive());
+    EXPECT_NEAR(job->share->job_j(), job->energy_j, 1e-3);
+    const auto text = format_text(*job);
+    EXPECT_NE(text.find("The step had every node to itself"), std::string::npos) << text;
+    EXPECT_NE(text.find("  Energy ≥ 2.000 kJ"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Step's share"), std::string::npos) << text;
+}
+
+TEST_F(JobMerge, TracesWithoutSharesHaveNoAttribution) {
+    node({.name = "a", .id = 0});
+    node({.name = "b", .id = 1});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    EXPECT_FALSE(job->share);
+    EXPECT_TRUE(to_json(*job).at("attribution").is_null());
 }
 
 } // namespace

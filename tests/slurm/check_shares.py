@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks two steps that shared one node (spank_test.sh, section 7).
+
+  check_shares.py JOULEPROF BUSY_DIR IDLE_DIR
+
+Each DIR is a step's directory of node traces. Prints one line per failed check
+and the figures; exits 0 when every check held.
+"""
+import json
+import subprocess
+import sys
+
+
+def merged(jp: str, d: str) -> dict:
+    out = subprocess.run([jp, "-q", "report", "--json", d], check=True,
+                         capture_output=True, text=True).stdout
+    j = json.loads(out)
+    return j["steps"][0]
+
+
+def main() -> int:
+    jp, busy_dir, idle_dir = sys.argv[1:4]
+    bad = []
+    steps = {}
+    for name, d in (("busy", busy_dir), ("idle", idle_dir)):
+        j = merged(jp, d)
+        a = j.get("attribution")
+        if not a:
+            bad.append(f"{name}: no attribution in the merged result")
+            continue
+        node = j["nodes"][0]["attribution"]
+        steps[name] = (a, node)
+        total = a["idle_j"] + a["dynamic_j"] + a["unallocated_j"] + a["other_j"]
+        if abs(total - a["node_j"]) > 1e-3:
+            bad.append(f"{name}: shares add to {total} J, the node drew {a['node_j']} J")
+        if a["exclusive"]:
+            bad.append(f"{name}: called exclusive on a shared node")
+        if not node["job_cpu"].startswith("process tree of pid"):
+            bad.append(f"{name}: followed by {node['job_cpu']!r}, not slurmstepd's tree")
+        if node["given_cpus"] != 1:
+            bad.append(f"{name}: given {node['given_cpus']} CPUs, Slurm gave it 1")
+        print(f"   {name}: share {a['job_j']:.1f} J of the node's {a['node_j']:.1f} J, "
+              f"CPU {node['job_cpu_s']:.2f} s")
+    if len(steps) == 2:
+        (busy, busy_node), (idle, idle_node) = steps["busy"], steps["idle"]
+        if busy_node["job_cpu_s"] < 1.0:
+            bad.append(f"busy: {busy_node['job_cpu_s']} s of CPU, its loop ran 2 s")
+        if idle_node["job_cpu_s"] > 0.3:
+            bad.append(f"idle: {idle_node['job_cpu_s']} s of CPU for a sleep")
+        if busy["dynamic_j"] <= 3 * idle["dynamic_j"]:
+            bad.append(f"busy's dynamic {busy['dynamic_j']} J is not well above idle's "
+                       f"{idle['dynamic_j']} J")
+    for b in bad:
+        print("FAILED:", b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job of a process that runs already (`jouleprof record --job PID`, the Slurm
+// plugin's slurmstepd): its Slurm step's group in the layouts of Slurm's cgroup/v1 and
+// cgroup/v2 plugins, read through fake trees, else its process tree; nothing moved.
+#include "attrib/cgroup.hpp"
+#include "attrib/job_cpu.hpp"
+#include "files.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::attrib {
+namespace {
+
+namespace fs = std::filesystem;
+
+using test::put;
+
+TEST(SlurmStepGroup, TheStepAboveSlurmstepdsOrATasksGroup) {
+    // cgroup/v2: slurmstepd in step_N/slurm, the tasks in step_N/user/task_M.
+    EXPECT_EQ(slurm_step_group("/system.slice/slurmstepd.scope/job_7/step_0/slurm"),
+              "/system.slice/slurmstepd.scope/job_7/step_0");
+    EXPECT_EQ(slurm_step_group("/system.slice/slurmstepd.scope/job_7/step_batch/user/task_0"),
+              "/system.slice/slurmstepd.scope/job_7/step_batch");
+    // cgroup/v1: slurm/uid_U/job_J/step_S under each controller.
+    EXPECT_EQ(slurm_step_group("/slurm/uid_1000/job_42/step_0"), "/slurm/uid_1000/job_42/step_0");
+    EXPECT_EQ(slurm_step_group("/slurm/uid_1000/job_42/step_extern/task_0"),
+              "/slurm/uid_1000/job_42/step_extern");
+    // The job's group where no step follows it.
+    EXPECT_EQ(slurm_step_group("/slurm/uid_1000/job_42"), "/slurm/uid_1000/job_42");
+    EXPECT_EQ(slurm_step_group("/slurm/uid_1000/job_42/other/step_1"), "/slurm/uid_1000/job_42");
+    // Not a Slurm job.
+    EXPECT_EQ(slurm_step_group("/user.slice/user-1000.slice/session-3.scope"), "");
+    EXPECT_EQ(slurm_step_group("/step_0/job_x"), "");
+    EXPECT_EQ(slurm_step_group("/"), "");
+}
+
+struct OfProcess : ::testing::Test {
+    fs::path root = fs::temp_directory_path() / ("jp-ofp-" + std::to_string(::getpid()));
+    void SetUp() override { fs::remove_all(root); }
+    void TearDown() override { fs::remove_all(root); }
+};
+
+TEST_F(OfProcess, SlurmstepdsGroupUnderTheV2PluginGivesItsWholeStep) {
+    put(root / "sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+    const auto step = root / "sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0";
+    put(step / "cpu.stat", "usage_usec 5000000\nuser_usec 4000000\nsystem_usec 1000000\n");
+    put(step / "slurm/cpu.stat", "usage_usec 10000\n");
+    put(root / "proc/500/cgroup", "0::/system.slice/slurmstepd.scope/job_7/step_0/slurm\n");
+    put(root / "proc/501/cgroup", "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n");
+    put(root / "proc/502/cgroup", "0::/system.slice/slurmstepd.scope/job_8/step_0/user/task_0\n");
+    auto j = JobCpu::of_process(root, 500);
+    EXPECT_EQ(j.group(), step);
+    EXPECT_EQ(j.slurm_job(), "7");
+    EXPECT_NE(j.method().find("Slurm job 7's cgroup"), std::string::npos) << j.method();
+    auto r = j.read();
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(r->total_s, 0.0, 1e-9); // what the step used before is not counted
+    put(step / "cpu.stat", "usage_usec 7500000\n");
+    r = j.read();
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(r->total_s, 2.5, 1e-9);
+    EXPECT_EQ(j.contains(500), true);
+    EXPECT_EQ(j.contains(501), true);  // a task of the step
+    EXPECT_EQ(j.contains(502), false); // another job's
+    EXPECT_EQ(j.contains(503), std::nullopt);
+    // Nothing was made or moved: the step's group is Slurm's.
+    (void)j.finish();
+    EXPECT_TRUE(fs::exists(step / "slurm"));
+    EXPECT_FALSE(fs::exists(step / "jouleprof-500"));
+}
+
+TEST_F(OfProcess, TheV1PluginsStepCountsPerCpu) {
+    put(root / "sys/fs/cgroup/cpuacct/cpuacct.usage", "1\n");
+    const auto step = root / "sys/fs/cgroup/cpuacct/slurm/uid_1000/job_42/step_0";
+    put(step / "cpuacct.usage_percpu", "1000000000 2000000000 \n");
+    put(root / "proc/600/cgroup", "2:cpu,cpuacct:/slurm/uid_1000/job_42/step_0\n0::/\n");
+    auto j = JobCpu::of_process(root, 600);
+    EXPECT_EQ(j.group(), step);
+    put(step / "cpuacct.usage_percpu", "1500000000 4000000000 \n");
+    const auto r = j.read();
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->per_cpu_s.size(), 2U);
+    EXPECT_NEAR(r->per_cpu_s[0], 0.5, 1e-9);
+    EXPECT_NEAR(r->per_cpu_s[1], 2.0, 1e-9);
+    EXPECT_NEAR(r->total_s, 2.5, 1e-9);
+}
+
+TEST_F(OfProcess, AStepGroupThatCountsNothingFallsBackToTheProcessTreeWithANote) {
+    put(root / "sys/fs/cgroup/cgroup.controllers", "memory\n");
+    fs::create_directories(root / "sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0");
+    put(root / "proc/500/cgroup", "0::/system.slice/slurmstepd.scope/job_7/step_0/slurm\n");
+    auto j = JobCpu::of_process(root, 500);
+    EXPECT_TRUE(j.group().empty());
+    EXPECT_TRUE(j.slurm_job().empty());
+    EXPECT_NE(j.method().find("process tree of pid 500"), std::string::npos) << j.method();
+    ASSERT_EQ(j.notes().size(), 1U);
+    EXPECT_NE(j.notes().front().find("counts no CPU time here"), std::string::npos);
+}
+
+TEST(OfProcessTree, OutsideSlurmTheProcessTreeIsFollowed) {
+    // This test's own process, on the real /proc: its CPU time from here on.
+    auto j = JobCpu::of_process("/", ::getpid());
+    if (!j.slurm_job().empty()) {
+        GTEST_SKIP() << "runs inside a Slurm job: " << j.method();
+    }
+    EXPECT_NE(j.method().find("process tree"), std::string::npos) << j.method();
+    const auto before = j.read();
+    ASSERT_TRUE(before);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds{300};
+    volatile unsigned spin = 0;
+    while (std::chrono::steady_clock::now() < until) {
+        spin = spin + 1;
+    }
+    const auto after = j.read();
+    ASSERT_TRUE(after);
+    EXPECT_GT(after->total_s - before->total_s, 0.1); // /proc's 10 ms ticks
+    EXPECT_EQ(j.contains(::getpid()), true);
+}
+
+} // namespace
+} // namespace jp::attrib
