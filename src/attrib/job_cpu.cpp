@@ -134,7 +134,8 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
     j.m_pid = pid;
     const auto self = sys::read_text(sys::under_root(root, "/proc/self/cgroup"));
     const auto groups = self ? parse_proc_cgroup(*self) : ProcessGroups{};
-    const auto mounts = find_mounts(root);
+    j.m_mounts = find_mounts(root);
+    const auto& mounts = j.m_mounts;
     const bool any = way == "auto";
     const auto v2 = any || way == "cgroup-v2" ? group_dir(mounts.v2, groups.v2) : std::nullopt;
     const auto v1 =
@@ -209,7 +210,8 @@ JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
     j.m_pid = pid;
     const auto text = sys::read_text(sys::under_root(root, fmt::format("/proc/{}/cgroup", pid)));
     const auto groups = text ? parse_proc_cgroup(*text) : ProcessGroups{};
-    const auto mounts = find_mounts(root);
+    j.m_mounts = find_mounts(root);
+    const auto& mounts = j.m_mounts;
     for (const auto& [path, mount, kind] : {std::tuple{groups.v2, mounts.v2, Kind::v2},
                                             std::tuple{groups.cpuacct, mounts.cpuacct, Kind::v1}}) {
         const auto step = path ? slurm_step_group(*path) : std::string{};
@@ -246,9 +248,8 @@ std::optional<bool> JobCpu::contains(pid_t pid) const {
             return std::nullopt;
         }
         const auto groups = parse_proc_cgroup(*text);
-        const auto mounts = find_mounts(m_root);
-        const auto dir = m_kind == Kind::v2 ? group_dir(mounts.v2, groups.v2)
-                                            : group_dir(mounts.cpuacct, groups.cpuacct);
+        const auto dir = m_kind == Kind::v2 ? group_dir(m_mounts.v2, groups.v2)
+                                            : group_dir(m_mounts.cpuacct, groups.cpuacct);
         if (!dir) {
             return false;
         }

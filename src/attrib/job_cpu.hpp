@@ -8,6 +8,7 @@
 //     where the monitor may create one under its own group and move the job (still
 //     at its gate) there;
 //  3. its process tree through /proc.
+#include "attrib/cgroup.hpp"
 #include "attrib/proc_tree.hpp"
 
 #include <filesystem>
@@ -66,6 +67,7 @@ private:
     void follow_tree(const std::filesystem::path& root, pid_t pid);
     enum class Kind { none, v2, v1, tree } m_kind = Kind::none;
     std::filesystem::path m_root; // where /proc is read
+    CgroupMounts m_mounts;        // the hierarchies there, found once
     pid_t m_pid = 0;              // the job's first process
     std::filesystem::path m_dir;
     bool m_made = false; // the monitor made m_dir and removes it

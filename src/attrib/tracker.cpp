@@ -246,6 +246,13 @@ std::string Tracker::facts() const {
     for (const auto& [name, w] : m_options.idle_watts) {
         idle[name] = w;
     }
+    if (!m_options.idle_learned.empty()) {
+        auto learned = nlohmann::json::object();
+        for (const auto& [name, how] : m_options.idle_learned) {
+            learned[name] = how;
+        }
+        j["idle_learned"] = learned;
+    }
     j["idle_w"] = idle;
     auto notes = m_alloc.notes;
     notes.insert(notes.end(), m_job.notes().begin(), m_job.notes().end());

@@ -19,12 +19,13 @@
 namespace jp::attrib {
 
 struct TrackerOptions {
-    std::filesystem::path proc_root{"/"};     // /proc and /sys/fs/cgroup: the real ones
-    std::filesystem::path sysfs_root{"/"};    // the CPU topology (a fake node's, in tests)
-    EnvLookup env;                            // the job's environment
-    std::map<std::string, double> idle_watts; // per channel name (and "rest"), from config
-    std::string job_cpu = "auto";             // how the job's CPU time is read (JobCpu::track)
-    std::size_t max_records = 200000;         // beyond, every other reading is dropped
+    std::filesystem::path proc_root{"/"};            // /proc and /sys/fs/cgroup: the real ones
+    std::filesystem::path sysfs_root{"/"};           // the CPU topology (a fake node's, in tests)
+    EnvLookup env;                                   // the job's environment
+    std::map<std::string, double> idle_watts;        // per channel name (and "rest"), from config
+    std::map<std::string, std::string> idle_learned; // those jouleprofd learned: how
+    std::string job_cpu = "auto";     // how the job's CPU time is read (JobCpu::track)
+    std::size_t max_records = 200000; // beyond, every other reading is dropped
     // The monitor's own CPU time counts as the job's (the cost of measuring it); false
     // where the monitor runs inside the job's process (Python blocks) and is counted already.
     bool monitor_is_job = true;

@@ -72,6 +72,7 @@ Discovered discover(const sensors::Host& host) {
     Discovered d;
     d.table = sensors::channel_table(found.sensors);
     d.sensors = std::move(found.sensors);
+    d.idle = std::move(found.idle);
     for (const auto& c : d.table) {
         d.estimated = d.estimated || c.provenance == Provenance::estimated;
     }

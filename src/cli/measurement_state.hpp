@@ -25,6 +25,7 @@ struct Discovered {
     std::vector<std::unique_ptr<sensors::Sensor>> sensors;
     std::vector<Channel> table;
     bool estimated = false;
+    std::map<std::string, sensors::LearnedIdle> idle; // learned by jouleprofd, per channel
 };
 
 } // namespace detail
@@ -44,6 +45,12 @@ struct MeasurementSession::State {
           attribution(config.attribution.enabled) {
         usage.idle_watts.insert(config.attribution.idle_watts.begin(),
                                 config.attribution.idle_watts.end());
+        // jouleprofd's learned idle power where the config names none (config first).
+        for (const auto& [name, learned] : d.idle) {
+            if (usage.idle_watts.emplace(name, learned.watts).second) {
+                usage.idle_learned.emplace(name, learned.how);
+            }
+        }
         usage.job_cpu = config.attribution.job_cpu;
     }
 

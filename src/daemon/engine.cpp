@@ -62,13 +62,23 @@ Plan plan_intervals(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors
     return p;
 }
 
+std::vector<Quantity> quantities_of(const std::vector<Channel>& table) {
+    std::vector<Quantity> q;
+    q.reserve(table.size());
+    for (const auto& c : table) {
+        q.push_back(c.quantity);
+    }
+    return q;
+}
+
 } // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
                std::vector<Channel> table,
                const SamplerConfig& sampling,
                const DaemonConfig& config)
-    : m_channels(table), m_base_interval(config.daemon.interval), m_rules(config.access),
+    : m_channels(table), m_base_interval(config.daemon.interval),
+      m_idle(quantities_of(table), config.daemon.idle), m_rules(config.access),
       m_random(std::random_device{}()) {
     const auto n = m_channels.size();
     const auto per_floor = static_cast<std::size_t>(config.daemon.history / config.access.floor);
@@ -167,6 +177,7 @@ void Engine::absorb(const std::vector<trace::SampleRecord>& records) {
             continue; // an exact read and a tick at the same instant; never NaN on the wire
         }
         h.push({r.t_ns, r.value});
+        m_idle.add(i, r.t_ns, r.value);
         m_health[i].up = true;
     }
 }

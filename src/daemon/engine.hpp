@@ -10,6 +10,7 @@
 // caller's exact read came within the floor of it: no reading a floored
 // caller can hold is closer than the floor to another (docs/security.md).
 #include "daemon/history.hpp"
+#include "daemon/idle.hpp"
 #include "daemon/settings.hpp"
 #include "sampler/sampler.hpp"
 #include "sensors/host.hpp"
@@ -64,6 +65,9 @@ public:
     [[nodiscard]] const History& published(std::size_t i) const noexcept { return m_published[i]; }
     [[nodiscard]] const ChannelHealth& health(std::size_t i) const noexcept { return m_health[i]; }
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept;
+    // Channel i's idle power learned from its history so far (daemon/idle.hpp).
+    [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const { return m_idle.idle(i); }
+    [[nodiscard]] const IdleSettings& idle_settings() const noexcept { return m_idle.settings(); }
 
 private:
     Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
@@ -96,6 +100,7 @@ private:
     std::optional<Candidate> m_candidate;
     std::deque<Span> m_floored_reads; // younger than twice the floor and the jitter
     std::vector<ChannelHealth> m_health;
+    IdleLearner m_idle;
     std::vector<std::string> m_notes;
     AccessRules m_rules;
     std::int64_t m_next_publish = 0;

@@ -98,6 +98,20 @@ Reply op_hello(DaemonState& d, Connection& c, const json& req, std::int64_t now)
                 {"mono_ns", mono_ns()}};
 }
 
+// Channel i's idle power as the daemon learned it (daemon/idle.hpp); null until it has.
+json idle_json(const Engine& e, std::size_t i) {
+    const auto w = e.idle(i);
+    if (!w) {
+        return nullptr;
+    }
+    const auto& s = e.idle_settings();
+    return {{"watts", w->watts},
+            {"percentile", s.percentile},
+            {"period_s", static_cast<double>(s.period.count()) * 1e-9},
+            {"history_s", w->history_s},
+            {"periods", w->periods}};
+}
+
 Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t /*now*/) {
     json list = json::array();
     const auto& chans = d.engine.channels();
@@ -122,7 +136,8 @@ Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64
                         {"profile_of", ch.profile_of},
                         {"resolution_ms", to_ms(resolution(d, c.grant, i))},
                         {"floored", floored},
-                        {"up", d.engine.health(i).up}});
+                        {"up", d.engine.health(i).up},
+                        {"idle", idle_json(d.engine, i)}});
     }
     return json{{"channels", std::move(list)}};
 }

@@ -91,6 +91,20 @@ void channel_metrics(std::string& out, const DaemonState& d) {
            "Average power of a channel over the last published window, in watts.", power);
     family(out, "jouleprof_utilization_ratio", "gauge",
            "Mean utilisation of a device over the last published window, 0 to 1.", util);
+    std::string idle;
+    for (std::size_t i = 0; i < chans.size(); ++i) {
+        if (const auto w = d.engine.idle(i)) {
+            idle += fmt::format("jouleprof_idle_watts{{{},history_seconds=\"{:.0f}\"}} {}\n",
+                                labels(chans[i]), w->history_s, w->watts);
+        }
+    }
+    const auto& s = d.engine.idle_settings();
+    family(out, "jouleprof_idle_watts", "gauge",
+           fmt::format("Idle power jouleprofd learned for a channel: the {:g}th percentile of its "
+                       "mean power per {:g} s over the history it has (at most {:g} h).",
+                       s.percentile, static_cast<double>(s.period.count()) * 1e-9,
+                       static_cast<double>(s.window.count()) / 3.6e12),
+           idle);
 }
 
 // The node meter when there is one, else the sum of the counted parts (a lower bound).

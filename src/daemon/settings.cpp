@@ -19,7 +19,8 @@ constexpr std::array<std::string_view, 3> k_own_tables{"daemon", "access", "prom
 
 Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
     if (auto r = s.only({"socket", "interval", "history", "max_clients", "max_clients_per_user",
-                         "max_sessions_per_user", "client_timeout"});
+                         "max_sessions_per_user", "client_timeout", "idle_period", "idle_window",
+                         "idle_min_history", "idle_percentile"});
         !r) {
         return r;
     }
@@ -33,14 +34,34 @@ Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
         }
         out.socket = **socket;
     }
-    for (auto r : {s.duration("interval", std::chrono::milliseconds{1}, out.interval),
-                   s.duration("history", std::chrono::seconds{10}, out.history),
-                   s.duration("client_timeout", std::chrono::milliseconds{100}, out.client_timeout),
-                   s.integer("max_clients", 1, 1'000'000, out.max_clients),
-                   s.integer("max_clients_per_user", 1, 1'000'000, out.max_clients_per_user),
-                   s.integer("max_sessions_per_user", 1, 1'000'000, out.max_sessions_per_user)}) {
+    for (auto r :
+         {s.duration("interval", std::chrono::milliseconds{1}, out.interval),
+          s.duration("history", std::chrono::seconds{10}, out.history),
+          s.duration("client_timeout", std::chrono::milliseconds{100}, out.client_timeout),
+          s.integer("max_clients", 1, 1'000'000, out.max_clients),
+          s.integer("max_clients_per_user", 1, 1'000'000, out.max_clients_per_user),
+          s.integer("max_sessions_per_user", 1, 1'000'000, out.max_sessions_per_user),
+          s.duration("idle_period", std::chrono::milliseconds{100}, out.idle.period),
+          s.duration("idle_window", std::chrono::seconds{1}, out.idle.window),
+          s.duration("idle_min_history", std::chrono::milliseconds{100}, out.idle.min_history)}) {
         if (!r) {
             return r;
+        }
+    }
+    int percentile = static_cast<int>(out.idle.percentile);
+    if (auto r = s.integer("idle_percentile", 0, 50, percentile); !r) {
+        return r;
+    }
+    out.idle.percentile = percentile;
+    if (out.idle.window < out.idle.period || out.idle.min_history > out.idle.window ||
+        out.idle.min_history < out.idle.period) {
+        // Defaults agree: one of the three was given (the first given is named).
+        for (const char* key : {"idle_window", "idle_min_history", "idle_period"}) {
+            if (const auto* node = s.table.get(key)) {
+                return s.error(*node, key,
+                               "idle_window must hold idle_period and idle_min_history, and "
+                               "idle_min_history at least one idle_period");
+            }
         }
     }
     return {};

@@ -28,6 +28,14 @@ struct AccessRules {
     std::vector<std::string> unrestricted_backends{"nvml", "rocm_smi"}; // users read these anyway
 };
 
+// Idle power learned from the daemon's history (daemon/idle.hpp).
+struct IdleSettings {
+    Nanos period{std::chrono::seconds{60}};   // one mean power per period
+    Nanos window{std::chrono::hours{24}};     // periods kept
+    Nanos min_history{std::chrono::hours{1}}; // periods needed before a value is given
+    double percentile = 5;                    // of the periods' means, 0..50
+};
+
 struct DaemonSettings {
     std::filesystem::path socket{"/run/jouleprof/jouleprofd.sock"};
     Nanos interval{std::chrono::milliseconds{100}}; // sampling interval of every sensor
@@ -38,6 +46,7 @@ struct DaemonSettings {
     Nanos client_timeout{std::chrono::seconds{10}}; // to finish a request once begun
     std::optional<std::string> prometheus_listen;   // "127.0.0.1:9940"; absent: off
     int prometheus_max_connections = 8;
+    IdleSettings idle;
 };
 
 struct DaemonConfig {

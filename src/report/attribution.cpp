@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace jp::report {
@@ -73,15 +74,30 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
 }
 
 // Idle power per part: the config's where it names the part, else the baseline run's.
+// Where the idle powers came from: the config, jouleprofd's learning (how, in words).
+struct IdleFrom {
+    bool config = false;
+    std::string learned;
+};
+
 std::map<std::string, double> idle_power(const nlohmann::json& facts,
                                          const std::map<std::string, double>& baseline,
-                                         bool& from_config) {
+                                         IdleFrom& from) {
     std::map<std::string, double> idle = baseline;
+    const auto learned = facts.find("idle_learned");
+    const bool any_learned = learned != facts.end() && learned->is_object();
     if (const auto it = facts.find("idle_w"); it != facts.end() && it->is_object()) {
         for (const auto& [name, w] : it->items()) {
             if (w.is_number() && std::isfinite(w.get<double>()) && w.get<double>() >= 0) {
                 idle[name] = w.get<double>();
-                from_config = true;
+                const auto how = any_learned ? learned->find(name) : facts.end();
+                if (any_learned && how != learned->end() && how->is_string()) {
+                    if (from.learned.empty()) {
+                        from.learned = one_line(how->get<std::string>(), 120);
+                    }
+                } else {
+                    from.config = true;
+                }
             }
         }
     }
@@ -167,16 +183,23 @@ Attributor::make_from(const RunData& d,
     if (!use) {
         return std::nullopt;
     }
-    bool from_config = false;
-    const auto idle_w = idle_power(facts, baseline_idle, from_config);
+    IdleFrom from;
+    const auto idle_w = idle_power(facts, baseline_idle, from);
     Attributor at;
     at.m_data = &d;
     auto& out = at.m_template;
     out.job_cpu = one_line(facts.value("job", std::string{}), 200);
-    out.idle_source = from_config && !baseline_idle.empty() ? "config, else baseline run"
-                      : from_config                         ? "config"
-                      : !baseline_idle.empty()              ? "baseline run"
-                                                            : "";
+    std::vector<std::string> sources;
+    if (from.config) {
+        sources.emplace_back("config");
+    }
+    if (!from.learned.empty()) {
+        sources.push_back(from.learned);
+    }
+    if (!baseline_idle.empty()) {
+        sources.emplace_back("baseline run");
+    }
+    out.idle_source = fmt::format("{}", fmt::join(sources, ", else "));
     out.node_cpus = static_cast<double>(alloc->node_cpus.size());
     out.given_cpus = static_cast<double>(alloc->cpus_given());
     at.m_whole_node = alloc->whole_node();
@@ -212,6 +235,11 @@ Attributor::make_from(const RunData& d,
     if (usage.gpus_damaged && !held.empty()) {
         out.notes.emplace_back("the trace's listing of who had the GPUs is damaged: each GPU "
                                "the job holds is taken as all its own");
+    }
+    if (!held.empty()) { // the method line says how the job's GPUs were split too
+        out.method += usage.gpus.empty() || usage.gpus_damaged
+                          ? "; a GPU the job holds, all its own"
+                          : "; a GPU the job holds, by who had it (NVML's process lists)";
     }
     for (auto& n : at.m_gpus->notes(held, d.t0, d.t1)) {
         out.notes.push_back(std::move(n));

@@ -76,6 +76,7 @@ void append(Discovery& into, Discovery&& from) {
     for (auto& n : from.notes) {
         into.notes.push_back(std::move(n));
     }
+    into.idle.merge(from.idle);
 }
 
 // An earlier backend's counted channel that already covers c: the same device

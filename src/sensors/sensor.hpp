@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -86,10 +87,17 @@ struct Finding {
     std::string served_by; // another backend that serves that channel instead ("jouleprofd")
 };
 
+// A channel's idle power as a source learned it (jouleprofd, from its history).
+struct LearnedIdle {
+    double watts = 0;
+    std::string how; // "jouleprofd: the 5th percentile of 60 s means over 2.0 h"
+};
+
 struct Discovery {
     std::vector<std::unique_ptr<Sensor>> sensors;
     std::vector<Finding> unreadable;
     std::vector<std::string> notes; // why a backend found nothing ("libnvidia-ml.so.1 not found")
+    std::map<std::string, LearnedIdle> idle; // per channel name
 };
 
 struct Backend {

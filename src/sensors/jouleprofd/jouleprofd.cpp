@@ -6,7 +6,10 @@
 #include "sensors/jouleprofd/daemon_sensor.hpp"
 #include "sensors/jouleprofd/offer.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <optional>
 #include <sys/stat.h>
 
 namespace jp::sensors::jouleprofd {
@@ -26,6 +29,41 @@ std::string resolution_text(const daemon::HelloInfo& h) {
                        format_duration(h.jitter), edges);
 }
 
+// Idle power the daemon learned per channel (its channels reply's "idle"), for every
+// channel it lists: the node's, whoever reads it.
+std::map<std::string, LearnedIdle> learned_idle(const nlohmann::json& channels) {
+    std::map<std::string, LearnedIdle> out;
+    if (!channels.is_array()) {
+        return out;
+    }
+    const auto number = [](const nlohmann::json& o, const char* key) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number() && std::isfinite(it->get<double>()) &&
+                       it->get<double>() >= 0
+                   ? std::optional{it->get<double>()}
+                   : std::nullopt;
+    };
+    for (const auto& c : channels) {
+        const auto idle = c.is_object() ? c.find("idle") : c.end();
+        const auto name = c.is_object() ? c.find("name") : c.end();
+        if (idle == c.end() || !idle->is_object() || name == c.end() || !name->is_string()) {
+            continue;
+        }
+        const auto watts = number(*idle, "watts");
+        const auto pct = number(*idle, "percentile");
+        const auto period = number(*idle, "period_s");
+        const auto history = number(*idle, "history_s");
+        if (!watts || *watts > 1e7 || !pct || !period || !history ||
+            name->get_ref<const std::string&>().size() > 256) {
+            continue;
+        }
+        out[name->get<std::string>()] = {
+            *watts, fmt::format("jouleprofd: the {:g}th percentile of {:g} s means over {:.1f} h",
+                                *pct, *period, *history / 3600)};
+    }
+    return out;
+}
+
 Discovery connect_and_offer(const std::filesystem::path& socket,
                             const std::vector<Channel>& local) {
     Discovery out;
@@ -41,7 +79,9 @@ Discovery connect_and_offer(const std::filesystem::path& socket,
         out.notes.push_back("jouleprofd: cannot list channels: " + list.error().message);
         return out;
     }
-    auto offer = offered(list->value("channels", nlohmann::json::array()), local);
+    const auto channels = list->value("channels", nlohmann::json::array());
+    out.idle = learned_idle(channels);
+    auto offer = offered(channels, local);
     if (offer.channels.empty()) {
         out.notes.push_back(fmt::format("jouleprofd ({}): nothing that this user cannot read "
                                         "directly",
@@ -76,12 +116,13 @@ Discovery discover(const Host& host, const std::vector<Channel>& local) {
         return Discovery{
             {},
             {},
-            {fmt::format("jouleprofd: not running here (no socket at {})", socket.string())}};
+            {fmt::format("jouleprofd: not running here (no socket at {})", socket.string())},
+            {}};
     }
     try {
         return connect_and_offer(socket, local);
     } catch (const std::exception& e) {
-        return Discovery{{}, {}, {fmt::format("jouleprofd: malformed reply ({})", e.what())}};
+        return Discovery{{}, {}, {fmt::format("jouleprofd: malformed reply ({})", e.what())}, {}};
     }
 }
 

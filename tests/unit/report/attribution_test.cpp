@@ -79,6 +79,8 @@ TEST_F(Attribution_, IdleByAllocationDynamicByUseGpuByHolder) {
     const auto& a = *s->attribution;
     EXPECT_FALSE(a.exclusive);
     EXPECT_EQ(a.idle_source, "config");
+    EXPECT_EQ(a.method,
+              "idle by allocation (config), dynamic by CPU time; a GPU the job holds, all its own");
     const auto& p0 = part(a, "cpu0.package").share;
     EXPECT_NEAR(p0.job_idle_j, 100, 1e-6);    // 10 W x 10 s, the job holds package 0's one CPU
     EXPECT_NEAR(p0.job_dynamic_j, 100, 1e-6); // 20 W x 10 s of use, half of it the job's

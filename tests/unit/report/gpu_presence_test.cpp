@@ -150,6 +150,9 @@ TEST(GpuPresence, AJobsShareOfAGpuItSharedFromItsTrace) {
         const auto s = summarize_run(reader, reader.runs().front());
         ASSERT_TRUE(s && s->attribution);
         const auto& a = *s->attribution;
+        EXPECT_NE(a.method.find("a GPU the job holds, by who had it (NVML's process lists)"),
+                  std::string::npos)
+            << a.method;
         const auto& g = a.parts.at(1);
         ASSERT_EQ(g.name, "gpu0");
         EXPECT_NEAR(g.share.job_idle_j, 300, 1e-6);

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Idle power jouleprofd learned from its own history (daemon/idle.hpp), used by an
+// unprivileged client's share where its config names none: the real daemon on the
+// fake package whose power follows a known profile (150 ± 60 W).
+#include "daemon_fixture.hpp"
+
+#include <fmt/format.h>
+#include <thread>
+
+namespace jp::test {
+namespace {
+
+using nlohmann::json;
+using DaemonIdle = DaemonTest;
+
+TEST_F(DaemonIdle, AClientsShareTakesTheIdlePowerTheDaemonLearned) {
+    start_daemon("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\nidle_window = \"1m\"\n"
+                 "idle_min_history = \"1s\"\n");
+    auto root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    json idle;
+    for (int i = 0; i < 100 && (idle.is_null() || idle.empty()); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        idle = root->call({{"op", "channels"}})["channels"].at(0).at("idle");
+    }
+    ASSERT_TRUE(idle.is_object()) << "nothing learned in 10 s:\n" << daemon_log();
+    // The lowest 200 ms means of 150 ± 60 W lie near 90 W: the 5th percentile is well below
+    // the mean, never below the profile's least power (slack for the writer's stalls).
+    const double learned = idle.at("watts").get<double>();
+    EXPECT_GT(learned, 85);
+    EXPECT_LT(learned, 140);
+
+    const auto trace = home(k_alice) + "/idle.jptrace";
+    const auto r = sh(as(k_alice, jp(fmt::format("run -i 200ms --json --no-live -o {} -- sleep 1 "
+                                                 "2>/dev/null",
+                                                 trace))));
+    ASSERT_EQ(r.exit_code, 0) << r.out << daemon_log();
+    const auto j = json::parse(r.out);
+    const auto& a = j["groups"][0]["runs"][0]["attribution"];
+    ASSERT_TRUE(a.is_object()) << r.out;
+    const auto source = a.at("idle_source").get<std::string>();
+    EXPECT_TRUE(source.starts_with("jouleprofd: the 5th percentile of 0.2 s means over")) << source;
+    EXPECT_NE(a.at("method").get<std::string>().find("idle by allocation (jouleprofd"),
+              std::string::npos)
+        << a.dump();
+    const auto& part = a.at("parts").at(0);
+    EXPECT_EQ(part.at("name"), "cpu0.package");
+    ASSERT_TRUE(part.at("idle_w").is_number()) << a.dump();
+    EXPECT_GT(part.at("idle_w").get<double>(), 85);
+    EXPECT_LT(part.at("idle_w").get<double>(), 140);
+}
+
+TEST_F(DaemonIdle, TheConfigsIdlePowerComesFirst) {
+    start_daemon("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\nidle_window = \"1m\"\n"
+                 "idle_min_history = \"1s\"\n");
+    auto root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        if (root->call({{"op", "channels"}})["channels"].at(0).at("idle").is_object()) {
+            break;
+        }
+    }
+    fs.add({"/client-idle.toml",
+            "[attribution]\nidle_watts = { \"cpu0.package\" = 42 }\n[sensors.estimate]\n"
+            "enabled = false\n",
+            0644});
+    const auto trace = home(k_alice) + "/cfg.jptrace";
+    const auto cmd = fmt::format("{}/jouleprof --sysfs-root {} -c {} run -i 200ms --json --no-live "
+                                 "-o {} -- sleep 0.5 2>/dev/null",
+                                 bin, fs.root().string(), path("/client-idle.toml"), trace);
+    const auto r = sh(as(k_alice, cmd));
+    ASSERT_EQ(r.exit_code, 0) << r.out << daemon_log();
+    const auto j = json::parse(r.out);
+    const auto& a = j["groups"][0]["runs"][0]["attribution"];
+    ASSERT_TRUE(a.is_object()) << r.out;
+    EXPECT_EQ(a.at("idle_source"), "config");
+    EXPECT_DOUBLE_EQ(a.at("parts").at(0).at("idle_w").get<double>(), 42);
+}
+
+} // namespace
+} // namespace jp::test
