@@ -119,11 +119,12 @@ std::optional<StepInfo> read_step(spank_t sp, const Settings& settings) {
         }
     }
     // The CPUs the step has on this node, where the task plugin does not bind it to them:
-    // what the tasks will find in SLURM_CPUS_ON_NODE, read before they exist.
-    auto cpus = job_env(sp, "SLURM_CPUS_ON_NODE");
-    if (std::uint16_t n = 0;
-        cpus.empty() && spank_get_item(sp, S_JOB_NCPUS, &n) == ESPANK_SUCCESS && n > 0) {
+    // slurmstepd's count for the step (S_JOB_NCPUS), else the job's SLURM_CPUS_ON_NODE.
+    std::string cpus;
+    if (std::uint16_t n = 0; spank_get_item(sp, S_JOB_NCPUS, &n) == ESPANK_SUCCESS && n > 0) {
         cpus = std::to_string(n);
+    } else {
+        cpus = job_env(sp, "SLURM_CPUS_ON_NODE");
     }
     if (!cpus.empty()) {
         s.meta.emplace_back("slurm.env.SLURM_CPUS_ON_NODE", cpus);

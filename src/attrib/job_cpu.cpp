@@ -235,6 +235,7 @@ JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
     }
     j.m_slurm_job.clear();
     j.follow_tree(root, pid);
+    j.m_reaps = false; // a running job: not the monitor's child
     return j;
 }
 
@@ -275,6 +276,7 @@ void JobCpu::follow_tree(const std::filesystem::path& root, pid_t pid) {
     m_kind = Kind::tree;
     m_tree = std::make_unique<ProcTree>(root, pid);
     m_children_base_s = rusage_children_s();
+    m_reaps = true;
     m_method = fmt::format("process tree of pid {} (/proc)", pid);
 }
 
@@ -346,7 +348,7 @@ std::string left_running(const std::filesystem::path& root, const std::filesyste
 } // namespace
 
 std::optional<JobCpu::Reading> JobCpu::finish() {
-    if (m_kind == Kind::tree) {
+    if (m_kind == Kind::tree && m_reaps) {
         m_tree->add_reaped(rusage_children_s() - m_children_base_s);
     }
     auto last = read();

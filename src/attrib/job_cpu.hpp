@@ -70,7 +70,8 @@ private:
     CgroupMounts m_mounts;        // the hierarchies there, found once
     pid_t m_pid = 0;              // the job's first process
     std::filesystem::path m_dir;
-    bool m_made = false; // the monitor made m_dir and removes it
+    bool m_made = false;  // the monitor made m_dir and removes it
+    bool m_reaps = false; // the tree's first process is the monitor's child (it reaps the job)
     std::string m_method;
     std::string m_slurm_job;
     std::vector<std::string> m_notes;

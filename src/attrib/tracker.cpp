@@ -254,7 +254,8 @@ std::string Tracker::facts() const {
         j["idle_learned"] = learned;
     }
     j["idle_w"] = idle;
-    auto notes = m_alloc.notes;
+    auto notes = m_options.notes;
+    notes.insert(notes.end(), m_alloc.notes.begin(), m_alloc.notes.end());
     notes.insert(notes.end(), m_job.notes().begin(), m_job.notes().end());
     if (m_failed_reads > 0) {
         notes.push_back(std::to_string(m_failed_reads) +

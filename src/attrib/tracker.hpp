@@ -24,6 +24,7 @@ struct TrackerOptions {
     EnvLookup env;                                   // the job's environment
     std::map<std::string, double> idle_watts;        // per channel name (and "rest"), from config
     std::map<std::string, std::string> idle_learned; // those jouleprofd learned: how
+    std::vector<std::string> notes;   // known before the job (what that learning rests on)
     std::string job_cpu = "auto";     // how the job's CPU time is read (JobCpu::track)
     std::size_t max_records = 200000; // beyond, every other reading is dropped
     // The monitor's own CPU time counts as the job's (the cost of measuring it); false

@@ -22,10 +22,13 @@
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "sys/clock_probe.hpp"
+#include "sys/file.hpp"
 #include "trace/sqlite.hpp"
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -44,6 +47,7 @@ struct RecordOptions {
     std::string label = "default";
     std::string command = "(recorded until stopped)";
     std::vector<std::string> meta; // KEY=VALUE
+    std::string job_text;          // --job as given
     pid_t job = 0;                 // a process of the job whose share is recorded; 0: none
 };
 
@@ -209,6 +213,34 @@ int record(const RecordOptions& o, const sensors::Host& host, const Config& conf
     return 0;
 }
 
+// The process --job names: a whole number, a process (not one of its threads) that runs.
+pid_t job_pid(const std::string& text) {
+    const auto v = sys::parse_u64(text);
+    if (text.size() > 10 || !v || *v == 0 || *v > static_cast<std::uint64_t>(INT32_MAX)) {
+        throw CLI::ValidationError("--job", "expects a process ID (a whole number above 0), got '" +
+                                                one_line(text, 40) + "'");
+    }
+    const auto pid = static_cast<pid_t>(*v);
+    if (pid == 1) {
+        throw CLI::ValidationError("--job", "process 1 leads every process: that is the node, "
+                                            "not a job (leave --job out to measure the node)");
+    }
+    const auto status = sys::read_text(fmt::format("/proc/{}/status", pid));
+    const auto at = status ? status->find("\nTgid:") : std::string::npos;
+    if (at == std::string::npos) {
+        throw CLI::ValidationError("--job", fmt::format("no process {}", pid));
+    }
+    const auto from = at + 6;
+    const auto tgid = sys::parse_u64(
+        sys::trim(std::string_view{*status}.substr(from, status->find('\n', from) - from)));
+    if (!tgid || *tgid != *v) {
+        throw CLI::ValidationError(
+            "--job",
+            fmt::format("{} is a thread of process {}, not a process", pid, tgid ? *tgid : 0));
+    }
+    return pid;
+}
+
 } // namespace
 
 void register_record(CLI::App& app, Commands& out) {
@@ -223,7 +255,7 @@ void register_record(CLI::App& app, Commands& out) {
     cmd->add_option("--command", o->command, "What the run measures, as its trace names it");
     cmd->add_option("--meta", o->meta, "KEY=VALUE stored in the trace's meta (repeatable)");
     auto* job =
-        cmd->add_option("--job", o->job,
+        cmd->add_option("--job", o->job_text,
                         "PID of a process of the job to attribute to (slurmstepd's): the job's "
                         "share of the node, from its Slurm step's cgroup, else its process tree");
     out.push_back(Command{
@@ -238,9 +270,8 @@ void register_record(CLI::App& app, Commands& out) {
                                                              (why != nullptr ? why : "too long"));
                 }
             }
-            if (job->count() > 0 &&
-                (o->job <= 0 || !std::filesystem::is_directory(fmt::format("/proc/{}", o->job)))) {
-                throw CLI::ValidationError("--job", fmt::format("no process {}", o->job));
+            if (job->count() > 0) {
+                o->job = job_pid(o->job_text);
             }
             for (const auto& kv : o->meta) {
                 if (kv.find('=') == std::string::npos || kv.front() == '=') {

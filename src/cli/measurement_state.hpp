@@ -9,6 +9,8 @@
 #include "cli/recorder.hpp"
 #include "sampler/sampler.hpp"
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,10 +48,20 @@ struct MeasurementSession::State {
         usage.idle_watts.insert(config.attribution.idle_watts.begin(),
                                 config.attribution.idle_watts.end());
         // jouleprofd's learned idle power where the config names none (config first).
+        std::string learned_names;
+        double history_s = 0;
         for (const auto& [name, learned] : d.idle) {
             if (usage.idle_watts.emplace(name, learned.watts).second) {
                 usage.idle_learned.emplace(name, learned.how);
+                learned_names += (learned_names.empty() ? "" : ", ") + name;
+                history_s =
+                    history_s == 0 ? learned.history_s : std::min(history_s, learned.history_s);
             }
+        }
+        if (!learned_names.empty()) {
+            usage.notes.push_back(fmt::format(
+                "idle power of {} as jouleprofd learned it from {:.1f} h of its history",
+                learned_names, history_s / 3600));
         }
         usage.job_cpu = config.attribution.job_cpu;
     }

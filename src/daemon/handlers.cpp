@@ -98,18 +98,19 @@ Reply op_hello(DaemonState& d, Connection& c, const json& req, std::int64_t now)
                 {"mono_ns", mono_ns()}};
 }
 
-// Channel i's idle power as the daemon learned it (daemon/idle.hpp); null until it has.
-json idle_json(const Engine& e, std::size_t i) {
-    const auto w = e.idle(i);
+// Channel i's idle power as the daemon learned it (daemon/idle.hpp); null until it has, and
+// for a floored caller where its periods are shorter than a floored window can be.
+json idle_json(const DaemonState& d, Grant g, std::size_t i) {
+    const auto& e = d.engine;
+    const auto w = idle_shown(d, g, i) ? e.idle(i) : std::nullopt;
     if (!w) {
         return nullptr;
     }
     const auto& s = e.idle_settings();
-    return {{"watts", w->watts},
-            {"percentile", s.percentile},
-            {"period_s", static_cast<double>(s.period.count()) * 1e-9},
-            {"history_s", w->history_s},
-            {"periods", w->periods}};
+    return {
+        {"watts", w->watts},          {"how", describe(s)},
+        {"percentile", s.percentile}, {"period_s", static_cast<double>(s.period.count()) * 1e-9},
+        {"history_s", w->history_s},  {"periods", w->periods}};
 }
 
 Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t /*now*/) {
@@ -137,7 +138,7 @@ Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64
                         {"resolution_ms", to_ms(resolution(d, c.grant, i))},
                         {"floored", floored},
                         {"up", d.engine.health(i).up},
-                        {"idle", idle_json(d.engine, i)}});
+                        {"idle", idle_json(d, c.grant, i)}});
     }
     return json{{"channels", std::move(list)}};
 }
@@ -251,6 +252,12 @@ std::string handle_line(DaemonState& d, Connection& c, std::string_view line, st
 
 std::string refusal_line(ErrorCode code, std::string_view message) {
     return ops::line_of(ops::error_json(nullptr, {code, std::string{message}}));
+}
+
+bool idle_shown(const DaemonState& d, Grant g, std::size_t i) {
+    const auto& a = d.config.access;
+    return g == Grant::full || !d.engine.restricted(i) ||
+           d.engine.idle_settings().period >= a.floor + a.jitter;
 }
 
 const History& view_of(const Engine& engine, Grant g, std::size_t i) {

@@ -27,6 +27,10 @@ struct DaemonState {
 [[nodiscard]] std::string
 handle_line(DaemonState& d, Connection& c, std::string_view line, std::int64_t now_ns);
 
+// Whether a caller with grant g may see channel i's learned idle power: a floored caller
+// only where its periods are no shorter than the floor and its jitter (docs/security.md).
+[[nodiscard]] bool idle_shown(const DaemonState& d, Grant g, std::size_t i);
+
 // Replies that are not answers to a request: a line too long (then the
 // connection closes), the daemon full, the daemon stopping.
 [[nodiscard]] std::string refusal_line(ErrorCode code, std::string_view message);

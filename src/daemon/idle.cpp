@@ -3,8 +3,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 namespace jp::daemon {
+
+namespace {
+
+// "24 h", "1 min", "200 ms": a setting's span in its largest whole unit.
+std::string span_text(Nanos d) {
+    const auto ns = d.count();
+    for (const auto& [unit, size] :
+         {std::pair{"h", 3'600'000'000'000LL}, std::pair{"min", 60'000'000'000LL},
+          std::pair{"s", 1'000'000'000LL}}) {
+        if (ns >= size && ns % size == 0) {
+            return fmt::format("{} {}", ns / size, unit);
+        }
+    }
+    return fmt::format("{:g} ms", static_cast<double>(ns) * 1e-6);
+}
+
+} // namespace
+
+std::string describe(const IdleSettings& s) {
+    const int p = static_cast<int>(s.percentile);
+    const char* suffix = p % 100 >= 11 && p % 100 <= 13 ? "th"
+                         : p % 10 == 1                  ? "st"
+                         : p % 10 == 2                  ? "nd"
+                         : p % 10 == 3                  ? "rd"
+                                                        : "th";
+    return fmt::format("the {}{} percentile of {} means over up to {}", p, suffix,
+                       span_text(s.period), span_text(s.window));
+}
 
 IdleLearner::IdleLearner(const std::vector<Quantity>& quantities, IdleSettings settings)
     : m_settings(settings),
@@ -27,6 +56,21 @@ void IdleLearner::close_period(Channel& c, double watts) const {
         c.next = (c.next + 1) % m_capacity;
     }
     ++c.total;
+    const auto period = std::max<std::int64_t>(1, m_settings.period.count());
+    const auto needed = static_cast<std::size_t>(
+        std::max<std::int64_t>(1, (m_settings.min_history.count() + period - 1) / period));
+    if (c.means.size() < needed) {
+        return;
+    }
+    // Nearest rank: the smallest mean with at least `percentile` % of them at or below it
+    // (once per period: O(n) for at most 100,000 means).
+    auto copy = c.means;
+    const auto rank = static_cast<std::size_t>(
+        std::ceil(m_settings.percentile / 100.0 * static_cast<double>(copy.size())));
+    const auto at = std::min(copy.size() - 1, rank > 0 ? rank - 1 : 0);
+    std::ranges::nth_element(copy, copy.begin() + static_cast<std::ptrdiff_t>(at));
+    c.learned = LearnedIdle{copy[at], copy.size(),
+                            static_cast<double>(copy.size()) * static_cast<double>(period) * 1e-9};
 }
 
 void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
@@ -74,24 +118,7 @@ void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
 }
 
 std::optional<LearnedIdle> IdleLearner::idle(std::size_t i) const {
-    if (i >= m_channels.size()) {
-        return std::nullopt;
-    }
-    const auto& c = m_channels[i];
-    const auto period = std::max<std::int64_t>(1, m_settings.period.count());
-    const auto needed = static_cast<std::size_t>(
-        std::max<std::int64_t>(1, (m_settings.min_history.count() + period - 1) / period));
-    if (c.means.size() < needed) {
-        return std::nullopt;
-    }
-    auto sorted = c.means;
-    std::ranges::sort(sorted);
-    // Nearest rank: the smallest mean with at least `percentile` % of them at or below it.
-    const auto rank = static_cast<std::size_t>(
-        std::ceil(m_settings.percentile / 100.0 * static_cast<double>(sorted.size())));
-    const auto at = std::min(sorted.size() - 1, rank > 0 ? rank - 1 : 0);
-    return LearnedIdle{sorted[at], sorted.size(),
-                       static_cast<double>(sorted.size()) * static_cast<double>(period) * 1e-9};
+    return i < m_channels.size() ? m_channels[i].learned : std::nullopt;
 }
 
 } // namespace jp::daemon

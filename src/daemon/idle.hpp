@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace jp::daemon {
@@ -20,13 +21,17 @@ struct LearnedIdle {
     double history_s = 0;    // the time they cover
 };
 
+// "the 5th percentile of 1 min means over up to 24 h": how the settings learn, in words.
+[[nodiscard]] std::string describe(const IdleSettings& s);
+
 class IdleLearner {
 public:
     IdleLearner(const std::vector<Quantity>& quantities, IdleSettings settings);
     // A reading of channel i at t_ns: joules since the daemon started (energy, unwrapped)
     // or watts (power). Other quantities are ignored.
     void add(std::size_t i, std::int64_t t_ns, double value);
-    // Channel i's idle power, once min_history of periods exists.
+    // Channel i's idle power, once min_history of periods exists (computed as each period
+    // closes: asking costs nothing).
     [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const;
     [[nodiscard]] const IdleSettings& settings() const noexcept { return m_settings; }
 
@@ -41,6 +46,7 @@ private:
         std::vector<double> means;
         std::size_t next = 0; // ring position once means is full
         std::size_t total = 0;
+        std::optional<LearnedIdle> learned; // recomputed when a period closes
     };
     void close_period(Channel& c, double watts) const;
 

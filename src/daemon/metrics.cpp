@@ -92,19 +92,21 @@ void channel_metrics(std::string& out, const DaemonState& d) {
     family(out, "jouleprof_utilization_ratio", "gauge",
            "Mean utilisation of a device over the last published window, 0 to 1.", util);
     std::string idle;
+    std::string history;
     for (std::size_t i = 0; i < chans.size(); ++i) {
-        if (const auto w = d.engine.idle(i)) {
-            idle += fmt::format("jouleprof_idle_watts{{{},history_seconds=\"{:.0f}\"}} {}\n",
-                                labels(chans[i]), w->history_s, w->watts);
+        // /metrics is anyone's who reaches it: shown as to a floored caller.
+        const auto w = idle_shown(d, Grant::floor, i) ? d.engine.idle(i) : std::nullopt;
+        if (w) {
+            idle += fmt::format("jouleprof_idle_watts{{{}}} {}\n", labels(chans[i]), w->watts);
+            history += fmt::format("jouleprof_idle_history_seconds{{{}}} {}\n", labels(chans[i]),
+                                   w->history_s);
         }
     }
     const auto& s = d.engine.idle_settings();
     family(out, "jouleprof_idle_watts", "gauge",
-           fmt::format("Idle power jouleprofd learned for a channel: the {:g}th percentile of its "
-                       "mean power per {:g} s over the history it has (at most {:g} h).",
-                       s.percentile, static_cast<double>(s.period.count()) * 1e-9,
-                       static_cast<double>(s.window.count()) / 3.6e12),
-           idle);
+           fmt::format("Idle power jouleprofd learned for a channel: {}.", describe(s)), idle);
+    family(out, "jouleprof_idle_history_seconds", "gauge",
+           "The history jouleprof_idle_watts was learned from, in seconds.", history);
 }
 
 // The node meter when there is one, else the sum of the counted parts (a lower bound).

@@ -53,14 +53,17 @@ Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
         return r;
     }
     out.idle.percentile = percentile;
+    // At most 100,000 means per channel (800 KB): a window of days at 100 ms would not fit.
+    constexpr std::int64_t k_max_periods = 100'000;
     if (out.idle.window < out.idle.period || out.idle.min_history > out.idle.window ||
-        out.idle.min_history < out.idle.period) {
+        out.idle.min_history < out.idle.period ||
+        out.idle.window.count() / out.idle.period.count() > k_max_periods) {
         // Defaults agree: one of the three was given (the first given is named).
         for (const char* key : {"idle_window", "idle_min_history", "idle_period"}) {
             if (const auto* node = s.table.get(key)) {
                 return s.error(*node, key,
-                               "idle_window must hold idle_period and idle_min_history, and "
-                               "idle_min_history at least one idle_period");
+                               "idle_window must hold idle_period (at most 100000 of them) and "
+                               "idle_min_history, and idle_min_history at least one idle_period");
             }
         }
     }

@@ -53,7 +53,8 @@ std::optional<attrib::Allocation> allocation_from(const nlohmann::json& j) {
     a.node_cpus = *cpus;
     a.given_cpus = *given;
     if (const auto& n = j.value("cpus_counted", nlohmann::json{}); !n.is_null()) {
-        if (!n.is_number_unsigned() || n.get<std::uint64_t>() > k_cpus) {
+        if (!n.is_number_unsigned() || n.get<std::uint64_t>() == 0 ||
+            n.get<std::uint64_t>() > k_cpus) {
             return std::nullopt;
         }
         a.cpus_counted = static_cast<std::size_t>(n.get<std::uint64_t>());

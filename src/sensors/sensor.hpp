@@ -90,7 +90,8 @@ struct Finding {
 // A channel's idle power as a source learned it (jouleprofd, from its history).
 struct LearnedIdle {
     double watts = 0;
-    std::string how; // "jouleprofd: the 5th percentile of 60 s means over 2.0 h"
+    std::string how;      // "jouleprofd: the 5th percentile of 1 min means over up to 24 h"
+    double history_s = 0; // what it was learned from
 };
 
 struct Discovery {

@@ -30,16 +30,25 @@ TEST_F(DaemonIdle, AClientsShareTakesTheIdlePowerTheDaemonLearned) {
     EXPECT_GT(learned, 85);
     EXPECT_LT(learned, 140);
 
-    const auto trace = home(k_alice) + "/idle.jptrace";
-    const auto r = sh(as(k_alice, jp(fmt::format("run -i 200ms --json --no-live -o {} -- sleep 1 "
+    // Carol has full resolution; the periods (200 ms) are shorter than a floored window.
+    const auto trace = home(k_carol) + "/idle.jptrace";
+    const auto r = sh(as(k_carol, jp(fmt::format("run -i 200ms --json --no-live -o {} -- sleep 1 "
                                                  "2>/dev/null",
                                                  trace))));
     ASSERT_EQ(r.exit_code, 0) << r.out << daemon_log();
     const auto j = json::parse(r.out);
     const auto& a = j["groups"][0]["runs"][0]["attribution"];
     ASSERT_TRUE(a.is_object()) << r.out;
+    ASSERT_TRUE(a.at("idle_source").is_string()) << a.dump();
     const auto source = a.at("idle_source").get<std::string>();
-    EXPECT_TRUE(source.starts_with("jouleprofd: the 5th percentile of 0.2 s means over")) << source;
+    EXPECT_EQ(source, "jouleprofd: the 5th percentile of 200 ms means over up to 1 min");
+    bool noted = false;
+    for (const auto& n : a.at("notes")) {
+        noted = noted ||
+                (n.is_string() && n.get<std::string>().starts_with(
+                                      "idle power of cpu0.package as jouleprofd learned it from"));
+    }
+    EXPECT_TRUE(noted) << a.dump();
     EXPECT_NE(a.at("method").get<std::string>().find("idle by allocation (jouleprofd"),
               std::string::npos)
         << a.dump();
@@ -48,6 +57,17 @@ TEST_F(DaemonIdle, AClientsShareTakesTheIdlePowerTheDaemonLearned) {
     ASSERT_TRUE(part.at("idle_w").is_number()) << a.dump();
     EXPECT_GT(part.at("idle_w").get<double>(), 85);
     EXPECT_LT(part.at("idle_w").get<double>(), 140);
+
+    // Alice is floored: 200 ms periods would step below her 1 s (+ jitter) windows, so the
+    // daemon gives her no learned idle power and her share says it is unknown.
+    const auto floored = sh(
+        as(k_alice, jp(fmt::format("run -i 200ms --json --no-live -o {}/idle.jptrace -- sleep 0.3 "
+                                   "2>/dev/null",
+                                   home(k_alice)))));
+    ASSERT_EQ(floored.exit_code, 0) << floored.out;
+    const auto fj = json::parse(floored.out);
+    const auto& fa = fj["groups"][0]["runs"][0]["attribution"];
+    EXPECT_TRUE(fa.at("idle_source").is_null()) << fa.dump();
 }
 
 TEST_F(DaemonIdle, TheConfigsIdlePowerComesFirst) {
@@ -65,11 +85,11 @@ TEST_F(DaemonIdle, TheConfigsIdlePowerComesFirst) {
             "[attribution]\nidle_watts = { \"cpu0.package\" = 42 }\n[sensors.estimate]\n"
             "enabled = false\n",
             0644});
-    const auto trace = home(k_alice) + "/cfg.jptrace";
+    const auto trace = home(k_carol) + "/cfg.jptrace";
     const auto cmd = fmt::format("{}/jouleprof --sysfs-root {} -c {} run -i 200ms --json --no-live "
                                  "-o {} -- sleep 0.5 2>/dev/null",
                                  bin, fs.root().string(), path("/client-idle.toml"), trace);
-    const auto r = sh(as(k_alice, cmd));
+    const auto r = sh(as(k_carol, cmd));
     ASSERT_EQ(r.exit_code, 0) << r.out << daemon_log();
     const auto j = json::parse(r.out);
     const auto& a = j["groups"][0]["runs"][0]["attribution"];

@@ -6,6 +6,8 @@
 // taskset (given one CPU, so one package, each), side by side, as on a shared node.
 #include "shell.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -263,6 +265,40 @@ TEST_P(Attribution, RecordedStepsSideBySideEachGetTheirOwnShare) {
         EXPECT_FALSE(a.at("exclusive").get<bool>());
         expect_conserved(run);
     }
+}
+
+TEST(RecordJob, AJobThatIsNoProcessIsOneLineAndExitTwo) {
+    pid_t tid = 0;
+    std::atomic<bool> stop{false};
+    std::thread thread{[&] {
+        tid = static_cast<pid_t>(::gettid());
+        while (!stop) {
+            std::this_thread::sleep_for(std::chrono::milliseconds{5});
+        }
+    }};
+    while (tid == 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    }
+    const auto out = fs::temp_directory_path() / fmt::format("jp-recjob-{}.jptrace", ::getpid());
+    for (const auto& [arg, expect] : std::vector<std::pair<std::string, std::string>>{
+             {"0", "expects a process ID (a whole number above 0), got '0'"},
+             {"-3", "expects a process ID"},
+             {"0x10", "expects a process ID"},
+             {"99999999999", "expects a process ID"},
+             {"1", "process 1 leads every process"},
+             {"2147483647", "no process 2147483647"},
+             {std::to_string(tid),
+              fmt::format("{} is a thread of process {}, not a process", tid, ::getpid())}}) {
+        const auto r = sh(
+            fmt::format("{} record -o {} --job {} </dev/null 2>&1", JP_BINARY, out.string(), arg));
+        EXPECT_EQ(r.exit_code, 2) << arg << ": " << r.out;
+        EXPECT_NE(r.out.find(expect), std::string::npos) << arg << ": " << r.out;
+        EXPECT_EQ(std::ranges::count(r.out, '\n'), 1) << "one line: " << r.out;
+        EXPECT_FALSE(fs::exists(out)) << "nothing written for " << arg;
+    }
+    stop = true;
+    thread.join();
+    fs::remove(out);
 }
 
 INSTANTIATE_TEST_SUITE_P(JobCpu,

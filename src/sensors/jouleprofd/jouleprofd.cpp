@@ -2,6 +2,7 @@
 #include "sensors/jouleprofd/jouleprofd.hpp"
 
 #include "core/duration.hpp"
+#include "core/text.hpp"
 #include "daemon_client/client.hpp"
 #include "sensors/jouleprofd/daemon_sensor.hpp"
 #include "sensors/jouleprofd/offer.hpp"
@@ -57,9 +58,14 @@ std::map<std::string, LearnedIdle> learned_idle(const nlohmann::json& channels) 
             name->get_ref<const std::string&>().size() > 256) {
             continue;
         }
+        const auto how = idle->find("how");
         out[name->get<std::string>()] = {
-            *watts, fmt::format("jouleprofd: the {:g}th percentile of {:g} s means over {:.1f} h",
-                                *pct, *period, *history / 3600)};
+            *watts,
+            "jouleprofd: " +
+                (how != idle->end() && how->is_string()
+                     ? one_line(how->get_ref<const std::string&>(), 100)
+                     : fmt::format("the {:g} percentile of {:g} s means", *pct, *period)),
+            *history};
     }
     return out;
 }

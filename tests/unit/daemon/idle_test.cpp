@@ -107,6 +107,8 @@ TEST(IdleLearner, ServedInTheChannelsReplyAndOnMetrics) {
     config.daemon.idle.period = std::chrono::milliseconds{100};
     config.daemon.idle.window = std::chrono::seconds{10};
     config.daemon.idle.min_history = std::chrono::milliseconds{300};
+    config.access.floor = std::chrono::milliseconds{100}; // periods no shorter than a window
+    config.access.jitter = std::chrono::milliseconds{0};
     test::World w{config};
     auto c = w.connect(1000);
     ASSERT_EQ(w.call(*c, {{"op", "hello"}, {"versions", {1}}})["ok"], true);
@@ -121,12 +123,41 @@ TEST(IdleLearner, ServedInTheChannelsReplyAndOnMetrics) {
     list = w.call(*c, {{"op", "channels"}})["channels"];
     const auto& idle = list.at(0).at("idle");
     EXPECT_NEAR(idle.at("watts").get<double>(), 0.0, 1e-9);
+    EXPECT_EQ(idle.at("how"), "the 5th percentile of 100 ms means over up to 10 s");
     EXPECT_EQ(idle.at("percentile"), 5);
     EXPECT_NEAR(idle.at("period_s").get<double>(), 0.1, 1e-12);
     EXPECT_GE(idle.at("periods").get<int>(), 3);
     const auto text = metrics_text(*w.state, mono_ns());
     EXPECT_NE(text.find("# TYPE jouleprof_idle_watts gauge"), std::string::npos);
     EXPECT_NE(text.find("jouleprof_idle_watts{channel=\"cpu0.package\""), std::string::npos);
+    EXPECT_NE(text.find("jouleprof_idle_history_seconds{channel=\"cpu0.package\""),
+              std::string::npos);
+
+    // Periods shorter than a floored window would step below the floor: floored callers and
+    // /metrics get none; a full-resolution caller (root) still does.
+    w.state->config.access.floor = std::chrono::seconds{1};
+    list = w.call(*c, {{"op", "channels"}})["channels"];
+    EXPECT_TRUE(list.at(0).at("idle").is_null());
+    EXPECT_EQ(metrics_text(*w.state, mono_ns()).find("jouleprof_idle_watts"), std::string::npos);
+    auto root = w.connect(0);
+    ASSERT_EQ(w.call(*root, {{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    EXPECT_TRUE(w.call(*root, {{"op", "channels"}})["channels"].at(0).at("idle").is_object());
+}
+
+TEST(IdleLearner, DescribedInWords) {
+    IdleSettings s;
+    EXPECT_EQ(describe(s), "the 5th percentile of 1 min means over up to 24 h");
+    for (const auto& [p, word] :
+         {std::pair{1, "1st"}, std::pair{2, "2nd"}, std::pair{3, "3rd"}, std::pair{11, "11th"},
+          std::pair{12, "12th"}, std::pair{21, "21st"}, std::pair{50, "50th"},
+          std::pair{0, "0th"}}) {
+        s.percentile = p;
+        EXPECT_NE(describe(s).find(std::string{"the "} + word + " percentile"), std::string::npos)
+            << describe(s);
+    }
+    s.period = std::chrono::milliseconds{1500};
+    s.window = std::chrono::seconds{90};
+    EXPECT_EQ(describe(s).substr(describe(s).find(" of ")), " of 1500 ms means over up to 90 s");
 }
 
 } // namespace

@@ -72,6 +72,8 @@ TEST(DaemonSettings, EachMistakeNamesFileLineTableAndKey) {
         {"[daemon]\nidle_period = \"2h\"\n", "[daemon] idle_period: idle_window must hold"},
         {"[daemon]\nidle_window = \"10m\"\n", "[daemon] idle_window: idle_window must hold"},
         {"[daemon]\nidle_percentile = 90\n", "[daemon] idle_percentile"},
+        {"[daemon]\nidle_period = \"100ms\"\nidle_window = \"720h\"\n",
+         "[daemon] idle_window: idle_window must hold idle_period (at most 100000"},
         {"[daemon]\nidle_period = \"10ms\"\n", "[daemon] idle_period: must be at least"},
         {"[access]\nothers = \"everyone\"\n", "[access] others"},
         {"[access]\nfull_resolution_groups = \"energy\"\n", "must be an array of strings"},
