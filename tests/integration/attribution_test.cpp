@@ -109,6 +109,19 @@ void expect_conserved(const json& run) {
     EXPECT_NEAR(a.at("node_j").get<double>(), sum, 1e-3);
 }
 
+// A job pinned to one CPU of package pkg: its dynamic share is K x its CPU time (within
+// tolerance), and its package's idle power all its own (one CPU, given), exactly.
+void expect_own_share(const json& run, const std::string& pkg, double tolerance) {
+    const auto& a = run.at("attribution");
+    const double job_cpu = a.at("job_cpu_s").get<double>();
+    const auto& p = part(a, pkg);
+    EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
+                tolerance * k_per_cpu_w * job_cpu)
+        << a.dump();
+    const double runtime = run.at("runtime_s").get<double>();
+    EXPECT_NEAR(p.at("idle_j").get<double>(), k_idle_w * runtime, 0.005 * k_idle_w * runtime);
+}
+
 TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
     // CPU use 1:3 — a on cpu0 busy 1 s of 3, b on cpu1 busy 3 s of 3.
     on_node({job(0, "a", "timeout 1 sh -c \\\"while :; do :; done\\\"; sleep 2"),
@@ -136,15 +149,9 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
         // are carried into intervals others kept busy: 3-25 % seen, and 35 % once in CI as
         // an unprivileged user (2026-11-27). Hence 25 % and 40 %.
         const bool tree = a.at("job_cpu").get<std::string>().starts_with("process tree");
-        const double tolerance = tree ? 0.40 : 0.25;
-        const auto& p = part(a, pkg);
-        EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
-                    tolerance * k_per_cpu_w * job_cpu)
-            << a.dump();
-        // Idle exactly by allocation: its package's idle power is all its own (one CPU,
-        // given), the other package's is not its own at all.
+        expect_own_share(run, pkg, tree ? 0.40 : 0.25);
+        // The other package's idle power is not its own at all.
         const double runtime = run.at("runtime_s").get<double>();
-        EXPECT_NEAR(p.at("idle_j").get<double>(), k_idle_w * runtime, 0.005 * k_idle_w * runtime);
         const auto& other =
             part(a, std::string{pkg} == "cpu0.package" ? "cpu1.package" : "cpu0.package");
         EXPECT_NEAR(other.at("idle_j").get<double>(), 0, 1e-9);
@@ -255,13 +262,7 @@ TEST_P(Attribution, RecordedStepsSideBySideEachGetTheirOwnShare) {
         EXPECT_GT(job_cpu, 0.2 * cpu_s) << a.dump();
         EXPECT_LT(job_cpu, 1.1 * cpu_s + 0.2) << a.dump(); // the monitor's own CPU is in it
         // As for `run` above: /proc's ticks make the fake node's truth.
-        const double tolerance = way == "process-tree" ? 0.40 : 0.25;
-        const auto& p = part(a, pkg);
-        EXPECT_NEAR(p.at("dynamic_j").get<double>(), k_per_cpu_w * job_cpu,
-                    tolerance * k_per_cpu_w * job_cpu)
-            << a.dump();
-        const double runtime = run.at("runtime_s").get<double>();
-        EXPECT_NEAR(p.at("idle_j").get<double>(), k_idle_w * runtime, 0.005 * k_idle_w * runtime);
+        expect_own_share(run, pkg, way == "process-tree" ? 0.40 : 0.25);
         EXPECT_FALSE(a.at("exclusive").get<bool>());
         expect_conserved(run);
     }
