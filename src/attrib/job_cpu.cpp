@@ -142,30 +142,23 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
         any || way == "cgroup-v1" ? group_dir(mounts.cpuacct, groups.cpuacct) : std::nullopt;
 
     // Inside a Slurm job: its group is the job; never move a task out of it.
+    std::string unreadable; // a Slurm job whose group counts nothing here
     for (const auto& [path, dir, kind] :
          {std::tuple{groups.v2, v2, Kind::v2}, std::tuple{groups.cpuacct, v1, Kind::v1}}) {
-        if (!path || !dir || slurm_job_of(*path).empty()) {
+        const auto job = path && dir ? slurm_job_of(*path) : std::string{};
+        if (job.empty()) {
             continue;
         }
-        j.m_slurm_job = slurm_job_of(*path);
-        j.m_kind = kind;
-        j.m_dir = *dir;
-        if (kind == Kind::v2 ? v2_seconds(*dir).has_value() : v1_seconds(*dir).has_value()) {
-            j.m_method = fmt::format("Slurm job {}'s cgroup {}", j.m_slurm_job, dir->string());
-            if (auto r = j.read()) { // its use before the job: the monitor's start-up
-                j.m_base_s = r->total_s;
-                j.m_base_per_cpu = r->per_cpu_s;
-            }
+        if (j.take_slurm_group(kind, *dir, job)) {
             return j;
         }
+        unreadable = job;
     }
-    if (!j.m_slurm_job.empty()) {
+    if (!unreadable.empty()) {
         // A Slurm group whose counter cannot be read: nothing is made inside Slurm's
         // groups (a group left there would block slurmstepd's cleanup).
         j.m_notes.push_back(
-            fmt::format("Slurm job {}'s cgroup counts no CPU time here", j.m_slurm_job));
-        j.m_slurm_job.clear();
-        j.m_dir.clear();
+            fmt::format("Slurm job {}'s cgroup counts no CPU time here", unreadable));
         j.follow_tree(root, pid);
         return j;
     }
@@ -219,24 +212,29 @@ JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
         if (!dir) {
             continue;
         }
-        j.m_slurm_job = slurm_job_of(step);
-        if (kind == Kind::v2 ? !v2_seconds(*dir) : !v1_seconds(*dir)) {
-            j.m_notes.push_back(fmt::format("{} counts no CPU time here", dir->string()));
-            continue;
+        if (j.take_slurm_group(kind, *dir, slurm_job_of(step))) {
+            return j;
         }
-        j.m_kind = kind;
-        j.m_dir = *dir;
-        j.m_method = fmt::format("Slurm job {}'s cgroup {}", j.m_slurm_job, dir->string());
-        if (auto r = j.read()) {
-            j.m_base_s = r->total_s;
-            j.m_base_per_cpu = r->per_cpu_s;
-        }
-        return j;
+        j.m_notes.push_back(fmt::format("{} counts no CPU time here", dir->string()));
     }
-    j.m_slurm_job.clear();
     j.follow_tree(root, pid);
     j.m_reaps = false; // a running job: not the monitor's child
     return j;
+}
+
+bool JobCpu::take_slurm_group(Kind kind, const std::filesystem::path& dir, std::string job) {
+    if (kind == Kind::v2 ? !v2_seconds(dir) : !v1_seconds(dir)) {
+        return false;
+    }
+    m_slurm_job = std::move(job);
+    m_kind = kind;
+    m_dir = dir;
+    m_method = fmt::format("Slurm job {}'s cgroup {}", m_slurm_job, dir.string());
+    if (auto r = read()) { // its use before the job (the monitor's start-up) is not the job's
+        m_base_s = r->total_s;
+        m_base_per_cpu = r->per_cpu_s;
+    }
+    return true;
 }
 
 std::optional<bool> JobCpu::contains(pid_t pid) const {

@@ -66,6 +66,9 @@ private:
     JobCpu() = default;
     void follow_tree(const std::filesystem::path& root, pid_t pid);
     enum class Kind { none, v2, v1, tree } m_kind = Kind::none;
+    // Takes Slurm job `job`'s group dir (v2, or v1 cpuacct) as the job's where its counter
+    // reads, what it counted so far as the base; false where it counts nothing here.
+    bool take_slurm_group(Kind kind, const std::filesystem::path& dir, std::string job);
     std::filesystem::path m_root; // where /proc is read
     CgroupMounts m_mounts;        // the hierarchies there, found once
     pid_t m_pid = 0;              // the job's first process

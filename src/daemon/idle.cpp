@@ -55,7 +55,6 @@ void IdleLearner::close_period(Channel& c, double watts) const {
         c.means[c.next] = watts;
         c.next = (c.next + 1) % m_capacity;
     }
-    ++c.total;
     const auto period = std::max<std::int64_t>(1, m_settings.period.count());
     const auto needed = static_cast<std::size_t>(
         std::max<std::int64_t>(1, (m_settings.min_history.count() + period - 1) / period));

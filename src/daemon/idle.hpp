@@ -44,8 +44,7 @@ private:
         double last_value = 0; // energy: the counter at last_ns
         std::size_t count = 0; // power: readings summed
         std::vector<double> means;
-        std::size_t next = 0; // ring position once means is full
-        std::size_t total = 0;
+        std::size_t next = 0;               // ring position once means is full
         std::optional<LearnedIdle> learned; // recomputed when a period closes
     };
     void close_period(Channel& c, double watts) const;

@@ -158,16 +158,10 @@ void share_lines(std::string& out, const JobResult& j) {
                            s.attributed == 1 ? "its node" : "every node");
         return;
     }
-    const auto& sh = s.share;
-    out += fmt::format("  Step's share {}{} of the nodes' {}: idle {} by allocation + dynamic {} "
-                       "by use{}; unallocated {}, other processes {}\n",
-                       j.basis.mark(energy_text(s.job_j())), bound_note(sh.job_bound, s.job_j()),
-                       j.basis.mark(energy_text(j.energy_j)), energy_text(sh.job_idle_j),
-                       energy_text(sh.job_dynamic_j),
-                       s.whole.empty()
-                           ? std::string{}
-                           : fmt::format(" + {} of nodes counted whole", energy_text(s.whole_j)),
-                       energy_text(sh.unallocated_j), energy_text(sh.other_j));
+    out +=
+        fmt::format("  Step's share {}{} of the nodes' {}: {}\n",
+                    j.basis.mark(energy_text(s.job_j())), bound_note(s.share.job_bound, s.job_j()),
+                    j.basis.mark(energy_text(j.energy_j)), share_split_text(s));
     out += fmt::format("  Method: {}{}\n",
                        s.method.empty() ? "as each node's report says (they differ)" : s.method,
                        s.exclusive > 0 ? fmt::format("; {} of {} nodes the step's alone",
@@ -176,6 +170,16 @@ void share_lines(std::string& out, const JobResult& j) {
 }
 
 } // namespace
+
+std::string share_split_text(const ShareAcross& s) {
+    const auto& sh = s.share;
+    return fmt::format(
+        "idle {} by allocation + dynamic {} by use{}; unallocated {}, other processes {}",
+        energy_text(sh.job_idle_j), energy_text(sh.job_dynamic_j),
+        s.whole.empty() ? std::string{}
+                        : fmt::format(" + {} of nodes counted whole", energy_text(s.whole_j)),
+        energy_text(sh.unallocated_j), energy_text(sh.other_j));
+}
 
 std::string bound_note(const std::optional<Bound>& b, double energy_j) {
     if (!b || b->half_width() <= 0) {

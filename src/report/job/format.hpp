@@ -18,6 +18,10 @@ namespace jp::report::job {
 // resolution: …)", or nothing without a bound: what follows a merged energy figure.
 [[nodiscard]] std::string bound_note(const std::optional<Bound>& bound, double energy_j);
 [[nodiscard]] nlohmann::json to_json(const JobResult& job);
+// How the step's share splits, as the text and the HTML results say it: "idle 1.2 kJ by
+// allocation + dynamic 0.3 kJ by use[ + … of nodes counted whole]; unallocated …, other
+// processes …".
+[[nodiscard]] std::string share_split_text(const ShareAcross& share);
 
 struct HtmlJobOptions {
     int plot_width_px = 900;

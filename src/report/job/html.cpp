@@ -52,12 +52,8 @@ void tables(std::string& b, const JobResult& j) {
     if (shared) {
         const auto& sh = *j.share;
         row("Step's share",
-            escape(
-                energy_text(sh.job_j()) + bound_note(sh.share.job_bound, sh.job_j()) +
-                fmt::format(": idle {} by allocation + dynamic {} by use; unallocated {}, "
-                            "other processes {}",
-                            energy_text(sh.share.job_idle_j), energy_text(sh.share.job_dynamic_j),
-                            energy_text(sh.share.unallocated_j), energy_text(sh.share.other_j))));
+            escape(energy_text(sh.job_j()) + bound_note(sh.share.job_bound, sh.job_j()) + ": " +
+                   share_split_text(sh)));
     }
     row(shared ? "Nodes' energy" : "Energy",
         escape(j.basis.mark(energy_text(j.energy_j)) + bound_note(j.bound, j.energy_j)));

@@ -16,8 +16,8 @@ void sum_shares(JobResult& job) {
         return;
     }
     ShareAcross s;
+    s.share.job_bound = Bound{0, 0, "quantum", false, false, {}}; // none once a node has none
     bool same_method = true;
-    bool bounded = true;
     for (const auto& n : job.nodes) {
         if (!n.run.attribution) {
             s.whole_j += n.run.node.energy_j;
@@ -26,13 +26,7 @@ void sum_shares(JobResult& job) {
         }
         const auto& a = *n.run.attribution;
         s.share += a.node;
-        if (bounded && a.node.job_bound) {
-            s.share.job_bound =
-                s.attributed == 0 ? a.node.job_bound : sum_of(s.share.job_bound, a.node.job_bound);
-        } else {
-            bounded = false;
-            s.share.job_bound.reset();
-        }
+        s.share.job_bound = sum_of(s.share.job_bound, a.node.job_bound);
         s.exclusive += a.exclusive ? 1U : 0U;
         if (s.attributed == 0) {
             s.method = a.method;

@@ -2,9 +2,9 @@
 // The merged result of a job's node traces (report/job): nodes laid on one
 // axis by their measured clock offsets, the job's energy and summed peak,
 // stragglers, parts and phases across nodes, and partial results.
+#include "job_nodes.hpp"
 #include "report/job/format.hpp"
 #include "report/job/job.hpp"
-#include "trace_builder.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,88 +17,6 @@ namespace jp::report::job {
 namespace {
 
 using test::k_s;
-
-constexpr std::int64_t k_wall = 1'790'000'000LL * k_s; // the reference clock at node 0's epoch
-
-struct NodeSpec {
-    std::string name{};
-    long id = 0;
-    std::int64_t true_start_ns = 0;   // on the reference clock, after k_wall
-    std::int64_t clock_offset_ns = 0; // the node's clock minus the reference
-    double seconds = 10;
-    double watts = 100;
-    int packages = 1;
-    bool dram = false;
-    std::vector<std::tuple<double, std::string, std::string>> markers{};
-    std::string step = "0";
-    int nnodes = 2;
-    // The step's CPU use on the node as its monitor recorded it (`record --job`): it was
-    // given CPU 0 of 0-1 and used `job_cpu` of the node's 1 busy CPU; none: not recorded.
-    std::optional<double> job_cpu{};
-};
-
-class JobMerge : public ::testing::Test {
-protected:
-    std::filesystem::path dir = std::filesystem::path{::testing::TempDir()} /
-                                ("jp-job-" + std::to_string(::getpid()) + "-" +
-                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    void SetUp() override {
-        std::filesystem::remove_all(dir);
-        std::filesystem::create_directories(dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir); }
-
-    // A node trace as `jouleprof record` writes it: one measured run starting
-    // at trace time 0, its epoch read on the node's (offset) clock.
-    std::filesystem::path node(const NodeSpec& n) {
-        std::vector<Channel> chans;
-        for (int p = 0; p < n.packages; ++p) {
-            chans.push_back(test::channel(fmt::format("cpu{}.package", p), Domain::cpu_package,
-                                          Quantity::energy));
-        }
-        if (n.dram) {
-            chans.push_back(test::channel("cpu0.dram", Domain::dram, Quantity::energy));
-        }
-        const auto path = dir / (n.name + ".jptrace");
-        test::TraceBuilder b(
-            path, chans,
-            {{"epoch_wall_ns", std::to_string(k_wall + n.true_start_ns + n.clock_offset_ns)},
-             {"clock.offset_ns", std::to_string(n.clock_offset_ns)},
-             {"clock.offset_error_ns", "2000000"},
-             {"clock.reference", "file system of test"},
-             {"interval_ns", std::to_string(k_s)},
-             {"slurm.job_id", "42"},
-             {"slurm.step", "42." + n.step},
-             {"slurm.node", n.name},
-             {"slurm.node_id", std::to_string(n.id)},
-             {"slurm.nnodes", std::to_string(n.nnodes)}});
-        const auto per_channel = n.watts / static_cast<double>(chans.size());
-        auto run = test::make_run("slurm", n.seconds, test::flat(per_channel));
-        run.markers = n.markers;
-        const auto id = b.run(run);
-        if (n.job_cpu) {
-            std::vector<trace::UsageRecord> rows;
-            for (int t = 0; t <= static_cast<int>(n.seconds); ++t) {
-                const auto ns = static_cast<std::int64_t>(t) * k_s;
-                rows.push_back({ns, 0, *n.job_cpu * t, 1.0 * t});
-            }
-            b.usage(id,
-                    fmt::format(R"({{"version":1,"job":"Slurm job 42's cgroup","cpus":[0,1],)"
-                                R"("given_cpus":{},"package_of":{{"0":0,"1":0}},)"
-                                R"("memory_total":null,"memory_given":null,"gpus_given":null,)"
-                                R"("gpu_source":"","idle_w":{{"cpu0.package":10}},"notes":[]}})",
-                                *n.job_cpu >= 1 ? "[0,1]" : "[0]"),
-                    rows);
-        }
-        return path;
-    }
-
-    Result<JobResult> merge() {
-        auto traces = node_traces_in(dir);
-        EXPECT_TRUE(traces) << traces.error().message();
-        return merge_nodes(*traces);
-    }
-};
 
 TEST_F(JobMerge, NodesAreLaidOnOneAxisByTheirMeasuredClockOffsets) {
     node({.name = "a", .id = 0, .watts = 100});
@@ -364,79 +282,6 @@ TEST_F(JobMerge, StepDirectoriesAreFoundUnderAJobDirectory) {
     EXPECT_EQ((*steps)[0].filename(), "42.0");
     EXPECT_FALSE(step_dirs_in(top / "empty"));
     EXPECT_TRUE(wait_for_nodes(top / "42.0", std::chrono::milliseconds{100}));
-}
-
-TEST_F(JobMerge, TheStepsShareOfSharedNodesIsSummedBesideTheNodes) {
-    // Each node: 100 W for 10 s (1 kJ); idle 10 W, half of it the step's (1 of 2 CPUs);
-    // the 900 J above idle split by CPU time: the step used a quarter on a, half on b.
-    node({.name = "a", .id = 0, .job_cpu = 0.25});
-    node({.name = "b", .id = 1, .job_cpu = 0.5});
-    auto job = merge();
-    ASSERT_TRUE(job) << job.error().message();
-    ASSERT_TRUE(job->share);
-    const auto& s = *job->share;
-    EXPECT_EQ(s.attributed, 2U);
-    EXPECT_EQ(s.exclusive, 0U);
-    EXPECT_FALSE(s.all_exclusive());
-    EXPECT_NEAR(s.share.job_idle_j, 50 + 50, 1e-6);
-    EXPECT_NEAR(s.share.job_dynamic_j, 225 + 450, 1e-6);
-    EXPECT_NEAR(s.share.unallocated_j, 50 + 50, 1e-6);
-    EXPECT_NEAR(s.share.other_j, 675 + 450, 1e-6);
-    EXPECT_NEAR(s.job_j(), 775, 1e-6);
-    EXPECT_NEAR(s.share.node_j(), job->energy_j, 1e-3); // adds up to the nodes
-    const auto text = format_text(*job);
-    EXPECT_NE(text.find("Step's share ≥ 775.0 J"), std::string::npos) << text;
-    EXPECT_NE(text.find("Nodes' energy ≥ 2.000 kJ"), std::string::npos) << text;
-    EXPECT_NE(text.find("Method: "), std::string::npos) << text;
-    const auto j = to_json(*job);
-    const auto& a = j.at("attribution");
-    EXPECT_NEAR(a.at("job_j").get<double>(), 775, 1e-6);
-    EXPECT_NEAR(a.at("node_j").get<double>(), 2000, 1e-6);
-    EXPECT_NEAR(a.at("idle_j").get<double>() + a.at("dynamic_j").get<double>() +
-                    a.at("unallocated_j").get<double>() + a.at("other_j").get<double>(),
-                2000, 1e-3);
-    EXPECT_EQ(a.at("nodes_attributed"), 2);
-    EXPECT_FALSE(a.at("exclusive").get<bool>());
-}
-
-TEST_F(JobMerge, ANodeWithoutAShareCountsWholeAndIsNamed) {
-    node({.name = "a", .id = 0, .job_cpu = 0.5});
-    node({.name = "b", .id = 1}); // measured without --job (an older plugin)
-    auto job = merge();
-    ASSERT_TRUE(job) << job.error().message();
-    ASSERT_TRUE(job->share);
-    EXPECT_EQ(job->share->whole, std::vector<std::string>{"b"});
-    EXPECT_NEAR(job->share->job_j(), 500 + 1000, 1e-6);
-    EXPECT_FALSE(job->share->share.job_bound); // a whole node is no bound on the step's share
-    EXPECT_TRUE(std::ranges::any_of(job->notes, [](const std::string& n) {
-        return n.starts_with("1 node recorded no share (b)");
-    }));
-    EXPECT_TRUE(to_json(*job).at("attribution").at("nodes_counted_whole") ==
-                nlohmann::json::array({"b"}));
-}
-
-TEST_F(JobMerge, NodesTheStepHadToItselfKeepTheNodesFigures) {
-    // Given every CPU, all memory, every GPU, and all the CPU time: exclusive.
-    node({.name = "a", .id = 0, .job_cpu = 1.0});
-    node({.name = "b", .id = 1, .job_cpu = 1.0});
-    auto job = merge();
-    ASSERT_TRUE(job) << job.error().message();
-    ASSERT_TRUE(job->share);
-    EXPECT_TRUE(job->share->all_exclusive());
-    EXPECT_NEAR(job->share->job_j(), job->energy_j, 1e-3);
-    const auto text = format_text(*job);
-    EXPECT_NE(text.find("The step had every node to itself"), std::string::npos) << text;
-    EXPECT_NE(text.find("  Energy ≥ 2.000 kJ"), std::string::npos) << text;
-    EXPECT_EQ(text.find("Step's share"), std::string::npos) << text;
-}
-
-TEST_F(JobMerge, TracesWithoutSharesHaveNoAttribution) {
-    node({.name = "a", .id = 0});
-    node({.name = "b", .id = 1});
-    auto job = merge();
-    ASSERT_TRUE(job) << job.error().message();
-    EXPECT_FALSE(job->share);
-    EXPECT_TRUE(to_json(*job).at("attribution").is_null());
 }
 
 } // namespace
