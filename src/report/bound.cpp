@@ -36,12 +36,13 @@ counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits
 }
 
 std::string_view dominant_of(const BoundTerms& t) noexcept {
-    const double most = std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared});
+    const double most = std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared, t.field});
     return most == t.jump      ? "counter jump"
            : most == t.quantum ? "quantum"
            : most == t.lag     ? "edge staleness"
            : most == t.gap     ? "gap between readings"
            : most == t.knee    ? "idle power crossing"
+           : most == t.field   ? "power between readings"
                                : "who used a shared GPU";
 }
 
@@ -66,7 +67,8 @@ std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<B
               a->half_width() >= b->half_width() ? a->dominant : b->dominant,
               a->max_assumed || b->max_assumed,
               a->profile_assumed || b->profile_assumed,
-              a->terms};
+              a->terms,
+              a->field_assumed || b->field_assumed};
     sum.terms += b->terms;
     return sum;
 }

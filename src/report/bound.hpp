@@ -30,7 +30,8 @@ struct CounterLimits {
 // an update period), how far the edges lie from the readings around them, and spans
 // where the counter's values were estimated over a jump; for a job's share, intervals
 // whose energy could cross idle power and a GPU others had too, whose use nobody can split
-// (report/share_bound.hpp). Their sum is the width before the bound is cut at what is
+// (report/share_bound.hpp); for a power field, what its readings leave open between them
+// (report/field_bound.hpp). Their sum is the width before the bound is cut at what is
 // physically possible.
 struct BoundTerms {
     double quantum = 0;
@@ -39,6 +40,7 @@ struct BoundTerms {
     double jump = 0;
     double knee = 0;
     double shared = 0;
+    double field = 0;
     BoundTerms& operator+=(const BoundTerms& o) noexcept {
         quantum += o.quantum;
         lag += o.lag;
@@ -46,14 +48,16 @@ struct BoundTerms {
         jump += o.jump;
         knee += o.knee;
         shared += o.shared;
+        field += o.field;
         return *this;
     }
     [[nodiscard]] BoundTerms scaled(double k) const noexcept {
-        return {quantum * k, lag * k, gap * k, jump * k, knee * k, shared * k};
+        return {quantum * k, lag * k, gap * k, jump * k, knee * k, shared * k, field * k};
     }
 };
 // The name of the largest term: "quantum", "edge staleness", "gap between readings",
-// "counter jump", "idle power crossing" or "who used a shared GPU".
+// "counter jump", "idle power crossing", "who used a shared GPU" or "power between
+// readings".
 [[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
 
 // What the figure could be, and which term of the bound is the largest.
@@ -68,6 +72,9 @@ struct Bound {
     // shape does; only the counter's reads bound it otherwise.
     bool profile_assumed = false;
     BoundTerms terms; // what makes its width
+    // A power field's instantaneous readings (report/field_bound.hpp): it holds if the power
+    // between two neighbouring readings stayed between their values.
+    bool field_assumed = false;
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 

@@ -230,11 +230,19 @@ std::string provenance_text(const Item& item) {
     return prov;
 }
 
-std::string bound_text(const Bound& b, double value) {
-    std::string assumes = b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
+std::string assumptions_text(const Bound& b) {
+    std::string out = b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
     if (b.profile_assumed) {
-        assumes += "; assumes the GPU's power profile between its counter's reads";
+        out += "; assumes the GPU's power profile between its counter's reads";
     }
+    if (b.field_assumed) {
+        out += "; assumes the power stayed between neighbouring readings";
+    }
+    return out;
+}
+
+std::string bound_text(const Bound& b, double value) {
+    const auto assumes = assumptions_text(b);
     if (b.half_width() > std::abs(value)) { // what the energy could be, and why it is that wide
         return fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", b.low, b.high,
                            b.dominant, assumes);
@@ -246,8 +254,10 @@ std::string bound_text(const Bound& b, double value) {
 }
 
 nlohmann::json bound_terms_json(const BoundTerms& t) {
-    return {{"quantum", t.quantum},   {"edge_staleness", t.lag}, {"gap_between_readings", t.gap},
-            {"counter_jump", t.jump}, {"idle_crossing", t.knee}, {"shared_gpu", t.shared}};
+    return {{"quantum", t.quantum},          {"edge_staleness", t.lag},
+            {"gap_between_readings", t.gap}, {"counter_jump", t.jump},
+            {"idle_crossing", t.knee},       {"shared_gpu", t.shared},
+            {"between_readings", t.field}};
 }
 
 void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string_view figure) {
@@ -259,6 +269,7 @@ void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string
     j[pre + "bound_terms"] = bound_terms_json(b.terms);
     j[pre + "bound_assumes_peak"] = b.max_assumed;
     j[pre + "bound_assumes_profile"] = b.profile_assumed;
+    j[pre + "bound_assumes_field"] = b.field_assumed;
     j[pre + "measurable"] = b.half_width() <= std::abs(value);
 }
 

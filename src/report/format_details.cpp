@@ -117,9 +117,7 @@ std::string job_bound_text(const RepeatSummary& r) {
     }
     const auto& b = *r.job_energy_j->sensor;
     const char* on = r.runs.size() > 1 ? " on the mean" : "";
-    std::string why{b.dominant};
-    why += b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
-    why += b.profile_assumed ? "; assumes the GPU's power profile between its counter's reads" : "";
+    const std::string why = std::string{b.dominant} + assumptions_text(b);
     if (b.half_width() > std::abs(r.job_energy_j->mean)) {
         return fmt::format("; not measurable at the sensors' resolution: {:.3g}–{:.3g} J{} ({})",
                            b.low, b.high, on, why);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/window.hpp"
 
+#include "report/field_bound.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -61,6 +63,11 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
         if (it.bound && d.profiled[i] && (t0 != d.t0 || t1 != d.t1)) {
             it.bound->profile_assumed = true; // the run's edges are the counter's reads
         }
+    } else if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
+        // A model's output is no measurement: an estimate carries no bound.
+        it.bound =
+            field_bound(d.series[i], t0, t1,
+                        field_limits(c, d.timing[i], d.series[i], peak_of(d, i, d.t0, d.t1)));
     }
     return it;
 }
@@ -128,7 +135,8 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
                                           : parts_bound->dominant,
                                       f.node.bound->max_assumed || parts_bound->max_assumed,
                                       f.node.bound->profile_assumed || parts_bound->profile_assumed,
-                                      f.node.bound->terms};
+                                      f.node.bound->terms,
+                                      f.node.bound->field_assumed || parts_bound->field_assumed};
                 f.rest->bound->terms += parts_bound->terms;
             }
         }
