@@ -86,6 +86,13 @@ TEST_P(BmcNode, NodeEnergyOfA20sJobMatchesTheProfile) {
     // the first and last second, well inside 1 %.
     EXPECT_NEAR(node, truth, truth * 0.01) << "node " << node << " J, profile " << truth << " J";
     RecordProperty("node_error_percent", fmt::format("{:.3f}", 100 * (node - truth) / truth));
+    // Its bound holds the truth: XCC's as a counter's, DCMI's from its 1 s windows (a
+    // guarantee: no assumption about the power between readings).
+    ASSERT_TRUE(rj["node"].contains("energy_low_j")) << rj["node"].dump();
+    EXPECT_LE(rj["node"]["energy_low_j"].get<double>(), truth) << rj["node"].dump();
+    EXPECT_GE(rj["node"]["energy_high_j"].get<double>(), truth) << rj["node"].dump();
+    EXPECT_FALSE(rj["node"]["bound_assumes_field"].get<bool>());
+    EXPECT_TRUE(rj["node"]["measurable"].get<bool>()) << rj["node"].dump();
     double package = 0;
     double rest = -1;
     for (const auto& p : rj["parts"]) {
