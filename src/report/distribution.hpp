@@ -10,9 +10,18 @@
 
 namespace jp::report {
 
+// Where the sensors' bounds put a power figure (report/power_band.hpp).
+struct PowerRange {
+    double low_w = 0;
+    double high_w = 0;
+};
+
 struct Distribution {
     double mean_w = 0;
     double peak_w = 0;                // highest window of the series (sample resolution)
+    // The highest true mean over the same windows, from each window's energy bound; absent
+    // where the node's energy has none.
+    std::optional<PowerRange> peak_bound;
     std::optional<double> peak_1s_w;  // highest 1 s moving mean; absent if not resolvable
     std::optional<double> peak_60s_w; // highest 60 s moving mean; absent for shorter runs
     double p50_w = 0;

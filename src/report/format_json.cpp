@@ -102,6 +102,8 @@ json distribution_json(const Distribution& d, std::int64_t step_ns) {
     return {{"step_s", static_cast<double>(step_ns) * 1e-9},
             {"mean_w", d.mean_w},
             {"peak_w", d.peak_w},
+            {"peak_low_w", d.peak_bound ? json(d.peak_bound->low_w) : json(nullptr)},
+            {"peak_high_w", d.peak_bound ? json(d.peak_bound->high_w) : json(nullptr)},
             {"peak_1s_w", opt(d.peak_1s_w)},
             {"peak_60s_w", opt(d.peak_60s_w)},
             {"p50_w", d.p50_w},
@@ -225,6 +227,8 @@ json stats_json(const FigureStats& s) {
 json power_json(const PowerStats& p) {
     return {{"step_s", static_cast<double>(p.step_ns) * 1e-9},
             {"peak_w", p.peak_w},
+            {"peak_low_w", p.peak_bound ? json(p.peak_bound->low_w) : json(nullptr)},
+            {"peak_high_w", p.peak_bound ? json(p.peak_bound->high_w) : json(nullptr)},
             {"peak_1s_w", opt(p.peak_1s_w)},
             {"peak_60s_w", opt(p.peak_60s_w)},
             {"mean_w", stat_json(p.mean_w)},

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace jp::report {
 namespace {
@@ -44,7 +45,43 @@ std::optional<std::vector<Counter>> node_counters(const RunData& d) {
     return out;
 }
 
+// The node's energy over [a, b] as its counters bound it, summed; nullopt where one has none.
+std::optional<std::pair<double, double>>
+node_bound(const RunData& d, const std::vector<Counter>& counters, std::int64_t a, std::int64_t b) {
+    double low = 0;
+    double high = 0;
+    for (const auto& c : counters) {
+        const auto bound = counter_bound(d.series[c.channel], a, b, c.limits);
+        if (!bound) {
+            return std::nullopt;
+        }
+        low += bound->low;
+        high += bound->high;
+    }
+    return std::pair{low, high};
+}
+
 } // namespace
+
+std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g) {
+    const auto counters = node_counters(d);
+    if (!counters || g.watts.empty() || g.step_ns <= 0) {
+        return std::nullopt;
+    }
+    std::optional<PowerRange> out;
+    for (std::size_t i = 0; i < g.watts.size(); ++i) {
+        const auto a = g.t0 + static_cast<std::int64_t>(i) * g.step_ns;
+        const auto b = std::min(a + g.step_ns, g.t1);
+        const auto e = node_bound(d, *counters, a, b);
+        if (!e || b <= a) {
+            return std::nullopt;
+        }
+        const double s = static_cast<double>(b - a) * 1e-9;
+        const PowerRange w{e->first / s, e->second / s};
+        out = out ? PowerRange{std::max(out->low_w, w.low_w), std::max(out->high_w, w.high_w)} : w;
+    }
+    return out;
+}
 
 std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
     const auto counters = node_counters(d);
@@ -69,19 +106,13 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
         const auto a = cuts[k];
         const auto b = cuts[k + 1];
-        double low = 0;
-        double high = 0;
-        for (const auto& c : *counters) {
-            const auto bound = counter_bound(d.series[c.channel], a, b, c.limits);
-            if (!bound) {
-                return {};
-            }
-            low += bound->low;
-            high += bound->high;
+        const auto e = node_bound(d, *counters, a, b);
+        if (!e) {
+            return {};
         }
         const double seconds = static_cast<double>(b - a) * 1e-9;
         out.push_back({(static_cast<double>(a - d.t0) + static_cast<double>(b - a) / 2) / span,
-                       low / seconds, high / seconds});
+                       e->first / seconds, e->second / seconds});
     }
     return out;
 }

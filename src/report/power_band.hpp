@@ -5,6 +5,9 @@
 // HTML profile. Windows end where the node's counter (or its first part's) was
 // read, so an edge's error is the counter's own (quantum and staleness), not the
 // gap between two readings.
+#include "report/distribution.hpp"
+
+#include <optional>
 #include <vector>
 
 namespace jp::report {
@@ -22,5 +25,11 @@ struct BandPoint {
 // node meter or a part that is a power reading, a rest-of-node model, a counter
 // estimated over a jump).
 [[nodiscard]] std::vector<BandPoint> node_power_band(const RunData& data, int windows);
+
+// The node's peak on `grid` (its power per window, report/series.hpp) is the highest window's
+// mean; the truth's highest window lies between the highest of the windows' lower ends and
+// the highest of their upper ends. Absent where the node's energy has no bound (as above).
+[[nodiscard]] std::optional<PowerRange> node_peak_bound(const RunData& data,
+                                                        const GridSeries& grid);
 
 } // namespace jp::report

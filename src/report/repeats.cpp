@@ -150,7 +150,14 @@ std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
             out.emplace();
             out->step_ns = run.power_step_ns;
             out->peak_w = d.peak_w;
+            out->peak_bound = d.peak_bound;
             out->threshold_w = d.threshold_w;
+        }
+        if (out->peak_bound && d.peak_bound) { // the highest of the runs' truths
+            out->peak_bound->low_w = std::max(out->peak_bound->low_w, d.peak_bound->low_w);
+            out->peak_bound->high_w = std::max(out->peak_bound->high_w, d.peak_bound->high_w);
+        } else {
+            out->peak_bound.reset();
         }
         out->step_ns = std::min(out->step_ns, run.power_step_ns);
         out->peak_w = std::max(out->peak_w, d.peak_w);

@@ -174,6 +174,7 @@ struct PhaseStats : FigureStats {
 struct PowerStats {
     std::int64_t step_ns = 0; // finest resolution among the runs
     double peak_w = 0;        // highest over the runs, at sample resolution
+    std::optional<PowerRange> peak_bound; // the runs' highest ends; absent if a run has none
     std::optional<double> peak_1s_w;
     std::optional<double> peak_60s_w;
     Stat mean_w, p50_w, p95_w, p99_w;
