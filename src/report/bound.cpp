@@ -36,8 +36,10 @@ counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits
 }
 
 std::string_view dominant_of(const BoundTerms& t) noexcept {
-    const double most = std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared, t.field});
-    return most == t.jump      ? "counter jump"
+    const double most =
+        std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared, t.field, t.wrap});
+    return most == t.wrap      ? "ambiguous wrap"
+           : most == t.jump    ? "counter jump"
            : most == t.quantum ? "quantum"
            : most == t.lag     ? "edge staleness"
            : most == t.gap     ? "gap between readings"
@@ -68,18 +70,23 @@ std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<B
               a->max_assumed || b->max_assumed,
               a->profile_assumed || b->profile_assumed,
               a->terms,
-              a->field_assumed || b->field_assumed};
+              a->field_assumed || b->field_assumed,
+              a->windows_assumed || b->windows_assumed};
     sum.terms += b->terms;
     return sum;
 }
 
-double quantum_of(const Channel& c) noexcept {
-    // Through jouleprofd, the source's own backend: its name opens the channel's source.
-    std::string_view backend = c.backend;
-    if (backend == "jouleprofd") {
-        const std::string_view source = c.source;
-        backend = source.substr(0, source.find(' '));
+std::string_view source_backend(const Channel& c) noexcept {
+    const std::string_view backend = c.backend;
+    if (backend != "jouleprofd") {
+        return backend;
     }
+    const std::string_view source = c.source;
+    return source.substr(0, source.find(' '));
+}
+
+double quantum_of(const Channel& c) noexcept {
+    const auto backend = source_backend(c);
     if (backend == "powercap" || backend == "perf_rapl" || backend == "hwmon") {
         return 1.0 / 16384; // RAPL's energy status unit is 2^-14 J or finer (61 µJ)
     }
@@ -166,6 +173,36 @@ std::vector<EstimatedSpan> estimated_spans(std::span<const TimedValue> readings,
     return out;
 }
 
+std::vector<EstimatedSpan> with_ambiguous_wraps(std::vector<EstimatedSpan> spans,
+                                                std::span<const TimedValue> readings,
+                                                const Channel& c) {
+    const double range = c.wrap_joules.value_or(0);
+    const double most = plausible_max_watts(c);
+    if (range <= 0 || most <= 0) {
+        return spans;
+    }
+    // Longer than this between two readings, and the counter may have wrapped twice.
+    const double wrap_s = range / most;
+    for (std::size_t i = 1; i < readings.size(); ++i) {
+        const auto a = readings[i - 1].t_ns;
+        const auto b = readings[i].t_ns;
+        if (static_cast<double>(b - a) * k_ns > wrap_s) {
+            spans.push_back({a, b, true});
+        }
+    }
+    std::ranges::sort(spans, {}, &EstimatedSpan::from_ns);
+    std::vector<EstimatedSpan> out;
+    for (const auto& s : spans) {
+        if (!out.empty() && s.from_ns <= out.back().to_ns) {
+            out.back().to_ns = std::max(out.back().to_ns, s.to_ns);
+            out.back().wrap = out.back().wrap && s.wrap;
+        } else {
+            out.push_back(s);
+        }
+    }
+    return out;
+}
+
 std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
                                    std::int64_t t0,
                                    std::int64_t t1,
@@ -210,7 +247,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
         if (a < b) {
             const double most = limits.max_watts * static_cast<double>(b - a) * k_ns;
             total.high += most;
-            terms.jump += most;
+            (span.wrap ? terms.wrap : terms.jump) += most;
         }
         from = span.to_ns;
     }

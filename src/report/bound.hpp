@@ -41,6 +41,7 @@ struct BoundTerms {
     double knee = 0;
     double shared = 0;
     double field = 0;
+    double wrap = 0;
     BoundTerms& operator+=(const BoundTerms& o) noexcept {
         quantum += o.quantum;
         lag += o.lag;
@@ -49,15 +50,16 @@ struct BoundTerms {
         knee += o.knee;
         shared += o.shared;
         field += o.field;
+        wrap += o.wrap;
         return *this;
     }
     [[nodiscard]] BoundTerms scaled(double k) const noexcept {
-        return {quantum * k, lag * k, gap * k, jump * k, knee * k, shared * k, field * k};
+        return {quantum * k, lag * k, gap * k, jump * k, knee * k, shared * k, field * k, wrap * k};
     }
 };
 // The name of the largest term: "quantum", "edge staleness", "gap between readings",
-// "counter jump", "idle power crossing", "who used a shared GPU" or "power between
-// readings".
+// "counter jump", "idle power crossing", "who used a shared GPU", "power between
+// readings" or "ambiguous wrap".
 [[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
 
 // What the figure could be, and which term of the bound is the largest.
@@ -75,6 +77,9 @@ struct Bound {
     // A power field's instantaneous readings (report/field_bound.hpp): it holds if the power
     // between two neighbouring readings stayed between their values.
     bool field_assumed = false;
+    // A power field's averaged readings whose own-lag guarantee says nothing useful: it holds
+    // if each reading's window follows the one before (all lag alike).
+    bool windows_assumed = false;
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 
@@ -93,6 +98,10 @@ struct CounterRange {
 // independent, one power step moves every part at once); none when a term has none.
 [[nodiscard]] std::optional<Bound> sum_of(const std::optional<Bound>& a,
                                           const std::optional<Bound>& b);
+
+// The backend behind channel c: through jouleprofd, the source's own (its name opens the
+// channel's source).
+[[nodiscard]] std::string_view source_backend(const Channel& c) noexcept;
 
 // The counter's step by backend (through jouleprofd, the source's): RAPL's
 // coarsest energy status unit (2^-14 J), whole joules for pm_counters, Slurm and
@@ -129,12 +138,24 @@ struct EstimatedSpan;
 struct EstimatedSpan {
     std::int64_t from_ns = 0;
     std::int64_t to_ns = 0;
+    // Not a jump: two readings further apart than the counter takes to wrap at the most the
+    // domain can draw, so how often it wrapped between them is not known ("ambiguous wrap").
+    bool wrap = false;
 };
 
 // The spans of readings flagged as jumps (trace::k_flag_jump); flags has one
 // entry per reading, or none.
 [[nodiscard]] std::vector<EstimatedSpan> estimated_spans(std::span<const TimedValue> readings,
                                                          std::span<const std::uint8_t> flags);
+
+// `spans` (sorted, as estimated_spans gives them) with the spans between two consecutive
+// readings of channel c further apart than its counter takes to wrap at the most it can
+// draw (its range over plausible_max_watts): the tracker unwrapped once there, and whole
+// ranges more may have passed. Overlapping or touching spans are joined. A counter that does
+// not wrap (no range stated) adds none.
+[[nodiscard]] std::vector<EstimatedSpan> with_ambiguous_wraps(std::vector<EstimatedSpan> spans,
+                                                              std::span<const TimedValue> readings,
+                                                              const Channel& c);
 
 // The same bound where some spans are estimates: the readings between them
 // bound their own pieces, and each estimated span's share of [t0, t1] is

@@ -14,11 +14,13 @@ namespace jp::report {
 struct PowerRange {
     double low_w = 0;
     double high_w = 0;
+    bool max_assumed = false;     // as a Bound's (report/bound.hpp)
+    bool profile_assumed = false; // a window between an anchored GPU counter's reads
 };
 
 struct Distribution {
     double mean_w = 0;
-    double peak_w = 0;                // highest window of the series (sample resolution)
+    double peak_w = 0; // highest window of the series (sample resolution)
     // The highest true mean over the same windows, from each window's energy bound; absent
     // where the node's energy has none.
     std::optional<PowerRange> peak_bound;

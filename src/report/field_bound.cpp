@@ -4,6 +4,8 @@
 #include "core/counter.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -16,93 +18,169 @@ double seconds(std::int64_t ns) noexcept {
     return static_cast<double>(ns) * k_ns;
 }
 
-// The part of (a, b] inside [t0, t1], in seconds.
-double overlap(std::int64_t a, std::int64_t b, std::int64_t t0, std::int64_t t1) noexcept {
-    return seconds(std::max<std::int64_t>(0, std::min(b, t1) - std::max(a, t0)));
+// The part of (a, b] inside [t0, t1], in nanoseconds.
+std::int64_t overlap_ns(std::int64_t a, std::int64_t b, std::int64_t t0, std::int64_t t1) noexcept {
+    return std::max<std::int64_t>(0, std::min(b, t1) - std::max(a, t0));
 }
 
-// Where the readings put the energy over the window, before their lag: joules.
+// Where the readings put the energy over the window: joules.
 struct Open {
     double low = 0;
     double high = 0;
     BoundTerms terms;
+    double sum = 0; // averaged: the readings' part of the figure
 };
 
-// Averaged readings: knots come in pairs (the span before a reading, its value held). Each
-// reading k is the mean over its window [b_k − A_k, b_k]; the figure weighs it by c_k, the
-// part of its span inside [t0, t1]. With w = Σ c_k/A_k over each window, the truth is the
-// sum plus ∫ p·(χ − w), which the most the domain can draw bounds on each side.
+// ∫(χ − w)⁺ and ∫(w − χ)⁺ for χ the window [t0, t1] and w a sum of boxes (from, to, height).
+struct Boxes {
+    std::vector<std::pair<std::int64_t, double>> steps;
+    void add(std::int64_t from, std::int64_t to, double h) {
+        if (to > from) {
+            steps.emplace_back(from, h);
+            steps.emplace_back(to, -h);
+        }
+    }
+    [[nodiscard]] std::pair<double, double> open(std::int64_t t0, std::int64_t t1) const {
+        auto s = steps;
+        s.emplace_back(t0, -1.0); // χ − w: the window counts +1, each box −h
+        s.emplace_back(t1, 1.0);
+        std::ranges::sort(s);
+        double above = 0; // ∫(χ − w)⁺
+        double below = 0; // ∫(w − χ)⁺
+        double w_minus_chi = 0;
+        for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+            w_minus_chi += s[i].second;
+            const double dt = seconds(s[i + 1].first - s[i].first);
+            above += std::max(0.0, -w_minus_chi) * dt;
+            below += std::max(0.0, w_minus_chi) * dt;
+        }
+        return {above, below};
+    }
+};
+
+// Averaged readings: knots in pairs (the span before a reading, its value held). Reading k is
+// the mean over its window [y_k − A, y_k], y_k up to U before it was read; the figure weighs
+// it by c_k, the part of its span inside [t0, t1]. `alike`: every reading lags by the same
+// (the windows follow one another); else each by its own.
 Open averaged(std::span<const TimedValue> k,
               std::int64_t t0,
               std::int64_t t1,
-              const FieldLimits& l) {
+              const FieldLimits& l,
+              bool alike) {
     Open out;
-    double sum = 0; // the readings' part of the figure
-    std::vector<std::pair<std::int64_t, double>> steps{{t0, 1.0}, {t1, -1.0}}; // χ − w
+    double& sum = out.sum;
+    Boxes lowest;  // where a window surely lies, whatever its lag
+    Boxes highest; // where it may lie
+    const auto first = std::ranges::lower_bound(k, t0, {}, &TimedValue::t_ns) - k.begin();
     std::int64_t covered = 0;
-    for (std::size_t i = 0; i + 1 < k.size(); i += 2) {
-        const auto a = k[i].t_ns;
-        const auto b = k[i + 1].t_ns;
-        const double c = overlap(a, b, t0, t1);
-        covered += std::max<std::int64_t>(0, std::min(b, t1) - std::max(a, t0));
+    for (auto i = std::max<std::ptrdiff_t>(0, (first - 1) & ~std::ptrdiff_t{1});
+         i + 1 < static_cast<std::ptrdiff_t>(k.size()); i += 2) {
+        const auto a = k[static_cast<std::size_t>(i)].t_ns;
+        const auto b = k[static_cast<std::size_t>(i) + 1].t_ns;
+        if (a > t1) {
+            break;
+        }
+        const auto c = overlap_ns(a, b, t0, t1);
+        covered += c;
         if (c <= 0 || b <= a) {
             continue;
         }
         const auto window = l.window_ns > 0 ? l.window_ns : b - a;
-        const double w = c / seconds(window);
-        sum += c * k[i + 1].value;
-        out.terms.quantum += 2 * c * l.quantum_w;
-        steps.emplace_back(b - window, -w);
-        steps.emplace_back(b, w);
+        const double h = seconds(c) / seconds(window);
+        sum += seconds(c) * k[static_cast<std::size_t>(i) + 1].value;
+        out.terms.quantum += 2 * seconds(c) * l.quantum_w;
+        const auto lag = alike ? 0 : l.update_ns;
+        lowest.add(b - window, b - lag, h);
+        highest.add(b - lag - window, b, h);
     }
-    std::ranges::sort(steps);
-    double pos = 0;
-    double neg = 0;
-    double rho = 0;
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-        rho += steps[i].second;
-        if (i + 1 < steps.size()) {
-            const double dt = seconds(steps[i + 1].first - steps[i].first);
-            pos += std::max(0.0, rho) * dt;
-            neg += std::max(0.0, -rho) * dt;
-        }
-    }
-    // Where no reading's span reaches: nothing is known there (a gap, or the run before the
-    // first reading); the rest of what the windows leave open is theirs.
+    const auto [above, _] = lowest.open(t0, t1);
+    const auto [__, below] = highest.open(t0, t1);
+    // Where no reading's span reaches, nothing is known (a gap, the run before the first
+    // reading); the rest of what the windows leave open is theirs.
     const double uncovered = l.max_watts * std::max(0.0, seconds(t1 - t0 - covered));
-    out.terms.gap = uncovered;
-    out.terms.field = std::max(0.0, l.max_watts * (pos + neg) - uncovered);
-    out.low = sum - out.terms.quantum / 2 - l.max_watts * neg;
-    out.high = sum + out.terms.quantum / 2 + l.max_watts * pos;
+    out.terms.gap = std::min(uncovered, l.max_watts * (above + below));
+    out.terms.field = l.max_watts * (above + below) - out.terms.gap;
+    out.low = sum - out.terms.quantum / 2 - l.max_watts * below;
+    out.high = sum + out.terms.quantum / 2 + l.max_watts * above;
+    if (alike) { // the whole series shifted by up to U: at most P·U each way
+        const double lag = l.max_watts * seconds(l.update_ns);
+        out.low -= lag;
+        out.high += lag;
+        out.terms.lag = 2 * lag;
+    }
     return out;
 }
 
-// Instantaneous readings: between two neighbours no further apart than the gap allows, the
-// power between their values; elsewhere anything the domain can draw.
+// Instantaneous readings: reading k shows the power at an instant x_k up to U before it was
+// read (each its own), and between x_k and x_{k+1} the power stays between their values. At
+// t, the readings whose span may hold t are those from the last read at or before t to the
+// first read more than U after it: the power at t lies within their values. Before the first
+// reading, in the last U before the last (t may lie after its instant), across a gap and
+// after the readings: anything from 0 to P.
 Open instantaneous(std::span<const TimedValue> r,
                    std::int64_t t0,
                    std::int64_t t1,
                    const FieldLimits& l) {
     Open out;
-    const auto unknown = [&](double s) {
-        out.high += l.max_watts * s;
-        out.terms.gap += l.max_watts * s;
-    };
-    unknown(overlap(t0, r.front().t_ns, t0, t1) + overlap(r.back().t_ns, t1, t0, t1));
-    auto i = std::ranges::upper_bound(r, t0, {}, &TimedValue::t_ns) - r.begin();
-    i = std::max<std::ptrdiff_t>(i - 1, 0);
-    for (auto j = static_cast<std::size_t>(i); j + 1 < r.size() && r[j].t_ns < t1; ++j) {
-        const auto& a = r[j];
-        const auto& b = r[j + 1];
-        const double s = overlap(a.t_ns, b.t_ns, t0, t1);
+    const auto u = l.update_ns;
+    // The cuts: t0, t1 and each reading's time and that less U inside them, in order (two
+    // sorted streams merged: a day's readings are a million).
+    const auto from = std::max<std::ptrdiff_t>(
+        0, std::ranges::lower_bound(r, t0, {}, &TimedValue::t_ns) - r.begin() - 1);
+    std::vector<std::int64_t> cuts{t0};
+    for (auto i = from, j = from;
+         i < static_cast<std::ptrdiff_t>(r.size()) || j < static_cast<std::ptrdiff_t>(r.size());) {
+        const auto at = [&](std::ptrdiff_t k) { return r[static_cast<std::size_t>(k)].t_ns; };
+        const bool take_lagged = j < static_cast<std::ptrdiff_t>(r.size()) &&
+                                 (i >= static_cast<std::ptrdiff_t>(r.size()) || at(j) - u <= at(i));
+        const auto t = take_lagged ? at(j++) - u : at(i++);
+        if (t >= t1 && take_lagged) {
+            break; // the lagged stream is the later one's lower end: nothing more inside
+        }
+        if (t > cuts.back() && t < t1) {
+            cuts.push_back(t);
+        }
+    }
+    cuts.push_back(t1);
+    const auto n = static_cast<std::ptrdiff_t>(r.size());
+    std::ptrdiff_t after = from; // the first reading after mid
+    std::ptrdiff_t last = from;  // the first reading more than U after mid
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+        const double s = seconds(cuts[i + 1] - cuts[i]);
         if (s <= 0) {
             continue;
         }
-        if (l.gap_ns > 0 && b.t_ns - a.t_ns > l.gap_ns) {
-            unknown(s);
+        const auto mid = cuts[i] + (cuts[i + 1] - cuts[i]) / 2;
+        // The spans [x_k, x_{k+1}] that may hold mid: k from the last reading at or before
+        // mid (after − 1) to the last read no more than U after it (last − 1).
+        while (after < n && r[static_cast<std::size_t>(after)].t_ns <= mid) {
+            ++after;
+        }
+        last = std::max(last, after);
+        while (last < n && r[static_cast<std::size_t>(last)].t_ns <= mid + u) {
+            ++last;
+        }
+        // Unknown before the first reading, where mid may lie past the last reading's instant,
+        // and (always sound, and it keeps a day's readings linear) where U spans too many.
+        constexpr std::ptrdiff_t k_most_readings = 256;
+        bool known = after > 0 && last < n && last - after < k_most_readings;
+        double lo = std::numeric_limits<double>::max();
+        double hi = 0;
+        for (auto j = after - 1; known && j <= last; ++j) {
+            const auto& v = r[static_cast<std::size_t>(j)];
+            if (j < last && l.gap_ns > 0 &&
+                r[static_cast<std::size_t>(j) + 1].t_ns - v.t_ns > l.gap_ns) {
+                known = false; // a gap: the assumption does not reach across it
+            }
+            lo = std::min(lo, v.value);
+            hi = std::max(hi, v.value);
+        }
+        if (!known) { // within U before the last reading: its lag; else no reading there
+            out.high += l.max_watts * s;
+            (after > 0 && after < n && last >= n ? out.terms.lag : out.terms.gap) +=
+                l.max_watts * s;
             continue;
         }
-        const auto [lo, hi] = std::minmax(a.value, b.value);
         out.low += std::max(0.0, lo - l.quantum_w) * s;
         out.high += (hi + l.quantum_w) * s;
         out.terms.quantum += 2 * l.quantum_w * s;
@@ -111,14 +189,38 @@ Open instantaneous(std::span<const TimedValue> r,
     return out;
 }
 
+// A window's bound from what the readings leave open, cut at what is physically possible.
+Bound bound_of(const Open& open, std::int64_t t0, std::int64_t t1, const FieldLimits& l) {
+    const double most = l.max_watts * seconds(t1 - t0);
+    Bound b{std::clamp(open.low, 0.0, most),
+            std::clamp(open.high, 0.0, most),
+            {},
+            l.max_assumed,
+            false,
+            open.terms};
+    b.dominant = dominant_of(b.terms);
+    return b;
+}
+
+// The median of the positive spacings of the readings (0 with none).
+std::int64_t median_spacing(std::span<const TimedValue> r) {
+    std::vector<std::int64_t> d;
+    for (std::size_t i = 1; i < r.size(); ++i) {
+        if (r[i].t_ns > r[i - 1].t_ns) {
+            d.push_back(r[i].t_ns - r[i - 1].t_ns);
+        }
+    }
+    if (d.empty()) {
+        return 0;
+    }
+    std::ranges::nth_element(d, d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2));
+    return d[d.size() / 2];
+}
+
 } // namespace
 
 double field_quantum(const Channel& c) noexcept {
-    std::string_view backend = c.backend;
-    if (backend == "jouleprofd") {
-        const std::string_view source = c.source;
-        backend = source.substr(0, source.find(' '));
-    }
+    const auto backend = source_backend(c);
     if (backend == "ipmi" || backend == "redfish" || backend == "slurm") {
         return 1.0;
     }
@@ -135,12 +237,16 @@ FieldLimits field_limits(const Channel& c,
     const auto cl = limits_of(c, t, knots, seen_peak_w);
     FieldLimits l;
     l.quantum_w = field_quantum(c);
-    l.max_watts = cl.max_watts;
-    l.update_ns = cl.update_ns;
+    // A reading above the most it may draw says the limit is wrong: the readings' highest.
+    l.max_watts = std::max(cl.max_watts, seen_peak_w.value_or(0));
     l.max_assumed = cl.max_assumed;
     l.averaged = c.mean_since_previous && knots.size() >= 2;
     l.window_ns = c.averaging_ns.value_or(0);
-    l.gap_ns = t.sample_ns > 0 ? t.sample_ns * 5 / 2 : 0;
+    // A reading lags the power by up to the source's update: its own figure, else learned
+    // from repeats, else (a value new at every reading) the readings' usual spacing.
+    const auto spacing = median_spacing(knots);
+    l.update_ns = c.update_ns.value_or(t.update_learned ? t.update_ns : spacing);
+    l.gap_ns = spacing > std::numeric_limits<std::int64_t>::max() / 5 ? 0 : spacing * 5 / 2;
     return l;
 }
 
@@ -148,24 +254,37 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
                                  std::int64_t t0,
                                  std::int64_t t1,
                                  const FieldLimits& l) {
-    if (knots.empty() || t1 < t0) {
-        return std::nullopt;
+    if (knots.empty() || t1 < t0 ||
+        std::ranges::any_of(knots, [](const TimedValue& v) { return !(v.value >= 0); })) {
+        return std::nullopt; // a negative power is no reading: the figure has no bound
     }
     if (t1 == t0) {
-        return Bound{0, 0, "quantum", l.max_assumed, false, {}, !l.averaged};
+        return Bound{0, 0, "quantum", l.max_assumed, false, {}};
     }
-    const auto open = l.averaged ? averaged(knots, t0, t1, l) : instantaneous(knots, t0, t1, l);
-    // A reading that lags the power by up to U: the series shifted, at most P·U each way.
-    const double lag = l.max_watts * seconds(l.update_ns);
-    Bound b{std::max(0.0, open.low - lag),
-            open.high + lag,
-            {},
-            l.max_assumed,
-            false,
-            open.terms,
-            !l.averaged};
-    b.terms.lag = 2 * lag;
-    b.dominant = dominant_of(b.terms);
+    if (knots.size() < 2) { // one reading: nothing between readings is known
+        Open none;
+        none.high = l.max_watts * seconds(t1 - t0);
+        none.terms.gap = none.high;
+        return bound_of(none, t0, t1, l);
+    }
+    if (!l.averaged) {
+        auto b = bound_of(instantaneous(knots, t0, t1, l), t0, t1, l);
+        b.field_assumed = true;
+        return b;
+    }
+    // Each reading its own lag: a guarantee. Where that says nothing useful (a window read as
+    // often as it updates can be read twice and the next one never), the windows taken to
+    // follow one another, said with the figure.
+    const auto open = averaged(knots, t0, t1, l, false);
+    const auto own = bound_of(open, t0, t1, l);
+    if (own.half_width() <= open.sum || l.update_ns <= 0) { // no lag: the same bound
+        return own;
+    }
+    auto b = bound_of(averaged(knots, t0, t1, l, true), t0, t1, l);
+    if (b.half_width() >= own.half_width()) {
+        return own; // the assumption would buy nothing
+    }
+    b.windows_assumed = true;
     return b;
 }
 

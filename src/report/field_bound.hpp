@@ -2,24 +2,28 @@
 #pragma once
 // A bound on the energy of a power field over a window (docs/uncertainty.md, "Power fields").
 // A power reading is not a counter: it says what the power was at an instant, or its mean over
-// a window, never how much energy passed between two readings. Two kinds, two rules:
+// a window, never how much energy passed between two readings. Each reading may lag the power
+// by up to the source's update period U, each by its own amount (a source polled without
+// phase lock). Two kinds, two rules:
 //  - averaged (a BMC's DCMI reading, nvmlDeviceGetPowerUsage's 1 s mean: the channel's
-//    mean_since_previous): each reading is the mean over its window, so the figure is a sum of
-//    readings times spans, and what it cannot see is where the windows do not cover the run
-//    exactly once (the edges, gaps, overlaps). With the power between 0 and the most the
-//    domain can draw, that is a guarantee: for any weights c_k,
+//    mean_since_previous): reading k is the mean over a window [y_k − A, y_k], y_k within U
+//    before it was read. For any weights c_k,
 //        E = Σ c_k·m_k + ∫ p·(χ − Σ c_k·φ_k),
-//    where m_k is reading k, φ_k its window's weight (1/A over the window) and χ the window
-//    asked about; the last term lies between −P·∫(χ−w)⁻ and P·∫(χ−w)⁺. The weights taken
-//    are the ones the figure itself uses, so the figure and its bound agree.
-//  - instantaneous (hwmon's power1_input, NVML's instant field, a Redfish reading): a value
-//    at one instant bounds nothing between readings. The bound assumes the power between two
-//    neighbouring readings stayed between their values (said with the figure: a load that
-//    changes faster than the readings can break it; docs/uncertainty.md shows one on a real
-//    H100); where the readings do not bracket the window, or a gap is over 2.5 reading
-//    periods, anything from nothing to the most the domain can draw.
-// Both: each reading's quantum, and a reading that lags the power by up to the source's
-// update period (the whole series shifted: at most the most it can draw over that period).
+//    φ_k the window's weight (1/A over it), χ the window asked about; with the power between
+//    0 and P, the last term lies between −P·∫(w_max − χ)⁺ and P·∫(χ − w_min)⁺, where w_min
+//    counts each window only where it lies whatever its lag and w_max wherever it may lie. The
+//    weights are the figure's own, so figure and bound agree. That is a guarantee. Where it is
+//    wider than the figure (a window read about as often as it updates may be read twice and
+//    the next never), the bound taken instead assumes the readings lag alike (each window
+//    follows the one before), and says so (windows_assumed).
+//  - instantaneous (hwmon's power1_input, NVML's instant field, a Redfish reading): each
+//    reading shows the power at an instant up to U before it, the instants in the readings'
+//    order (a later read never shows an older sample). The bound assumes the power between
+//    two neighbouring readings' instants stayed between their values, and says so
+//    (field_assumed): at t the power lies within the readings from the
+//    last at or before t to the first more than U after it. Before the first reading, within
+//    U of the last, and across a gap of over 2.5 reading periods: anything from 0 to P.
+// Both: each reading's quantum; the bound is cut at 0 and P·T; a negative reading gives none.
 #include "core/channel.hpp"
 #include "core/integrate.hpp"
 #include "report/bound.hpp"
@@ -34,7 +38,7 @@ namespace jp::report {
 struct FieldLimits {
     double quantum_w = 0;       // a reading's step (watts)
     double max_watts = 0;       // the most the domain can draw
-    std::int64_t update_ns = 0; // the longest a reading can lag the power
+    std::int64_t update_ns = 0; // the longest a reading can lag the power (each its own)
     // Averaged readings: the window each covers (0: the time since the reading before).
     std::int64_t window_ns = 0;
     bool averaged = false;
@@ -49,14 +53,16 @@ struct FieldLimits {
 
 // The limits of power channel c read as `knots` (report/timing.hpp: an averaged channel's
 // readings held back over the span before each) with timing t; seen_peak_w is its highest
-// reading (the most it can draw, where the sensor states none, is twice that).
+// reading (the most it can draw, where the sensor states none, is twice that; never below
+// it). The lag: the backend's update period, else learned from repeats, else the readings'
+// median spacing (a value new at every reading); the gap: 2.5 median spacings.
 [[nodiscard]] FieldLimits field_limits(const Channel& c,
                                        const Timing& t,
                                        std::span<const TimedValue> knots,
                                        std::optional<double> seen_peak_w) noexcept;
 
-// The energy over [t0, t1] of a power field read as `knots`, or nullopt without a knot.
-// Instantaneous readings' bounds carry field_assumed.
+// The energy over [t0, t1] of a power field read as `knots`, or nullopt without a knot or
+// with a negative one.
 [[nodiscard]] std::optional<Bound> field_bound(std::span<const TimedValue> knots,
                                                std::int64_t t0,
                                                std::int64_t t1,

@@ -238,6 +238,9 @@ std::string assumptions_text(const Bound& b) {
     if (b.field_assumed) {
         out += "; assumes the power stayed between neighbouring readings";
     }
+    if (b.windows_assumed) {
+        out += "; assumes each reading's window follows the one before";
+    }
     return out;
 }
 
@@ -257,7 +260,7 @@ nlohmann::json bound_terms_json(const BoundTerms& t) {
     return {{"quantum", t.quantum},          {"edge_staleness", t.lag},
             {"gap_between_readings", t.gap}, {"counter_jump", t.jump},
             {"idle_crossing", t.knee},       {"shared_gpu", t.shared},
-            {"between_readings", t.field}};
+            {"between_readings", t.field},   {"ambiguous_wrap", t.wrap}};
 }
 
 void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string_view figure) {
@@ -270,6 +273,7 @@ void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string
     j[pre + "bound_assumes_peak"] = b.max_assumed;
     j[pre + "bound_assumes_profile"] = b.profile_assumed;
     j[pre + "bound_assumes_field"] = b.field_assumed;
+    j[pre + "bound_assumes_windows"] = b.windows_assumed;
     j[pre + "measurable"] = b.half_width() <= std::abs(value);
 }
 

@@ -46,16 +46,18 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 // readings)" when half its width is more than the value, "" for no width.
 [[nodiscard]] std::string bound_text(const Bound& b, double value);
 // What a bound assumes, each after "; ": "; assumes ≤ 2× the peak seen", the GPU's power
-// profile between its counter's reads, the power between a field's readings; empty if none.
+// profile between its counter's reads, the power between a field's readings, an averaged
+// field's windows following one another; empty if none.
 [[nodiscard]] std::string assumptions_text(const Bound& b);
 // What each term adds to a bound's width: {"quantum", "edge_staleness",
-// "gap_between_readings", "counter_jump", "idle_crossing", "shared_gpu", "between_readings"}
+// "gap_between_readings", "counter_jump", "idle_crossing", "shared_gpu", "between_readings",
+// "ambiguous_wrap"}
 // (docs/uncertainty.md).
 [[nodiscard]] nlohmann::json bound_terms_json(const BoundTerms& t);
 // A bound's fields beside the figure `value` it bounds, for figure "energy" (energy_low_j,
 // energy_high_j, energy_bound_j, bound_dominant, bound_terms, bound_assumes_peak,
-// bound_assumes_profile, bound_assumes_field, measurable) or "job" (job_low_j, …,
-// job_bound_dominant, …, job_measurable).
+// bound_assumes_profile, bound_assumes_field, bound_assumes_windows, measurable) or "job"
+// (job_low_j, …, job_bound_dominant, …, job_measurable).
 void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string_view figure);
 [[nodiscard]] nlohmann::json stat_json(const Stat& s);
 // One run as in to_json's "runs": figures, phases, power distribution, idle accelerators.

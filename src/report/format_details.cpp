@@ -89,9 +89,14 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
     out += step_ms < 10     ? fmt::format(" at {:.2g} ms resolution", step_ms)
            : step_ms < 1000 ? fmt::format(" at {:.0f} ms resolution", step_ms)
                             : fmt::format(" at {:.1f} s resolution", step_ms * 1e-3);
-    if (p.peak_bound) { // where the sensors put the highest window's true mean
-        out += fmt::format(" (sensors: {}–{})", power_text(p.peak_bound->low_w),
-                           power_text(p.peak_bound->high_w));
+    if (p.peak_bound) { // where the sensors' bounds put the highest window's true mean
+        Bound assumed;
+        assumed.max_assumed = p.peak_bound->max_assumed;
+        assumed.profile_assumed = p.peak_bound->profile_assumed;
+        out += fmt::format(" (the true peak at this resolution lies in {}–{} by the sensors' "
+                           "bounds{})",
+                           power_text(p.peak_bound->low_w), power_text(p.peak_bound->high_w),
+                           assumptions_text(assumed));
     }
     if (runs > 1) {
         out += fmt::format(" (highest of {} runs)", runs);

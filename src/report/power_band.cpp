@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <optional>
-#include <utility>
+#include <span>
 
 namespace jp::report {
 namespace {
@@ -46,39 +46,68 @@ std::optional<std::vector<Counter>> node_counters(const RunData& d) {
 }
 
 // The node's energy over [a, b] as its counters bound it, summed; nullopt where one has none.
-std::optional<std::pair<double, double>>
+// A window that is not the run's own, on a counter read at anchors, follows its profile.
+std::optional<Bound>
 node_bound(const RunData& d, const std::vector<Counter>& counters, std::int64_t a, std::int64_t b) {
-    double low = 0;
-    double high = 0;
+    std::optional<Bound> sum = Bound{};
     for (const auto& c : counters) {
-        const auto bound = counter_bound(d.series[c.channel], a, b, c.limits);
-        if (!bound) {
-            return std::nullopt;
+        auto bound = counter_bound(d.series[c.channel], a, b, c.limits);
+        if (bound && d.profiled[c.channel] && (a != d.t0 || b != d.t1)) {
+            bound->profile_assumed = true;
         }
-        low += bound->low;
-        high += bound->high;
+        sum = sum_of(sum, bound);
     }
-    return std::pair{low, high};
+    return sum;
 }
 
 } // namespace
 
 std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g) {
     const auto counters = node_counters(d);
-    if (!counters || g.watts.empty() || g.step_ns <= 0) {
+    const auto n = g.watts.size();
+    if (!counters || n == 0 || g.step_ns <= 0) {
         return std::nullopt;
     }
-    std::optional<PowerRange> out;
-    for (std::size_t i = 0; i < g.watts.size(); ++i) {
-        const auto a = g.t0 + static_cast<std::int64_t>(i) * g.step_ns;
-        const auto b = std::min(a + g.step_ns, g.t1);
-        const auto e = node_bound(d, *counters, a, b);
-        if (!e || b <= a) {
+    // Window i is [cut(i), cut(i + 1)]: each counter's range at each cut, its readings walked
+    // once (a day at 10 ms is millions of windows), the ends summed over the counters as
+    // counter_bound() takes them.
+    const auto cut = [&](std::size_t i) {
+        return i < n ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
+    };
+    std::vector<double> low(n, 0.0);
+    std::vector<double> high(n, 0.0);
+    bool max_assumed = false;
+    bool profile_assumed = false;
+    for (const auto& c : *counters) {
+        const std::span<const TimedValue> r = d.series[c.channel];
+        std::size_t k = 0; // the first reading at or after the cut
+        CounterRange before{};
+        for (std::size_t i = 0; i <= n; ++i) {
+            const auto t = cut(i);
+            while (k < r.size() && r[k].t_ns < t) {
+                ++k;
+            }
+            const auto from = k == 0 ? 0 : k - 1;
+            const auto here =
+                counter_range(r.subspan(from, std::min(r.size(), k + 1) - from), t, c.limits);
+            if (i > 0) {
+                low[i - 1] += std::max(0.0, here.lo - before.hi);
+                high[i - 1] += here.hi - before.lo;
+            }
+            before = here;
+        }
+        max_assumed = max_assumed || c.limits.max_assumed;
+        // Windows between an anchored counter's reads follow its profile.
+        profile_assumed = profile_assumed || (d.profiled[c.channel] && n > 1);
+    }
+    PowerRange out{0, 0, max_assumed, profile_assumed};
+    for (std::size_t i = 0; i < n; ++i) {
+        const double s = static_cast<double>(cut(i + 1) - cut(i)) * 1e-9;
+        if (s <= 0) {
             return std::nullopt;
         }
-        const double s = static_cast<double>(b - a) * 1e-9;
-        const PowerRange w{e->first / s, e->second / s};
-        out = out ? PowerRange{std::max(out->low_w, w.low_w), std::max(out->high_w, w.high_w)} : w;
+        out.low_w = std::max(out.low_w, low[i] / s);
+        out.high_w = std::max(out.high_w, high[i] / s);
     }
     return out;
 }
@@ -112,7 +141,7 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
         }
         const double seconds = static_cast<double>(b - a) * 1e-9;
         out.push_back({(static_cast<double>(a - d.t0) + static_cast<double>(b - a) / 2) / span,
-                       e->first / seconds, e->second / seconds});
+                       e->low / seconds, e->high / seconds});
     }
     return out;
 }

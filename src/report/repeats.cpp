@@ -156,6 +156,10 @@ std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
         if (out->peak_bound && d.peak_bound) { // the highest of the runs' truths
             out->peak_bound->low_w = std::max(out->peak_bound->low_w, d.peak_bound->low_w);
             out->peak_bound->high_w = std::max(out->peak_bound->high_w, d.peak_bound->high_w);
+            out->peak_bound->max_assumed =
+                out->peak_bound->max_assumed || d.peak_bound->max_assumed;
+            out->peak_bound->profile_assumed =
+                out->peak_bound->profile_assumed || d.peak_bound->profile_assumed;
         } else {
             out->peak_bound.reset();
         }

@@ -83,8 +83,10 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
         const auto& c = (*d.channels)[i];
         d.timing.push_back(timing_of(c, s->points, s->flags));
         d.profiled.push_back(shaped_by_profile(s->flags));
-        d.estimated.push_back(c.quantity == Quantity::energy ? estimated_spans(s->points, s->flags)
-                                                             : std::vector<EstimatedSpan>{});
+        d.estimated.push_back(
+            c.quantity == Quantity::energy
+                ? with_ambiguous_wraps(estimated_spans(s->points, s->flags), s->points, c)
+                : std::vector<EstimatedSpan>{});
         auto knots = knots_of(c, std::move(s->points), s->flags);
         d.integral.push_back(c.quantity == Quantity::energy ? std::vector<double>{}
                                                             : running_integral(knots));

@@ -172,8 +172,8 @@ struct PhaseStats : FigureStats {
 
 // Node power distribution over a group's runs.
 struct PowerStats {
-    std::int64_t step_ns = 0; // finest resolution among the runs
-    double peak_w = 0;        // highest over the runs, at sample resolution
+    std::int64_t step_ns = 0;             // finest resolution among the runs
+    double peak_w = 0;                    // highest over the runs, at sample resolution
     std::optional<PowerRange> peak_bound; // the runs' highest ends; absent if a run has none
     std::optional<double> peak_1s_w;
     std::optional<double> peak_60s_w;

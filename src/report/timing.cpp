@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 
 namespace jp::report {
 namespace {
@@ -114,7 +115,9 @@ std::int64_t resolution_for(Quantity q, std::int64_t sample_ns, std::int64_t upd
     const auto uncertainty = update_ns > 0 ? std::min(sample_ns, update_ns) : 0;
     auto r = std::max(sample_ns, update_ns);
     if (q == Quantity::energy) {
-        r = std::max(r, k_span_factor * uncertainty);
+        constexpr auto k_most = std::numeric_limits<std::int64_t>::max() / k_span_factor;
+        r = std::max(r, uncertainty > k_most ? std::numeric_limits<std::int64_t>::max()
+                                             : k_span_factor * uncertainty);
     }
     return r;
 }
@@ -170,7 +173,9 @@ std::string timing_note(const Channel& c, const Timing& t) {
     }
     // Said where the sampling is clearly finer than the source (a 50 ms estimate read
     // every 50 ms, its period measured as 50.04 ms, is nothing to say).
-    if (t.sample_ns <= 0 || 2 * t.resolution_ns <= 3 * t.sample_ns) {
+    // (in doubles: a crafted trace's periods of 2^61 ns would overflow)
+    if (t.sample_ns <= 0 ||
+        2 * static_cast<double>(t.resolution_ns) <= 3 * static_cast<double>(t.sample_ns)) {
         return {};
     }
     const auto source = t.update_learned ? std::string{"learned from its readings"}

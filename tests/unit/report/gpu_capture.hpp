@@ -6,6 +6,7 @@
 #include "core/integrate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,11 @@
 namespace jp::test {
 
 constexpr std::int64_t k_capture_ms = 1'000'000;
+
+// The second captures (docs/gpu-check.md "Second check"): both GPUs, four loads each.
+constexpr std::array<const char*, 2> k_hopper_gpus{"h100", "h200"};
+constexpr std::array<const char*, 4> k_hopper_loads{"square-37ms", "square-130ms", "pulse-101ms",
+                                                    "pulse-103ms"};
 
 // The rows of a capture in tests/data/<gpu>/, header skipped, each split at its commas.
 inline std::vector<std::vector<std::string>> csv_rows(const std::string& gpu,

@@ -26,8 +26,8 @@ using test::median_gap_between_changes;
 using test::polled;
 constexpr std::int64_t k_ms = test::k_capture_ms;
 
-constexpr std::array k_gpus{"h100", "h200"};
-constexpr std::array k_loads{"square-37ms", "square-130ms", "pulse-101ms", "pulse-103ms"};
+constexpr auto k_gpus = test::k_hopper_gpus;
+constexpr auto k_loads = test::k_hopper_loads;
 
 Channel nvml_channel(Quantity q) {
     Channel c;
