@@ -93,8 +93,8 @@ Open averaged(std::span<const TimedValue> k,
         lowest.add(b - window, b - lag, h);
         highest.add(b - lag - window, b, h);
     }
-    const auto [above, _] = lowest.open(t0, t1);
-    const auto [__, below] = highest.open(t0, t1);
+    const double above = lowest.open(t0, t1).first;   // ∫(χ − w_min)⁺
+    const double below = highest.open(t0, t1).second; // ∫(w_max − χ)⁺
     // Where no reading's span reaches, nothing is known (a gap, the run before the first
     // reading); the rest of what the windows leave open is theirs.
     const double uncovered = l.max_watts * std::max(0.0, seconds(t1 - t0 - covered));
