@@ -67,7 +67,9 @@ def test_samples_frame(node: FakeNode, tmp_path: Path) -> None:
     assert pkg["energy_j"].is_monotonic_increasing and pkg["t_s"].is_monotonic_increasing
     assert str(s["time"].dt.tz) == "UTC"
     run = t.runs.iloc[0]
-    assert pkg["t_s"].iloc[-1] == pytest.approx(run["runtime_s"], abs=1e-3)  # the end edge
+    # The end edge: read right after the job's end, stamped at the middle of its read (on a
+    # loaded machine a read can take more than a millisecond).
+    assert run["runtime_s"] - 1e-3 <= pkg["t_s"].iloc[-1] <= run["runtime_s"] + 0.05
     summary = t.summary()
     node_j = summary[summary["role"] == "node"]["energy_j"].iloc[0]
     assert pkg["energy_j"].iloc[-1] == pytest.approx(node_j, rel=1e-3)
