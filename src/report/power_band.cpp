@@ -46,16 +46,11 @@ std::optional<std::vector<Counter>> node_counters(const RunData& d) {
 }
 
 // The node's energy over [a, b] as its counters bound it, summed; nullopt where one has none.
-// A window that is not the run's own, on a counter read at anchors, follows its profile.
 std::optional<Bound>
 node_bound(const RunData& d, const std::vector<Counter>& counters, std::int64_t a, std::int64_t b) {
     std::optional<Bound> sum = Bound{};
     for (const auto& c : counters) {
-        auto bound = counter_bound(d.series[c.channel], a, b, c.limits);
-        if (bound && d.profiled[c.channel] && (a != d.t0 || b != d.t1)) {
-            bound->profile_assumed = true;
-        }
-        sum = sum_of(sum, bound);
+        sum = sum_of(sum, counter_bound(d.series[c.channel], a, b, c.limits));
     }
     return sum;
 }
