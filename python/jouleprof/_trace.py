@@ -12,7 +12,10 @@ _VALUE_COLUMN = {"energy": "energy_j", "power": "power_w", "utilization": "utili
 
 
 _BOUND_COLUMNS = ["energy_low_j", "energy_high_j", "bound_dominant", "measurable",
-                  "job_j", "job_low_j", "job_high_j"]
+                  "job_j", "job_low_j", "job_high_j", "bound_assumes"]
+
+# What a bound rests on beyond the sensors' limits, as report --json's bound_assumes_* keys.
+_ASSUMPTIONS = ["peak", "profile", "field", "windows"]
 
 
 def _bound_columns(item: dict[str, Any]) -> dict[str, Any]:
@@ -25,7 +28,10 @@ def _bound_columns(item: dict[str, Any]) -> dict[str, Any]:
             "measurable": item.get("measurable"),
             "job_j": share.get("job_j", nan),
             "job_low_j": share.get("job_low_j", nan),
-            "job_high_j": share.get("job_high_j", nan)}
+            "job_high_j": share.get("job_high_j", nan),
+            # As the summary CSV: "peak;field", "" for none, None where there is no bound.
+            "bound_assumes": (";".join(a for a in _ASSUMPTIONS if item.get("bound_assumes_" + a))
+                              if "bound_assumes_peak" in item else None)}
 
 
 def _pandas() -> Any:
@@ -142,8 +148,8 @@ class Trace:
         """The report's figures, one row per run and item (node, each part, the
         rest, sub-domains not summed): energy_j, avg_w, peak_w, runtime_s,
         provenance; the sensors' bound (energy_low_j, energy_high_j, bound_dominant,
-        measurable: NaN/None where a figure has none, docs/uncertainty.md); on a shared
-        node the job's share and its bound (job_j, job_low_j, job_high_j,
+        measurable, bound_assumes: NaN/None where a figure has none, docs/uncertainty.md);
+        on a shared node the job's share and its bound (job_j, job_low_j, job_high_j,
         docs/attribution.md); the same figures as ``jouleprof report --json``.
         """
         pd = _pandas()

@@ -13,6 +13,22 @@ double seconds(std::int64_t ns) {
     return static_cast<double>(ns) * 1e-9;
 }
 
+// What the bound rests on beyond the sensors' limits (docs/uncertainty.md), as JSON's keys
+// name it without `bound_assumes_`: `peak`, `profile`, `field`, `windows`, `;`-separated.
+std::string assumption_keys(const Bound& b) {
+    std::string out;
+    const auto add = [&](bool on, const char* key) {
+        if (on) {
+            out += out.empty() ? key : std::string{";"} + key;
+        }
+    };
+    add(b.max_assumed, "peak");
+    add(b.profile_assumed, "profile");
+    add(b.field_assumed, "field");
+    add(b.windows_assumed, "windows");
+    return out;
+}
+
 std::string opt_text(const std::optional<double>& v) {
     return v ? fmt::format("{}", *v) : std::string{};
 }
@@ -33,9 +49,9 @@ void item_rows(std::ostream& out,
                            b ? (it.not_measurable() ? "0" : "1") : "");
         const auto& s = it.share;
         const auto& jb = s ? s->job_bound : std::nullopt;
-        out << fmt::format("{},{},{}\n", s ? fmt::format("{}", s->job_j()) : "",
+        out << fmt::format("{},{},{},{}\n", s ? fmt::format("{}", s->job_j()) : "",
                            jb ? fmt::format("{}", jb->low) : "",
-                           jb ? fmt::format("{}", jb->high) : "");
+                           jb ? fmt::format("{}", jb->high) : "", b ? assumption_keys(*b) : "");
     };
     row(f.node);
     for (const auto& p : f.parts) {
@@ -136,7 +152,7 @@ Result<void> write_markers_csv(trace::Reader& reader, std::ostream& out) {
 Result<void> write_summary_csv(trace::Reader& reader, std::ostream& out) {
     out << "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,provenance,"
            "counted,energy_low_j,energy_high_j,bound_dominant,measurable,job_j,job_low_j,"
-           "job_high_j\n";
+           "job_high_j,bound_assumes\n";
     for (const auto& run : reader.runs()) {
         auto s = summarize_run(reader, run);
         if (!s) {

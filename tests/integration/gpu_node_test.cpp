@@ -83,5 +83,44 @@ TEST_F(GpuNode, APhaseShorterThanAnUpdateIsNotMeasurable) {
     EXPECT_EQ(seen, 2) << r.at("phases").dump();
 }
 
+// The issue's own example: `jouleprof run -- sleep 0.05` on a node whose GPU counter changes
+// every 100 ms and whose CPU package is a RAPL counter ticking every 1 ms (jp_fake_powercap,
+// 40 W): the GPU's energy is not measurable at its sensor's resolution, the package's is,
+// with a bound that holds its truth and says so in the text report too.
+TEST_F(GpuNode, ASleepShorterThanAnUpdateLeavesTheGpuNotMeasurableAndThePackageBounded) {
+    fs.add({"/defaults.toml", "[sensors.estimate]\nenabled = false\n"});
+    const auto trace = fs.path("/sleep.jptrace").string();
+    const auto r = sh(fmt::format(
+        "JP_FAKE_NVML_FIXTURE={} {} --hz 1000 {} -- {} -q --sysfs-root {} -c {} --nvml-library {} "
+        "run --no-live -o {} -- sleep 0.05 >/dev/null && {} report --json {}",
+        fs.path("/h100.fixture").string(), JP_FAKE_POWERCAP, fs.root().string(), JP_BINARY,
+        fs.root().string(), fs.path("/defaults.toml").string(), JP_FAKE_NVML, trace, JP_BINARY,
+        trace));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& run = j.at("groups").at(0).at("runs").at(0);
+    const double runtime = run.at("runtime_s").get<double>();
+    ASSERT_LT(runtime, 0.095) << "the job ran longer than one GPU update";
+    const auto& g = gpu0(run);
+    EXPECT_FALSE(g.at("measurable").get<bool>()) << g.dump();
+    EXPECT_LE(g.at("energy_low_j").get<double>(), 300.0 * runtime) << g.dump();
+    EXPECT_GE(g.at("energy_high_j").get<double>(), 300.0 * runtime) << g.dump();
+    const nlohmann::json* pkg = nullptr;
+    for (const auto& p : run.at("parts")) {
+        pkg = p.at("name") == "cpu0.package" ? &p : pkg;
+    }
+    ASSERT_NE(pkg, nullptr) << run.at("parts").dump();
+    EXPECT_TRUE(pkg->at("measurable").get<bool>()) << pkg->dump();
+    const double bound = pkg->at("energy_bound_j").get<double>();
+    EXPECT_GT(bound, 0.0) << pkg->dump();
+    EXPECT_LT(bound, 0.5 * pkg->at("energy_j").get<double>()) << pkg->dump();
+    // The writer's 40 W over the job's span, to its 1 ms ticks (read twice: ±2 ms of 40 W).
+    EXPECT_LE(pkg->at("energy_low_j").get<double>(), 40.0 * runtime + 0.08) << pkg->dump();
+    EXPECT_GE(pkg->at("energy_high_j").get<double>(), 40.0 * runtime - 0.08) << pkg->dump();
+    // The text report says it in words.
+    const auto text = sh(fmt::format("{} report {}", JP_BINARY, trace));
+    EXPECT_NE(text.out.find("not measurable"), std::string::npos) << text.out;
+}
+
 } // namespace
 } // namespace jp::test

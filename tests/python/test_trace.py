@@ -51,6 +51,9 @@ def test_summary_equals_report_json(node: FakeNode, tmp_path: Path) -> None:
                                                               first["energy_high_j"])
     assert node["energy_low_j"] <= node["energy_j"] <= node["energy_high_j"]
     assert node["bound_dominant"] == first["bound_dominant"] and node["measurable"]
+    # What the bound rests on, in the CSV export's words (JSON's bound_assumes_* keys).
+    said = [k for k in ("peak", "profile", "field", "windows") if first["bound_assumes_" + k]]
+    assert node["bound_assumes"] == ";".join(said)
     phases = t.phases()
     assert list(phases["phase"]) == ["a"]
     assert phases["energy_j"][0] == expected["groups"][0]["runs"][0]["phases"][0]["node"][

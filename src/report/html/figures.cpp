@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/duration.hpp"
+#include "report/bound.hpp"
+#include "report/format.hpp"
 #include "report/html/sections.hpp"
 #include "report/units.hpp"
 
@@ -192,6 +194,7 @@ void profile_figure(Page& pg,
 
 void distribution_figure(Page& pg,
                          const RunProfile& p,
+                         const RunSummary& summary,
                          const std::optional<Rating>& rated,
                          int fig_no) {
     const auto& d = p.distribution;
@@ -230,6 +233,17 @@ void distribution_figure(Page& pg,
     }
     pg.body += "<figure>" + histogram_svg(f);
     std::string peaks = fmt::format("peak {:.1f} W", d.peak_w);
+    // Where the sensors' bounds put the highest window's true mean: the summary's range, on
+    // the same grid as this figure's peak.
+    const auto& range = summary.power ? summary.power->peak_bound : std::nullopt;
+    if (range && summary.power_step_ns == p.step_ns) {
+        Bound assumed;
+        assumed.max_assumed = range->max_assumed;
+        assumed.profile_assumed = range->profile_assumed;
+        peaks += fmt::format(" (the true peak at this resolution lies in {:.1f}–{:.1f} W by the "
+                             "sensors' bounds{})",
+                             range->low_w, range->high_w, escape(assumptions_text(assumed)));
+    }
     if (d.peak_1s_w) {
         peaks += fmt::format(", highest 1 s mean {:.1f} W", *d.peak_1s_w);
     }

@@ -166,7 +166,7 @@ Result<void> label_section(Page& pg,
                                        : " · <b>incomplete</b>: the monitor stopped early");
         html::profile_figure(pg, *prof, r, g.label, profile_fig, colors);
         html::phase_table(pg, *prof);
-        html::distribution_figure(pg, *prof, rated, dist_fig);
+        html::distribution_figure(pg, *prof, r, rated, dist_fig);
         b += "</div>";
     }
     b += "</section>";

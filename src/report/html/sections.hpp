@@ -66,9 +66,11 @@ void profile_figure(Page& pg,
                     const std::string& label,
                     int fig_no,
                     Colors& colors);
-// One run's distribution of node power against its rating.
+// One run's distribution of node power against its rating, with where the sensors' bounds put
+// its peak (the summary's, where it is at the figure's resolution).
 void distribution_figure(Page& pg,
                          const RunProfile& p,
+                         const RunSummary& summary,
                          const std::optional<Rating>& rated,
                          int fig_no);
 

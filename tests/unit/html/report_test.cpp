@@ -7,6 +7,7 @@
 #include "trace_maker.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -117,6 +118,21 @@ TEST_F(HtmlReport, WritesOneSelfContainedPageWithTheFigures) {
     EXPECT_NE(page.find("Peak 900 W = 75 % of rated 1200 W"), std::string::npos);
     EXPECT_NE(page.find("rated 1200 W"), std::string::npos);
     EXPECT_NE(page.find("p95 900 W"), std::string::npos);
+    // The peak's range from the node counter's bounds, around the 900 W it was.
+    const std::string range = "(the true peak at this resolution lies in ";
+    const auto at = page.find(range);
+    ASSERT_NE(at, std::string::npos);
+    double low = 0;
+    double high = 0;
+    ASSERT_EQ(std::sscanf(page.c_str() + at + range.size(), "%lf–%lf W", &low, &high), 2)
+        << page.substr(at, 160);
+    EXPECT_LE(low, 900.0);
+    EXPECT_GE(high, 900.0);
+    // A counter whose update period cannot be told from its readings (every reading a
+    // change) may lag by a whole spacing at each edge of a half-second window: wide, said.
+    EXPECT_GT(high, low);
+    EXPECT_NE(page.find("W by the sensors' bounds; assumes ≤ 2× the peak seen)"), std::string::npos)
+        << page.substr(at, 160);
     // Tables: node 900 W × 60 s + 500 W × 30 s = 69 kJ; runtime; provenance.
     EXPECT_NE(page.find("Consumption [kJ]"), std::string::npos);
     EXPECT_NE(page.find("Average power [W]"), std::string::npos);
