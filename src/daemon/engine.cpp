@@ -4,10 +4,13 @@
 #include "core/clock.hpp"
 #include "core/counter.hpp"
 #include "core/log.hpp"
+#include "daemon/idle_store.hpp"
 #include "sensors/registry.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace jp::daemon {
@@ -103,6 +106,64 @@ Engine::~Engine() {
     if (m_sampler) {
         m_sampler->end();
     }
+    try { // what was learned since the last save survives a stop or restart
+        save_idle();
+    } catch (const std::exception& e) {
+        JP_LOG_WARN("idle history not saved: {}", e.what());
+    }
+}
+
+bool Engine::save_idle() {
+    if (!m_state_dir) {
+        return true;
+    }
+    const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    if (auto r = save_idle_file(*m_state_dir, idle_json(m_idle, m_channels, now_s)); !r) {
+        if (r.error().message() != m_idle_save_error) {
+            m_idle_save_error = r.error().message();
+            JP_LOG_WARN("idle history not saved: {}", m_idle_save_error);
+        }
+        return false;
+    }
+    m_idle_save_error.clear();
+    return true;
+}
+
+// Where the idle history is kept: [daemon] state_dir, else the first of systemd's
+// $STATE_DIRECTORY (StateDirectory= in the unit), else nowhere. Reads it back into the
+// learner; says in one line what came of it.
+std::string Engine::restore_idle_history(const DaemonConfig& config) {
+    if (config.daemon.state_dir) {
+        if (!config.daemon.state_dir->empty()) {
+            m_state_dir = *config.daemon.state_dir;
+        }
+    } else if (const char* env = std::getenv("STATE_DIRECTORY"); env != nullptr && *env == '/') {
+        const std::string_view list{env};
+        m_state_dir = std::filesystem::path{list.substr(0, list.find(':'))};
+    }
+    if (!m_state_dir) {
+        return "idle history: kept in memory only (no [daemon] state_dir): a restart learns "
+               "anew";
+    }
+    m_next_idle_save = mono_ns() + k_idle_save.count();
+    const auto file = (*m_state_dir / k_idle_file).string();
+    auto text = read_idle_file(*m_state_dir);
+    if (!text) {
+        return text.error().kind == ErrorKind::not_found
+                   ? fmt::format("idle history: none yet in {} (written every {} and at stop)",
+                                 m_state_dir->string(), format_duration(k_idle_save))
+                   : fmt::format("idle history not used ({}): learning anew",
+                                 text.error().message());
+    }
+    const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    auto line = restore_idle(*text, m_idle, m_channels, now_s);
+    return line ? fmt::format("{} ({})", *line, file)
+                : fmt::format("idle history in {} not used ({}): learning anew", file,
+                              line.error().message());
 }
 
 Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
@@ -131,6 +192,7 @@ Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
     e->m_intervals = std::move(plan.per_channel);
     e->m_notes = std::move(notes);
     e->m_notes.insert(e->m_notes.end(), plan.notes.begin(), plan.notes.end());
+    e->m_notes.push_back(e->restore_idle_history(config));
     return e;
 }
 
@@ -166,6 +228,10 @@ void Engine::tick(std::int64_t now_ns) {
     }
     if (now_ns >= m_next_publish) {
         choose(now_ns);
+    }
+    if (m_state_dir && now_ns >= m_next_idle_save) {
+        m_next_idle_save = now_ns + k_idle_save.count();
+        save_idle();
     }
 }
 

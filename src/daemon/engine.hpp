@@ -15,8 +15,11 @@
 #include "sampler/sampler.hpp"
 #include "sensors/host.hpp"
 
+#include <chrono>
 #include <deque>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -68,6 +71,10 @@ public:
     // Channel i's idle power learned from its history so far (daemon/idle.hpp).
     [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const { return m_idle.idle(i); }
     [[nodiscard]] const IdleSettings& idle_settings() const noexcept { return m_idle.settings(); }
+    // Writes the idle history into the state directory, if there is one (daemon/idle_store.hpp):
+    // done by tick() every k_idle_save and by the destructor; false when it failed (logged).
+    bool save_idle();
+    static constexpr Nanos k_idle_save{std::chrono::minutes{10}};
 
 private:
     Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
@@ -75,6 +82,7 @@ private:
            const SamplerConfig& sampling,
            const DaemonConfig& config);
     void absorb(const std::vector<trace::SampleRecord>& records);
+    std::string restore_idle_history(const DaemonConfig& config);
     void choose(std::int64_t now_ns);
     void publish(std::int64_t now_ns);
     [[nodiscard]] bool near_floored_read(std::int64_t t_ns) const noexcept;
@@ -101,6 +109,9 @@ private:
     std::deque<Span> m_floored_reads; // younger than twice the floor and the jitter
     std::vector<ChannelHealth> m_health;
     IdleLearner m_idle;
+    std::optional<std::filesystem::path> m_state_dir; // where the idle history is kept
+    std::int64_t m_next_idle_save = 0;
+    std::string m_idle_save_error; // the last failure logged (said once until it changes)
     std::vector<std::string> m_notes;
     AccessRules m_rules;
     std::int64_t m_next_publish = 0;

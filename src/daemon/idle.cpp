@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <span>
 
 namespace jp::daemon {
 
@@ -45,16 +46,16 @@ IdleLearner::IdleLearner(const std::vector<Quantity>& quantities, IdleSettings s
     }
 }
 
-void IdleLearner::close_period(Channel& c, double watts) const {
-    if (!std::isfinite(watts) || watts < 0) {
-        return;
-    }
+void IdleLearner::push_mean(Channel& c, double watts) const {
     if (c.means.size() < m_capacity) {
         c.means.push_back(watts);
     } else {
         c.means[c.next] = watts;
         c.next = (c.next + 1) % m_capacity;
     }
+}
+
+void IdleLearner::relearn(Channel& c) const {
     const auto period = std::max<std::int64_t>(1, m_settings.period.count());
     const auto needed = static_cast<std::size_t>(
         std::max<std::int64_t>(1, (m_settings.min_history.count() + period - 1) / period));
@@ -70,6 +71,49 @@ void IdleLearner::close_period(Channel& c, double watts) const {
     std::ranges::nth_element(copy, copy.begin() + static_cast<std::ptrdiff_t>(at));
     c.learned = LearnedIdle{copy[at], copy.size(),
                             static_cast<double>(copy.size()) * static_cast<double>(period) * 1e-9};
+}
+
+void IdleLearner::close_period(Channel& c, double watts) const {
+    if (!std::isfinite(watts) || watts < 0) {
+        return;
+    }
+    push_mean(c, watts);
+    relearn(c);
+}
+
+std::vector<double> IdleLearner::means(std::size_t i) const {
+    if (i >= m_channels.size()) {
+        return {};
+    }
+    const auto& c = m_channels[i];
+    std::vector<double> out(c.means.begin() + static_cast<std::ptrdiff_t>(c.next), c.means.end());
+    out.insert(out.end(), c.means.begin(), c.means.begin() + static_cast<std::ptrdiff_t>(c.next));
+    return out;
+}
+
+std::size_t IdleLearner::restore(std::size_t i, std::span<const double> older) {
+    if (i >= m_channels.size() || m_channels[i].quantity == Quantity::utilization) {
+        return 0;
+    }
+    auto& c = m_channels[i];
+    const auto kept = m_capacity - std::min(m_capacity, c.means.size());
+    const auto from = older.size() > kept ? older.size() - kept : 0; // the newest that fit
+    // Older than anything learned since the start: they go before it, in order.
+    const auto since = means(i);
+    c.means.clear();
+    c.next = 0;
+    std::size_t taken = 0;
+    for (const double w : older.subspan(from)) {
+        if (std::isfinite(w) && w >= 0) {
+            push_mean(c, w);
+            ++taken;
+        }
+    }
+    for (const double w : since) {
+        push_mean(c, w);
+    }
+    relearn(c);
+    return taken;
 }
 
 void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {

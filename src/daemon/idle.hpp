@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ public:
     // closes: asking costs nothing).
     [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const;
     [[nodiscard]] const IdleSettings& settings() const noexcept { return m_settings; }
+    // How many means a channel keeps (the window over the period).
+    [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+    // Channel i's means, oldest first (what a restart keeps: daemon/idle_store.hpp).
+    [[nodiscard]] std::vector<double> means(std::size_t i) const;
+    // Means of periods before this start (oldest first) go before those learned since; the
+    // newest that fit beside them are kept. Returns how many were taken.
+    std::size_t restore(std::size_t i, std::span<const double> older);
 
 private:
     struct Channel {
@@ -48,6 +56,8 @@ private:
         std::optional<LearnedIdle> learned; // recomputed when a period closes
     };
     void close_period(Channel& c, double watts) const;
+    void push_mean(Channel& c, double watts) const;
+    void relearn(Channel& c) const; // c.learned from its means, once there are enough
 
     IdleSettings m_settings;
     std::size_t m_capacity;

@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, 3> k_own_tables{"daemon", "access", "prom
 Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
     if (auto r = s.only({"socket", "interval", "history", "max_clients", "max_clients_per_user",
                          "max_sessions_per_user", "client_timeout", "idle_period", "idle_window",
-                         "idle_min_history", "idle_percentile"});
+                         "idle_min_history", "idle_percentile", "state_dir"});
         !r) {
         return r;
     }
@@ -33,6 +33,17 @@ Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
             return s.error(*s.table.get("socket"), "socket", "must be an absolute path");
         }
         out.socket = **socket;
+    }
+    auto state = s.string("state_dir");
+    if (!state) {
+        return std::unexpected(state.error());
+    }
+    if (*state) {
+        if (!state->value().empty() && state->value().front() != '/') {
+            return s.error(*s.table.get("state_dir"), "state_dir",
+                           "must be an absolute path, or \"\" to keep nothing");
+        }
+        out.state_dir = **state;
     }
     for (auto r :
          {s.duration("interval", std::chrono::milliseconds{1}, out.interval),

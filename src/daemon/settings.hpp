@@ -47,6 +47,9 @@ struct DaemonSettings {
     std::optional<std::string> prometheus_listen;   // "127.0.0.1:9940"; absent: off
     int prometheus_max_connections = 8;
     IdleSettings idle;
+    // Where the idle history is kept across restarts (daemon/idle_store.hpp): absent, the
+    // first of systemd's $STATE_DIRECTORY where set, else nowhere; "" nowhere.
+    std::optional<std::filesystem::path> state_dir;
 };
 
 struct DaemonConfig {

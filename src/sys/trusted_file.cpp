@@ -63,7 +63,8 @@ Result<void> check_file(int fd, const std::string& where, std::string_view what)
 // this user's (so no one else could have put it there or changed it).
 class Walk {
 public:
-    Walk(std::string where, std::string_view what) : m_where(std::move(where)), m_what(what) {}
+    Walk(std::string where, std::string_view what, bool directory = false)
+        : m_where(std::move(where)), m_what(what), m_directory(directory) {}
 
     Result<UniqueFd> open(const std::filesystem::path& start, bool final_link_allowed) {
         if (auto r = restart_at_root(); !r) {
@@ -92,6 +93,9 @@ public:
             if (*r) {
                 return std::move(*r);
             }
+        }
+        if (m_directory) { // the last directory entered, checked as every one on the way
+            return std::move(m_dirs.back());
         }
         return fail(ErrorKind::config, m_where, fmt::format("names a directory, not a {}", m_what));
     }
@@ -210,8 +214,13 @@ private:
             }
             return UniqueFd{};
         }
-        if (last) {
+        if (last && !m_directory) {
             return open_file(name, st);
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            return fail(
+                ErrorKind::permission, m_where,
+                fmt::format("{} is not a directory: refusing this {}", walked(name), m_what));
         }
         UniqueFd next{::openat(m_dirs.back().get(), name.c_str(),
                                O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
@@ -229,6 +238,7 @@ private:
 
     std::string m_where;
     std::string_view m_what;
+    bool m_directory = false; // the path names a directory, not a file
     std::vector<UniqueFd> m_dirs;
     std::vector<std::string> m_names; // the directories walked, for messages
     std::deque<std::string> m_todo;
@@ -248,6 +258,30 @@ open_trusted(const std::filesystem::path& path, std::string_view what, bool fina
         }
     }
     return Walk{path.string(), what}.open(start, final_link_allowed);
+}
+
+Result<UniqueFd> open_trusted_directory(const std::filesystem::path& path, std::string_view what) {
+    if (path.is_relative()) {
+        return fail(ErrorKind::config, path.string(),
+                    fmt::format("must be an absolute path: refusing this {}", what));
+    }
+    auto fd = Walk{path.string(), what, true}.open(path, true);
+    if (!fd) {
+        return fd;
+    }
+    // Where files are written, not only read: no one else may add entries either (a sticky
+    // directory others can write into would let them take our names first).
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0) {
+        return std::unexpected(errno_error(errno, path.string()));
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return fail(ErrorKind::permission, path.string(),
+                    fmt::format("is writable by other users (mode {:04o}): refusing this {} "
+                                "(chmod go-w)",
+                                st.st_mode & 07777, what));
+    }
+    return fd;
 }
 
 Result<std::string>

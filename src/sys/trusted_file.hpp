@@ -26,6 +26,13 @@ namespace jp::sys {
 [[nodiscard]] Result<UniqueFd>
 open_trusted(const std::filesystem::path& path, std::string_view what, bool final_link_allowed);
 
+// A directory to write into, checked as open_trusted checks the directories on the way to a
+// file (links root's or this user's followed, every directory root's or this user's and
+// writable by no one else, sticky ones allowed on the way), and the directory itself
+// writable by no one else, sticky or not. An O_PATH descriptor, for the *at calls.
+[[nodiscard]] Result<UniqueFd> open_trusted_directory(const std::filesystem::path& path,
+                                                      std::string_view what);
+
 // open_trusted, then the whole file (at most max_bytes).
 [[nodiscard]] Result<std::string> read_trusted(const std::filesystem::path& path,
                                                std::string_view what,

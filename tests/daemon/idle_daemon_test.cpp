@@ -4,7 +4,9 @@
 // fake package whose power follows a known profile (150 ± 60 W).
 #include "daemon_fixture.hpp"
 
+#include <csignal>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <thread>
 
 namespace jp::test {
@@ -96,6 +98,57 @@ TEST_F(DaemonIdle, TheConfigsIdlePowerComesFirst) {
     ASSERT_TRUE(a.is_object()) << r.out;
     EXPECT_EQ(a.at("idle_source"), "config");
     EXPECT_DOUBLE_EQ(a.at("parts").at(0).at("idle_w").get<double>(), 42);
+}
+
+// A restart keeps what the daemon learned: stopped, it writes its history into its state
+// directory; started again, it serves the same idle power at once, before a single period of
+// its own has passed.
+TEST_F(DaemonIdle, ARestartKeepsTheLearnedIdlePower) {
+    const auto state = path("/state");
+    const auto config = fmt::format("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\n"
+                                    "idle_window = \"1m\"\nidle_min_history = \"1s\"\n"
+                                    "state_dir = \"{}\"\n",
+                                    state);
+    start_daemon(config);
+    auto root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    json idle;
+    for (int i = 0; i < 100 && (idle.is_null() || idle.empty()); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        idle = root->call({{"op", "channels"}})["channels"].at(0).at("idle");
+    }
+    ASSERT_TRUE(idle.is_object()) << "nothing learned in 10 s:\n" << daemon_log();
+    EXPECT_NE(daemon_log().find("idle history: none yet in " + state), std::string::npos)
+        << daemon_log();
+    root.reset();
+    ASSERT_EQ(stop_daemon(SIGTERM), 0) << daemon_log();
+    struct stat st {};
+    ASSERT_EQ(::stat((state + "/idle-history.json").c_str(), &st), 0) << daemon_log();
+    EXPECT_EQ(st.st_mode & 07777, 0600U);
+    EXPECT_EQ(st.st_uid, 0U);
+
+    start_daemon(config);
+    root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    const auto again = root->call({{"op", "channels"}})["channels"].at(0).at("idle");
+    ASSERT_TRUE(again.is_object()) << "learned anew:\n" << daemon_log();
+    EXPECT_GE(again.at("periods").get<int>(), idle.at("periods").get<int>());
+    EXPECT_GT(again.at("watts").get<double>(), 85);
+    EXPECT_LT(again.at("watts").get<double>(), 140);
+    EXPECT_NE(daemon_log().find("idle history: "), std::string::npos);
+    EXPECT_NE(daemon_log().find(" means of 1 channel taken from a file written "),
+              std::string::npos)
+        << daemon_log();
+
+    // A history file another user could have written is not read: learned anew, said why.
+    root.reset();
+    ASSERT_EQ(stop_daemon(SIGTERM), 0);
+    ASSERT_EQ(::chmod((state + "/idle-history.json").c_str(), 0666), 0);
+    start_daemon(config);
+    root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    EXPECT_TRUE(root->call({{"op", "channels"}})["channels"].at(0).at("idle").is_null());
+    EXPECT_NE(daemon_log().find("writable by other users"), std::string::npos) << daemon_log();
 }
 
 } // namespace

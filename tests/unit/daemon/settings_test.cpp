@@ -18,6 +18,7 @@ TEST(DaemonSettings, DefaultsAreSecureAndDocumented) {
     EXPECT_TRUE(c->access.others_allowed);
     EXPECT_EQ(c->access.floor, std::chrono::seconds{1});
     EXPECT_EQ(c->access.edge_reads_burst, 16);
+    EXPECT_FALSE(c->daemon.state_dir) << "systemd's $STATE_DIRECTORY, else nowhere";
 }
 
 TEST(DaemonSettings, ParsesEveryTableTogetherWithJouleprofsOwn) {
@@ -30,6 +31,7 @@ history = "1h"
 max_clients = 100
 max_sessions_per_user = 3
 client_timeout = "2s"
+state_dir = "/var/lib/jp"
 [access]
 full_resolution_groups = ["energy", "hpc"]
 others = "deny"
@@ -52,6 +54,10 @@ interval = "20ms"
     EXPECT_EQ(c->daemon.interval, std::chrono::milliseconds{50});
     EXPECT_EQ(c->daemon.history, std::chrono::hours{1});
     EXPECT_EQ(c->daemon.max_sessions_per_user, 3);
+    EXPECT_EQ(c->daemon.state_dir, std::filesystem::path{"/var/lib/jp"});
+    const auto off = parse_daemon_config("[daemon]\nstate_dir = \"\"\n", "off.toml");
+    ASSERT_TRUE(off);
+    EXPECT_EQ(off->daemon.state_dir, std::filesystem::path{}) << "\"\": kept nowhere";
     EXPECT_EQ(c->access.full_resolution_groups, (std::vector<std::string>{"energy", "hpc"}));
     EXPECT_FALSE(c->access.others_allowed);
     EXPECT_EQ(c->access.jitter, std::chrono::milliseconds{500});
@@ -67,6 +73,8 @@ TEST(DaemonSettings, EachMistakeNamesFileLineTableAndKey) {
     const std::pair<const char*, const char*> bad[] = {
         {"[daemon]\nsockett = \"/x\"\n", "bad.toml:2: [daemon] sockett: unknown key"},
         {"[daemon]\nsocket = \"relative.sock\"\n", "[daemon] socket: must be an absolute path"},
+        {"[daemon]\nstate_dir = \"var/lib\"\n", "[daemon] state_dir: must be an absolute path"},
+        {"[daemon]\nstate_dir = 1\n", "[daemon] state_dir: must be a string"},
         {"[daemon]\ninterval = \"0ms\"\n", "[daemon] interval: must be at least"},
         {"[daemon]\nmax_clients = 0\n", "[daemon] max_clients"},
         {"[daemon]\nidle_period = \"2h\"\n", "[daemon] idle_period: idle_window must hold"},

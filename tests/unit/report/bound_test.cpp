@@ -129,7 +129,7 @@ TEST(CounterBound, TheTruthIsInsideTheBoundInEveryGeneratedCase) {
     std::printf("JP_BOUND_SEED=%llu\n", static_cast<unsigned long long>(seed));
     std::mt19937_64 rng{seed};
     std::vector<double>
-        relative; // half-width / value, >= 1 s jobs on a 1 ms counter read at 100 ms
+        relative;               // half-width / value, >= 1 s jobs on a 1 ms counter read at 100 ms
     std::vector<double> widths; // the same cases' half-widths and actual errors, in joules
     std::vector<double> errors;
     int not_measurable = 0;

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "daemon/idle_store.hpp"
+
+#include "sys/fd.hpp"
+#include "sys/trusted_file.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace jp::daemon {
+namespace {
+
+constexpr const char* k_format = "jouleprofd-idle";
+constexpr const char* k_what = "idle history";
+constexpr std::size_t k_max_channels = 4096;
+constexpr std::size_t k_max_means = 100'000; // as many as a window may hold (settings.cpp)
+
+// A channel is the same one only where all of these agree.
+bool same_channel(const nlohmann::json& e, const Channel& c) {
+    return e.value("name", "") == c.name && e.value("quantity", "") == to_string(c.quantity) &&
+           e.value("backend", "") == c.backend && e.value("device", "") == c.device;
+}
+
+bool is_text(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() && it->get_ref<const std::string&>().size() <= 4096;
+}
+
+std::string age_text(std::int64_t s) {
+    return s < 120      ? fmt::format("{} s", s)
+           : s < 7200   ? fmt::format("{} min", s / 60)
+           : s < 172800 ? fmt::format("{} h", s / 3600)
+                        : fmt::format("{} days", s / 86400);
+}
+
+std::filesystem::path normal(const std::filesystem::path& dir) {
+    auto p = dir.lexically_normal();
+    return p.has_filename() ? p : p.parent_path();
+}
+
+} // namespace
+
+std::string idle_json(const IdleLearner& learner,
+                      const std::vector<Channel>& channels,
+                      std::int64_t now_unix_s) {
+    nlohmann::json j{{"format", k_format},
+                     {"version", 1},
+                     {"saved_unix_s", now_unix_s},
+                     {"period_ns", learner.settings().period.count()},
+                     {"channels", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        auto means = learner.means(i);
+        if (means.empty()) {
+            continue;
+        }
+        const auto& c = channels[i];
+        j["channels"].push_back({{"name", c.name},
+                                 {"quantity", to_string(c.quantity)},
+                                 {"backend", c.backend},
+                                 {"device", c.device},
+                                 {"means", std::move(means)}});
+    }
+    return j.dump() + "\n";
+}
+
+Result<std::string> restore_idle(std::string_view text,
+                                 IdleLearner& learner,
+                                 const std::vector<Channel>& channels,
+                                 std::int64_t now_unix_s) {
+    const auto damaged = [](std::string why) {
+        return fail(ErrorKind::parse, k_what,
+                    fmt::format("not a jouleprofd idle history: {}", why));
+    };
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        return damaged("not a JSON object");
+    }
+    if (j.value("format", "") != k_format || j.value("version", 0) != 1) {
+        return damaged("another format or version");
+    }
+    const auto saved = j.find("saved_unix_s");
+    const auto period = j.find("period_ns");
+    const auto list = j.find("channels");
+    if (saved == j.end() || !saved->is_number_integer() || period == j.end() ||
+        !period->is_number_integer() || list == j.end() || !list->is_array() ||
+        list->size() > k_max_channels) {
+        return damaged("saved_unix_s, period_ns or channels missing or out of range");
+    }
+    for (const auto& e : *list) {
+        const auto means = e.is_object() ? e.find("means") : e.end();
+        if (!e.is_object() || !is_text(e, "name") || !is_text(e, "quantity") ||
+            !is_text(e, "backend") || !is_text(e, "device") || means == e.end() ||
+            !means->is_array() || means->size() > k_max_means ||
+            !std::ranges::all_of(*means, [](const auto& m) {
+                return m.is_number() && std::isfinite(m.template get<double>()) &&
+                       m.template get<double>() >= 0;
+            })) {
+            return damaged("a channel without a name, quantity, backend, device or means");
+        }
+    }
+    const auto period_ns = learner.settings().period.count();
+    if (period->get<std::int64_t>() != period_ns) {
+        return fmt::format("the idle history was learned over periods of {} ns, not {} ns: "
+                           "learning anew",
+                           period->get<std::int64_t>(), period_ns);
+    }
+    // The daemon was down since the file was written: that many periods were not seen, and
+    // the oldest means have left the window meanwhile. A clock set back counts as no time.
+    const auto age_s = std::max<std::int64_t>(0, now_unix_s - saved->get<std::int64_t>());
+    const auto missed = static_cast<double>(age_s) * 1e9 / static_cast<double>(period_ns);
+    const auto capacity = learner.capacity();
+    const auto room =
+        missed >= static_cast<double>(capacity) ? 0 : capacity - static_cast<std::size_t>(missed);
+    std::size_t taken = 0;
+    std::size_t matched = 0;
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        for (const auto& e : *list) {
+            if (!same_channel(e, channels[i])) {
+                continue;
+            }
+            const auto all = e.at("means").get<std::vector<double>>();
+            const auto keep = std::min(room, all.size());
+            taken += learner.restore(i, std::span{all}.last(keep));
+            ++matched;
+            break;
+        }
+    }
+    return fmt::format("idle history: {} means of {} channel{} taken from a file written {} ago{}",
+                       taken, matched, matched == 1 ? "" : "s", age_text(age_s),
+                       list->size() > matched ? fmt::format("; {} channel{} not on this node now",
+                                                            list->size() - matched,
+                                                            list->size() - matched == 1 ? "" : "s")
+                                              : std::string{});
+}
+
+Result<void> save_idle_file(const std::filesystem::path& dir, const std::string& text) {
+    const auto path = normal(dir);
+    auto d = sys::open_trusted_directory(path, "state directory");
+    if (!d && d.error().kind == ErrorKind::not_found && path.has_parent_path()) {
+        auto parent = sys::open_trusted_directory(path.parent_path(), "state directory");
+        if (!parent) {
+            return std::unexpected(parent.error());
+        }
+        if (::mkdirat(parent->get(), path.filename().c_str(), 0700) != 0 && errno != EEXIST) {
+            return std::unexpected(errno_error(errno, path.string()));
+        }
+        d = sys::open_trusted_directory(path, "state directory");
+    }
+    if (!d) {
+        return std::unexpected(d.error());
+    }
+    // Written whole beside the file, then renamed over it: a reader (or a crash) sees the
+    // old file or the new one, never half of one.
+    const std::string tmp = std::string{"."} + k_idle_file + ".tmp";
+    if (::unlinkat(d->get(), tmp.c_str(), 0) != 0 && errno != ENOENT) {
+        return std::unexpected(errno_error(errno, (path / tmp).string()));
+    }
+    sys::UniqueFd fd{::openat(d->get(), tmp.c_str(),
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
+    if (!fd) {
+        return std::unexpected(errno_error(errno, (path / tmp).string()));
+    }
+    for (std::size_t done = 0; done < text.size();) {
+        const auto n = ::write(fd.get(), text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            const int err = n < 0 ? errno : ENOSPC;
+            ::unlinkat(d->get(), tmp.c_str(), 0);
+            return std::unexpected(errno_error(err, (path / tmp).string()));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd.get()) != 0) {
+        const int err = errno;
+        ::unlinkat(d->get(), tmp.c_str(), 0);
+        return std::unexpected(errno_error(err, (path / tmp).string()));
+    }
+    if (::renameat(d->get(), tmp.c_str(), d->get(), k_idle_file) != 0) {
+        const int err = errno;
+        ::unlinkat(d->get(), tmp.c_str(), 0);
+        return std::unexpected(errno_error(err, (path / k_idle_file).string()));
+    }
+    return {};
+}
+
+Result<std::string> read_idle_file(const std::filesystem::path& dir) {
+    return sys::read_trusted(normal(dir) / k_idle_file, k_what, std::size_t{64} << 20);
+}
+
+} // namespace jp::daemon

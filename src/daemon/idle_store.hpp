@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The idle learner's history kept across restarts (docs/daemon.md, "Idle power"): each
+// channel's means in a file of the daemon's state directory ([daemon] state_dir, else
+// systemd's $STATE_DIRECTORY), written whole and renamed into place, read back at start.
+// A channel is the same one only by name, quantity, backend and device; means older than
+// the window (counted from when the file was written) are dropped, and a file written with
+// another period is not used. A file or directory another user could have written is
+// refused, as the config is (sys/trusted_file.hpp); so is a damaged one: the daemon then
+// learns anew and says why, in one line.
+#include "core/channel.hpp"
+#include "core/error.hpp"
+#include "daemon/idle.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace jp::daemon {
+
+inline constexpr const char* k_idle_file = "idle-history.json";
+
+// The file's text: every channel's means, oldest first. now_unix_s: the wall clock.
+[[nodiscard]] std::string idle_json(const IdleLearner& learner,
+                                    const std::vector<Channel>& channels,
+                                    std::int64_t now_unix_s);
+
+// Takes what a file's text holds for these channels into the learner; one line saying
+// what was taken (or why nothing was). Errors: the text is not such a file.
+[[nodiscard]] Result<std::string> restore_idle(std::string_view text,
+                                               IdleLearner& learner,
+                                               const std::vector<Channel>& channels,
+                                               std::int64_t now_unix_s);
+
+// Writes the file into dir (made 0700 when missing, in a parent no other user can change).
+[[nodiscard]] Result<void> save_idle_file(const std::filesystem::path& dir,
+                                          const std::string& text);
+
+// The file's text from dir, checked as the config file is. not_found when there is none.
+[[nodiscard]] Result<std::string> read_idle_file(const std::filesystem::path& dir);
+
+} // namespace jp::daemon
