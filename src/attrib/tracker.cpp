@@ -58,6 +58,7 @@ void Tracker::begin(std::int64_t t_ns) {
     m_job_base = m_job.read().value_or(JobCpu::Reading{});
     m_monitor_base_s = process_cpu_seconds();
     m_busy_last.assign(m_node_base.size(), 0.0);
+    m_begin_ns = t_ns;
     for (const auto pkg : m_packages) {
         m_records.push_back({t_ns, pkg, 0.0, 0.0});
     }
@@ -121,6 +122,9 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
     std::erase_if(m_records, [t_ns](const trace::UsageRecord& r) { return r.t_ns > t_ns; });
     std::erase_if(m_gpus, [t_ns](const trace::GpuUseRecord& r) { return r.t_ns > t_ns; });
     record(t_ns, m_job.finish());
+    if (m_options.ledger) { // who else held the job's CPUs meanwhile, where jouleprofd knows
+        m_ledger = m_options.ledger(m_begin_ns, t_ns);
+    }
     return {facts(), std::move(m_records), std::move(m_gpus)};
 }
 
@@ -254,6 +258,9 @@ std::string Tracker::facts() const {
         j["idle_learned"] = learned;
     }
     j["idle_w"] = idle;
+    if (m_ledger) {
+        j["ledger"] = daemon::ledger_json(*m_ledger);
+    }
     auto notes = m_options.notes;
     notes.insert(notes.end(), m_alloc.notes.begin(), m_alloc.notes.end());
     notes.insert(notes.end(), m_job.notes().begin(), m_job.notes().end());

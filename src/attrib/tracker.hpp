@@ -7,6 +7,7 @@
 #include "attrib/gpu_use.hpp"
 #include "attrib/job_cpu.hpp"
 #include "attrib/node_cpu.hpp"
+#include "sensors/sensor.hpp"
 #include "trace/types.hpp"
 
 #include <cstdint>
@@ -35,6 +36,9 @@ struct TrackerOptions {
     bool job_running = false;
     // Who else has the GPUs the job holds, listed at the first sample, then every tenth.
     GpuProcesses gpu_processes;
+    // jouleprofd's ledger over [from, to] (ns since the trace epoch): which of the job's
+    // CPUs other jobs held too; asked at the job's end, kept in the facts ("ledger").
+    sensors::LedgerQuery ledger;
 };
 
 class Tracker {
@@ -69,15 +73,17 @@ private:
     Allocation m_alloc;
     TrackerOptions m_options;
     std::vector<int> m_packages;
-    std::vector<double> m_node_base;  // per CPU at the start
-    std::vector<double> m_busy_last;  // per CPU at the last reading (since the start)
-    JobCpu::Reading m_job_base;       // the job's use at begin()
-    double m_monitor_base_s = 0;      // the monitor's CPU at begin()
-    double m_spread_last = 0;         // the apportioned total at the last reading
-    std::vector<double> m_spread_pkg; // per package: what was apportioned, cumulative
-    std::vector<double> m_job_pkg;    // per package, cumulative
-    std::vector<double> m_busy_pkg;   // per package, cumulative
-    bool m_per_cpu = false;           // the job's use came per CPU (cgroup v1)
+    std::vector<double> m_node_base;             // per CPU at the start
+    std::vector<double> m_busy_last;             // per CPU at the last reading (since the start)
+    JobCpu::Reading m_job_base;                  // the job's use at begin()
+    double m_monitor_base_s = 0;                 // the monitor's CPU at begin()
+    double m_spread_last = 0;                    // the apportioned total at the last reading
+    std::int64_t m_begin_ns = 0;                 // the job's start (trace time)
+    std::optional<daemon::LedgerReply> m_ledger; // jouleprofd's, asked at the end
+    std::vector<double> m_spread_pkg;            // per package: what was apportioned, cumulative
+    std::vector<double> m_job_pkg;               // per package, cumulative
+    std::vector<double> m_busy_pkg;              // per package, cumulative
+    bool m_per_cpu = false;                      // the job's use came per CPU (cgroup v1)
     std::size_t m_failed_reads = 0;
     std::size_t m_failed_gpu_lists = 0;
     std::size_t m_samples = 0;

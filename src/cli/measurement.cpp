@@ -73,6 +73,7 @@ Discovered discover(const sensors::Host& host) {
     d.table = sensors::channel_table(found.sensors);
     d.sensors = std::move(found.sensors);
     d.idle = std::move(found.idle);
+    d.ledger = std::move(found.ledger);
     for (const auto& c : d.table) {
         d.estimated = d.estimated || c.provenance == Provenance::estimated;
     }

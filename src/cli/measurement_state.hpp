@@ -28,6 +28,7 @@ struct Discovered {
     std::vector<Channel> table;
     bool estimated = false;
     std::map<std::string, sensors::LearnedIdle> idle; // learned by jouleprofd, per channel
+    sensors::LedgerQuery ledger;                      // jouleprofd's, where it runs
 };
 
 } // namespace detail
@@ -64,6 +65,20 @@ struct MeasurementSession::State {
                 learned_names, history_s / 3600));
         }
         usage.job_cpu = config.attribution.job_cpu;
+        if (d.ledger) { // the daemon's clock and ours to the trace's
+            usage.ledger = [query = std::move(d.ledger),
+                            epoch_mono](std::int64_t from_ns,
+                                        std::int64_t to_ns) -> std::optional<daemon::LedgerReply> {
+                auto r = query(from_ns + epoch_mono, to_ns + epoch_mono);
+                if (r) {
+                    for (auto& seg : r->segments) {
+                        seg.t_ns -= epoch_mono;
+                    }
+                    r->complete_from_ns -= epoch_mono;
+                }
+                return r;
+            };
+        }
     }
 
     bool live;

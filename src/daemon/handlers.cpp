@@ -175,7 +175,7 @@ Reply op_status(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t
     return j;
 }
 
-constexpr std::array<std::pair<std::string_view, Handler>, 11> k_ops{{
+constexpr std::array<std::pair<std::string_view, Handler>, 12> k_ops{{
     {"hello", op_hello},
     {"channels", op_channels},
     {"open", op_open},
@@ -186,6 +186,7 @@ constexpr std::array<std::pair<std::string_view, Handler>, 11> k_ops{{
     {"session", op_session},
     {"sessions", op_sessions},
     {"close", op_close},
+    {"ledger", op_ledger},
     {"status", op_status},
 }};
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The session operations: markers (bounded per session and per user in bytes),
-// a session's details and markers in pages, the caller's sessions, close.
+// a session's details and markers in pages, the caller's sessions, close, and the ledger's
+// view of who else held the session's CPUs (daemon/ledger.hpp).
 #include "daemon/ops.hpp"
 
 #include <algorithm>
@@ -10,6 +11,9 @@ namespace jp::daemon::ops {
 namespace {
 
 constexpr std::int64_t k_skew_ns = 60'000'000'000; // a marker's time may stray by a minute
+constexpr std::int64_t k_max_time_ns = std::int64_t{1} << 61;
+// A ledger answer's run-length pairs, all segments together (a few MiB of JSON at most).
+constexpr std::size_t k_max_ledger_pairs = 200'000;
 
 // What a marker costs the daemon's memory, for the per-user bound.
 std::size_t marker_bytes(const std::string& kind, const std::string& name) {
@@ -88,6 +92,64 @@ Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
     markers.push_back({t, std::move(*kind), std::move(*name)});
     (*s)->marker_bytes += bytes;
     return json::object();
+}
+
+Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now) {
+    auto s = session_of(d, c, req);
+    if (!s) {
+        return std::unexpected(s.error());
+    }
+    const auto time = [&](const char* key, std::int64_t fallback) -> std::optional<std::int64_t> {
+        const auto it = req.find(key);
+        if (it == req.end()) {
+            return fallback;
+        }
+        if (!it->is_number_integer() || it->get<std::int64_t>() < -k_max_time_ns ||
+            it->get<std::int64_t>() > k_max_time_ns) {
+            return std::nullopt;
+        }
+        return it->get<std::int64_t>();
+    };
+    const auto from = time("from_ns", (*s)->opened_ns);
+    const auto to = time("to_ns", now);
+    if (!from || !to) {
+        return refuse(ErrorCode::bad_request,
+                      "'from_ns' and 'to_ns' must be CLOCK_MONOTONIC times in ns");
+    }
+    // A floored caller sees no other job's opening or closing finer than the floor.
+    const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();
+    const auto v = d.sessions.ledger().view((*s)->id, *from, *to, now, quantum);
+    if (!v) {
+        return refuse(ErrorCode::bad_request,
+                      "the span holds too many other jobs' openings and closings: ask for a "
+                      "shorter one");
+    }
+    // Each segment's counts run-length coded ([[count, how many CPUs], ...] in the order of
+    // `cpus`): one pair where all of them are held alike.
+    json segments = json::array();
+    std::size_t pairs = 0;
+    for (const auto& [t, held] : v->segments) {
+        json runs = json::array();
+        for (std::size_t i = 0; i < held.size();) {
+            std::size_t n = 1;
+            while (i + n < held.size() && held[i + n] == held[i]) {
+                ++n;
+            }
+            runs.push_back({held[i], n});
+            i += n;
+        }
+        pairs += runs.size();
+        if (pairs > k_max_ledger_pairs) {
+            return refuse(ErrorCode::bad_request,
+                          "the span's answer would be too long: ask for a shorter one");
+        }
+        segments.push_back({t, std::move(runs)});
+    }
+    return json{{"cpus", v->cpus},
+                {"segments", std::move(segments)},
+                {"other_jobs", v->other_jobs},
+                {"most_at_once", v->most_at_once},
+                {"complete_from_ns", v->complete_from_ns}};
 }
 
 Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t /*now*/) {

@@ -56,5 +56,6 @@ Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now);
 Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t now);
 Reply op_sessions(DaemonState& d, Connection& c, const json& req, std::int64_t now);
 Reply op_close(DaemonState& d, Connection& c, const json& req, std::int64_t now);
+Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now);
 
 } // namespace jp::daemon::ops

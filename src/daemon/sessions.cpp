@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/sessions.hpp"
 
+#include "core/clock.hpp"
 #include "sys/proc.hpp"
 
 #include <fmt/format.h>
@@ -38,6 +39,9 @@ std::expected<Session*, std::string> SessionTable::open(std::uint64_t connection
     s.grant = grant;
     s.label = std::move(label);
     s.opened_ns = now_ns;
+    // The job holds the CPUs its client may run on (the kernel's word, for the pid the
+    // kernel vouched for): the ledger's record of who holds what.
+    m_ledger.open(s.id, affinity_of(owner.pid), now_ns);
     auto [it, inserted] = m_sessions.emplace(s.id, std::move(s));
     return &it->second;
 }
@@ -52,13 +56,20 @@ bool SessionTable::close(std::string_view id) {
     if (it == m_sessions.end()) {
         return false;
     }
+    m_ledger.close(id, mono_ns());
     m_sessions.erase(it);
     return true;
 }
 
 std::size_t SessionTable::close_connection(std::uint64_t connection) {
-    return std::erase_if(m_sessions,
-                         [&](const auto& kv) { return kv.second.connection == connection; });
+    const auto now = mono_ns();
+    return std::erase_if(m_sessions, [&](const auto& kv) {
+        if (kv.second.connection != connection) {
+            return false;
+        }
+        m_ledger.close(kv.first, now);
+        return true;
+    });
 }
 
 std::vector<std::string> SessionTable::reap_dead() {
@@ -68,7 +79,9 @@ std::vector<std::string> SessionTable::reap_dead() {
             dead.push_back(id);
         }
     }
+    const auto now = mono_ns();
     for (const auto& id : dead) {
+        m_ledger.close(id, now);
         m_sessions.erase(id);
     }
     return dead;

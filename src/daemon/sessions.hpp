@@ -5,6 +5,7 @@
 // time, so a reused pid is not the same client). Only the owner and root may
 // use one; it ends with its connection, its process, or a close.
 #include "daemon/access.hpp"
+#include "daemon/ledger.hpp"
 #include "sys/socket.hpp"
 
 #include <cstdint>
@@ -68,9 +69,12 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return m_sessions.size(); }
     [[nodiscard]] std::size_t count_for(uid_t uid) const;
     void for_each(const std::function<void(Session&)>& fn);
+    // Who held which CPUs while each session was open (daemon/ledger.hpp).
+    [[nodiscard]] const Ledger& ledger() const noexcept { return m_ledger; }
 
 private:
     std::map<std::string, Session, std::less<>> m_sessions;
+    Ledger m_ledger;
 };
 
 // Whether a caller may use a session: its owner or root.

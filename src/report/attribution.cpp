@@ -4,6 +4,7 @@
 #include "attrib/allocation.hpp"
 #include "core/text.hpp"
 #include "report/attribution_facts.hpp"
+#include "report/attribution_ledger.hpp"
 #include "report/attribution_use.hpp"
 #include "sys/file.hpp"
 
@@ -40,6 +41,7 @@ struct Rule {
     bool gpu = false; // used by whoever holds it
     int gpu_index = -1;
     std::string by;
+    bool by_cpus = false; // given by CPUs (which other jobs may have held too)
 };
 
 Rule rule_for(const Channel& c, const attrib::Allocation& a) {
@@ -55,6 +57,7 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
         // A GPU without an index (hwmon's gpu.amdgpu.<pci>): never the job's by default.
         r.given = a.cpu_share(-1);
         r.by = "a GPU not matched to an index: split like the rest of the node";
+        r.by_cpus = true;
         return r;
     }
     const auto pkg = index_after(c.name, "cpu");
@@ -69,6 +72,7 @@ Rule rule_for(const Channel& c, const attrib::Allocation& a) {
     } else {
         r.given = a.cpu_share(r.package);
         r.by = on_package ? fmt::format("package {}'s cores", *pkg) : "the node's cores";
+        r.by_cpus = true;
     }
     return r;
 }
@@ -210,20 +214,21 @@ Attributor::make_from(const RunData& d,
         if (c.counted && c.quantity != Quantity::utilization && i != d.node_channel) {
             at.m_channels.push_back(i);
             const auto r = rule_for(c, *alloc);
-            at.m_rules.push_back({r.package, r.given, r.gpu, r.gpu_index});
+            at.m_rules.push_back({r.package, r.given, r.gpu, r.gpu_index, r.by_cpus});
             out.parts.push_back({c.name, {}, std::nullopt, r.by});
         }
     }
     if (d.node_channel || d.facts.rest_watts) {
         // The node less its parts, or its rest-of-node model; a node meter with no parts
         // is split whole, the same way.
-        at.m_rules.push_back({-1, alloc->cpu_share(-1), false, -1});
+        at.m_rules.push_back({-1, alloc->cpu_share(-1), false, -1, true});
         out.parts.push_back({at.m_channels.empty() && d.node_channel ? "node" : "rest",
                              {},
                              std::nullopt,
                              "the node's cores"});
     }
     set_idle(out, idle_w);
+    at.m_ledger = ledger_shares(facts, *alloc, out);
     add_recorded_notes(facts, out.notes);
     at.m_gpus = std::make_shared<const GpuPresence>(usage.gpus);
     std::vector<int> held;
@@ -347,8 +352,10 @@ std::vector<attrib::Interval> Attributor::intervals_of(std::size_t part,
         } else {
             energy = d.facts.rest_watts.value_or(0) * seconds;
         }
-        attrib::Interval in{energy,  seconds, m_template.parts[part].idle_w.value_or(0.0),
-                            r.given, 0,       false};
+        // Given by CPUs other jobs held too: split evenly with them, as the ledger says.
+        const double given = r.by_cpus && m_ledger ? m_ledger->given(r.package, a, b) : r.given;
+        attrib::Interval in{energy, seconds, m_template.parts[part].idle_w.value_or(0.0),
+                            given,  0,       false};
         if (r.gpu) {
             in.use = r.given;
             in.used = true;

@@ -25,7 +25,8 @@ namespace jp::report {
 // Idle power per channel name (and "rest") from a baseline run: each one's mean power.
 [[nodiscard]] std::map<std::string, double> idle_of_baseline(const RunData& baseline);
 
-struct Use; // the job's and the node's CPU time by package, over the run
+struct Use;         // the job's and the node's CPU time by package, over the run
+class LedgerShares; // report/attribution_ledger.hpp
 
 // The split of a run prepared once (its facts, rules and CPU time), then taken over
 // any windows of it: the whole run, a phase, the union of a phase's occurrences.
@@ -59,11 +60,13 @@ private:
         int package = -1; // whose CPU time decides the use (-1: the node)
         double given = 0;
         bool gpu = false;
-        int gpu_index = -1; // gpuN's N
+        int gpu_index = -1;   // gpuN's N
+        bool by_cpus = false; // given by CPUs: other jobs may have held them too (m_ledger)
     };
     const RunData* m_data = nullptr;
     std::shared_ptr<const Use> m_use;
-    std::shared_ptr<const GpuPresence> m_gpus; // who else had the job's GPUs
+    std::shared_ptr<const GpuPresence> m_gpus;    // who else had the job's GPUs
+    std::shared_ptr<const LedgerShares> m_ledger; // who else held the job's CPUs
     std::vector<std::size_t>
         m_channels; // the counted parts, then the rest (when m_rules is longer)
     std::vector<Rule> m_rules;

@@ -37,6 +37,10 @@ struct Attribution {
     double node_busy_s = 0;       // every process's
     double given_cpus = 0;        // of node_cpus
     double node_cpus = 0;
+    // jouleprofd's ledger (where the run had one): other jobs on the node during the run,
+    // and the most of them at once.
+    std::optional<std::size_t> other_jobs;
+    std::size_t jobs_at_once = 0;
     std::vector<std::string> notes;
 };
 

@@ -35,6 +35,8 @@ json attribution_json(const Attribution& a) {
               {"node_busy_cpu_s", a.node_busy_s},
               {"given_cpus", a.given_cpus},
               {"node_cpus", a.node_cpus},
+              {"other_jobs", a.other_jobs ? json(*a.other_jobs) : json(nullptr)},
+              {"other_jobs_at_once", a.other_jobs ? json(a.jobs_at_once) : json(nullptr)},
               {"notes", a.notes}});
     j["parts"] = json::array();
     for (const auto& p : a.parts) {

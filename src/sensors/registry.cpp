@@ -77,6 +77,9 @@ void append(Discovery& into, Discovery&& from) {
         into.notes.push_back(std::move(n));
     }
     into.idle.merge(from.idle);
+    if (from.ledger) {
+        into.ledger = std::move(from.ledger);
+    }
 }
 
 // An earlier backend's counted channel that already covers c: the same device

@@ -3,12 +3,15 @@
 // The sensor interface: discovery (what exists) is separate from read (the hot loop).
 #include "core/channel.hpp"
 #include "core/duration.hpp"
+#include "daemon_client/ledger_reply.hpp"
 #include "sensors/host.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -94,11 +97,17 @@ struct LearnedIdle {
     double history_s = 0; // what it was learned from
 };
 
+using LedgerQuery =
+    std::function<std::optional<daemon::LedgerReply>(std::int64_t from_ns, std::int64_t to_ns)>;
+
 struct Discovery {
     std::vector<std::unique_ptr<Sensor>> sensors;
     std::vector<Finding> unreadable;
     std::vector<std::string> notes; // why a backend found nothing ("libnvidia-ml.so.1 not found")
     std::map<std::string, LearnedIdle> idle; // per channel name
+    // jouleprofd's ledger for this process's session: which of its CPUs other jobs held too
+    // over [from, to] (CLOCK_MONOTONIC ns, ours); empty where no daemon was reached.
+    LedgerQuery ledger;
 };
 
 struct Backend {

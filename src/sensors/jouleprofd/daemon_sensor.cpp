@@ -116,6 +116,38 @@ void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out
     }
 }
 
+std::optional<daemon::LedgerReply> query_ledger(daemon::Client& client,
+                                                const std::string& session,
+                                                std::int64_t from_ns,
+                                                std::int64_t to_ns) noexcept {
+    try {
+        const auto offset = client.hello().clock_offset_ns;
+        constexpr std::int64_t k_far = std::int64_t{1} << 61;
+        const auto far = [](std::int64_t v) { return v < -k_far || v > k_far; };
+        if (far(offset) || far(from_ns) || far(to_ns)) {
+            return std::nullopt;
+        }
+        auto r = client.call({{"op", "ledger"},
+                              {"session", session},
+                              {"from_ns", from_ns + offset},
+                              {"to_ns", to_ns + offset}},
+                             DaemonSensor::k_call_timeout);
+        if (!r) {
+            JP_LOG_DEBUG("jouleprofd: no ledger: {}", r.error().message);
+            return std::nullopt;
+        }
+        return daemon::parse_ledger(*r, offset);
+    } catch (const std::exception& e) {
+        JP_LOG_DEBUG("jouleprofd: bad ledger reply: {}", e.what());
+        return std::nullopt;
+    }
+}
+
+std::optional<daemon::LedgerReply> DaemonSensor::ledger(std::int64_t from_ns,
+                                                        std::int64_t to_ns) noexcept {
+    return query_ledger(*m_client, m_session, from_ns, to_ns);
+}
+
 void DaemonSensor::fetch_latest() noexcept {
     try {
         auto r = m_client->call({{"op", "latest"}, {"session", m_session}}, k_call_timeout);

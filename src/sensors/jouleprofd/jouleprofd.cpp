@@ -88,24 +88,35 @@ Discovery connect_and_offer(const std::filesystem::path& socket,
     const auto channels = list->value("channels", nlohmann::json::array());
     out.idle = learned_idle(channels);
     auto offer = offered(channels, local);
-    if (offer.channels.empty()) {
-        out.notes.push_back(fmt::format("jouleprofd ({}): nothing that this user cannot read "
-                                        "directly",
-                                        socket.string()));
-        return out;
-    }
+    // A session even where nothing is offered: the daemon's ledger counts every job on the
+    // node by its session (docs/attribution.md, "Several jobs on one node").
     auto session = (*client)->call({{"op", "open"}, {"label", "jouleprof"}}, k_connect_timeout);
     if (!session) {
         out.notes.push_back("jouleprofd: cannot open a session: " + session.error().message);
+        return out;
+    }
+    const auto id = session->at("session").get<std::string>();
+    if (offer.channels.empty()) {
+        out.notes.push_back(fmt::format("jouleprofd ({}): nothing that this user cannot read "
+                                        "directly; a session for the node's ledger",
+                                        socket.string()));
+        std::shared_ptr<daemon::Client> kept{std::move(*client)}; // the session lives with it
+        out.ledger = [kept, id](std::int64_t from, std::int64_t to) {
+            return query_ledger(*kept, id, from, to);
+        };
         return out;
     }
     out.notes.push_back(fmt::format("jouleprofd ({}, {}): {} channel{} at {}", socket.string(),
                                     (*client)->hello().daemon, offer.channels.size(),
                                     offer.channels.size() == 1 ? "" : "s",
                                     resolution_text((*client)->hello())));
-    out.sensors.push_back(std::make_unique<DaemonSensor>(
-        std::move(*client), session->at("session").get<std::string>(), std::move(offer.channels),
-        std::move(offer.index)));
+    auto sensor = std::make_unique<DaemonSensor>(std::move(*client), id, std::move(offer.channels),
+                                                 std::move(offer.index));
+    // The sensor lives in the sampler as long as anything may ask (the measurement's state).
+    out.ledger = [raw = sensor.get()](std::int64_t from, std::int64_t to) {
+        return raw->ledger(from, to);
+    };
+    out.sensors.push_back(std::move(sensor));
     return out;
 }
 
@@ -123,12 +134,14 @@ Discovery discover(const Host& host, const std::vector<Channel>& local) {
             {},
             {},
             {fmt::format("jouleprofd: not running here (no socket at {})", socket.string())},
+            {},
             {}};
     }
     try {
         return connect_and_offer(socket, local);
     } catch (const std::exception& e) {
-        return Discovery{{}, {}, {fmt::format("jouleprofd: malformed reply ({})", e.what())}, {}};
+        return Discovery{
+            {}, {}, {fmt::format("jouleprofd: malformed reply ({})", e.what())}, {}, {}};
     }
 }
 

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "daemon_client/ledger_reply.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace jp::daemon {
+namespace {
+
+constexpr std::int64_t k_max_time = std::int64_t{1} << 61;
+
+std::optional<std::int64_t> time_of(const nlohmann::json& j, std::int64_t shift) {
+    if (!j.is_number_integer()) {
+        return std::nullopt;
+    }
+    const auto t = j.get<std::int64_t>();
+    if (t < -k_max_time || t > k_max_time || shift < -k_max_time || shift > k_max_time) {
+        return std::nullopt;
+    }
+    return t - shift;
+}
+
+// A whole number 0..most, whether JSON holds it signed or unsigned (an unsigned one beyond
+// 2^63 reads back negative: refused).
+std::optional<std::size_t> count_of(const nlohmann::json& j, std::size_t most) {
+    if (!j.is_number_integer() || j.get<std::int64_t>() < 0 ||
+        static_cast<std::uint64_t>(j.get<std::int64_t>()) > most) {
+        return std::nullopt;
+    }
+    return static_cast<std::size_t>(j.get<std::int64_t>());
+}
+
+} // namespace
+
+std::vector<int> LedgerReply::held(std::size_t k) const {
+    std::vector<int> out;
+    out.reserve(cpus.size());
+    for (const auto& [holders, n] : segments.at(k).runs) {
+        out.insert(out.end(), static_cast<std::size_t>(n), holders);
+    }
+    return out;
+}
+
+std::optional<LedgerReply> parse_ledger(const nlohmann::json& j, std::int64_t shift_ns) {
+    if (!j.is_object()) {
+        return std::nullopt;
+    }
+    const auto cpus = j.find("cpus");
+    const auto segments = j.find("segments");
+    const auto others = j.find("other_jobs");
+    const auto most = j.find("most_at_once");
+    const auto complete = j.find("complete_from_ns");
+    if (cpus == j.end() || !cpus->is_array() || cpus->size() > 65536 || segments == j.end() ||
+        !segments->is_array() || segments->empty() || segments->size() > k_max_ledger_segments ||
+        others == j.end() || most == j.end() || complete == j.end()) {
+        return std::nullopt;
+    }
+    LedgerReply r;
+    for (const auto& c : *cpus) {
+        const auto cpu = count_of(c, 65535);
+        if (!cpu || (!r.cpus.empty() && static_cast<int>(*cpu) <= r.cpus.back())) {
+            return std::nullopt;
+        }
+        r.cpus.push_back(static_cast<int>(*cpu));
+    }
+    const auto n_others = count_of(*others, 1'000'000'000);
+    const auto n_most = count_of(*most, 1'000'000'000);
+    const auto from = time_of(*complete, shift_ns);
+    if (!n_others || !n_most || !from || *n_most > *n_others) {
+        return std::nullopt;
+    }
+    r.other_jobs = *n_others;
+    r.most_at_once = *n_most;
+    r.complete_from_ns = *from;
+    std::size_t pairs = 0;
+    for (const auto& s : *segments) {
+        if (!s.is_array() || s.size() != 2 || !s[1].is_array()) {
+            return std::nullopt;
+        }
+        const auto t = time_of(s[0], shift_ns);
+        if (!t || (!r.segments.empty() && *t <= r.segments.back().t_ns)) {
+            return std::nullopt;
+        }
+        LedgerReply::Segment seg{*t, {}};
+        std::size_t covered = 0;
+        for (const auto& run : s[1]) {
+            if (++pairs > k_max_ledger_pairs || !run.is_array() || run.size() != 2) {
+                return std::nullopt;
+            }
+            // A CPU is held by this session and at most every other job at once.
+            const auto holders = count_of(run[0], *n_most + 1);
+            const auto n = count_of(run[1], r.cpus.size());
+            if (!holders || *holders == 0 || !n || *n == 0) {
+                return std::nullopt;
+            }
+            covered += *n;
+            seg.runs.emplace_back(static_cast<int>(*holders), static_cast<int>(*n));
+        }
+        if (covered != r.cpus.size()) {
+            return std::nullopt;
+        }
+        r.segments.push_back(std::move(seg));
+    }
+    return r;
+}
+
+nlohmann::json ledger_json(const LedgerReply& r) {
+    nlohmann::json segments = nlohmann::json::array();
+    for (const auto& s : r.segments) {
+        nlohmann::json runs = nlohmann::json::array();
+        for (const auto& [holders, n] : s.runs) {
+            runs.push_back({holders, n});
+        }
+        segments.push_back({s.t_ns, std::move(runs)});
+    }
+    return {{"cpus", r.cpus},
+            {"segments", std::move(segments)},
+            {"other_jobs", r.other_jobs},
+            {"most_at_once", r.most_at_once},
+            {"complete_from_ns", r.complete_from_ns}};
+}
+
+} // namespace jp::daemon

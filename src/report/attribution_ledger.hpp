@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The share of a package's CPUs a job was given when other jobs held some of the same CPUs
+// (jouleprofd's ledger, kept in the run's facts: docs/attribution.md, "Several jobs on one
+// node"): each CPU's idle power split evenly between the jobs that held it at the time, so
+// that jobs given the same CPUs are not each charged all of their idle power.
+#include "attrib/allocation.hpp"
+#include "daemon_client/ledger_reply.hpp"
+#include "report/attribution_types.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jp::report {
+
+class LedgerShares {
+public:
+    // nullopt where the ledger says nothing new: no other job held any of the job's CPUs
+    // at any time, or the allocation was counted rather than bound (cpus_counted).
+    static std::optional<LedgerShares> make(const daemon::LedgerReply& ledger,
+                                            const attrib::Allocation& alloc);
+    // The job's share of package's CPUs (-1: the node's) over [a, b], time-weighted; before
+    // the ledger's first segment, as that one.
+    [[nodiscard]] double given(int package, std::int64_t a, std::int64_t b) const;
+
+private:
+    std::vector<std::int64_t> m_t;                   // each segment's start
+    std::map<int, std::vector<double>> m_by_package; // per segment; -1: the node
+};
+
+// Who else held the job's CPUs, from a run's facts ("ledger", where jouleprofd ran): the
+// shares (null where nobody else held any), the count of other jobs, the method and a note
+// in out; a damaged ledger is said in a note and changes nothing.
+[[nodiscard]] std::shared_ptr<const LedgerShares>
+ledger_shares(const nlohmann::json& facts, const attrib::Allocation& alloc, Attribution& out);
+
+// "2 other jobs on the node (at most 1 at once) held CPUs of this job too: their idle power
+// is split evenly between the jobs that held them": the note for a run's ledger, or "" where
+// there were no other jobs.
+[[nodiscard]] std::string ledger_note(const daemon::LedgerReply& ledger);
+
+} // namespace jp::report

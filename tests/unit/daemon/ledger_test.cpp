@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// jouleprofd's ledger of who held which CPUs (daemon/ledger.hpp) and its reply as the
+// client reads it (daemon_client/ledger_reply.hpp): segments where holders change, other
+// jobs counted, a floored caller's times no finer than its floor, sessions forgotten only
+// once nobody can ask about them; a reply read strictly.
+#include "daemon/ledger.hpp"
+#include "daemon_client/ledger_reply.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sched.h>
+#include <unistd.h>
+
+namespace jp::daemon {
+namespace {
+
+using Segments = std::vector<std::pair<std::int64_t, std::vector<int>>>;
+
+TEST(Ledger, EachOfTheSessionsCpusCountsWhoHeldItAsThatChanged) {
+    Ledger l;
+    l.open("a", {1, 0}, 0);
+    l.open("b", {1, 2}, 10);
+    l.open("c", {5}, 12); // none of a's CPUs: another job all the same
+    l.close("b", 20);
+    const auto v = l.view("a", 0, 30, 30, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->cpus, (std::vector<int>{0, 1}));
+    EXPECT_EQ(v->segments, (Segments{{0, {1, 1}}, {10, {1, 2}}, {20, {1, 1}}}));
+    EXPECT_EQ(v->other_jobs, 2U);
+    EXPECT_EQ(v->most_at_once, 2U);
+    EXPECT_EQ(v->complete_from_ns, 0);
+    // A span inside: b already there at its start.
+    const auto inner = l.view("a", 15, 18, 30, 1);
+    ASSERT_TRUE(inner);
+    EXPECT_EQ(inner->segments, (Segments{{15, {1, 2}}}));
+    // Clamped to the session's life: nothing before it opened, nothing after now.
+    const auto wide = l.view("c", -100, 1000, 30, 1);
+    ASSERT_TRUE(wide);
+    EXPECT_EQ(wide->segments.front().first, 12);
+    EXPECT_EQ(wide->other_jobs, 2U); // a, and b until 20
+    EXPECT_FALSE(l.view("nobody", 0, 1, 30, 1));
+    EXPECT_FALSE(l.view("b", 0, 30, 30, 1)) << "a closed session asks nothing";
+}
+
+TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
+    Ledger l;
+    l.open("a", {0}, 0);
+    l.open("b", {0}, 1'234);
+    l.close("b", 5'678);
+    const auto v = l.view("a", 0, 100'000, 100'000, 1'000);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->segments, (Segments{{0, {1}}, {2'000, {2}}, {6'000, {1}}}));
+    // A job shorter than the floor that rounds to nothing changes no segment, but counts.
+    l.open("c", {0}, 10'100);
+    l.close("c", 10'200);
+    const auto w = l.view("a", 7'000, 100'000, 100'000, 1'000);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->segments, (Segments{{7'000, {1}}}));
+    EXPECT_EQ(w->most_at_once, 1U);
+    EXPECT_EQ(w->other_jobs, 1U);
+}
+
+TEST(Ledger, ClosedSessionsAreKeptOnlyWhileAnOpenOneMayAsk) {
+    Ledger l;
+    l.open("old", {0}, 0);
+    l.close("old", 5);
+    EXPECT_EQ(l.closed_count(), 0U) << "nobody open: nobody can ask";
+    l.open("a", {0}, 10);
+    l.open("b", {0}, 20);
+    l.close("b", 30);
+    EXPECT_EQ(l.closed_count(), 1U);
+    l.close("a", 40);
+    EXPECT_EQ(l.closed_count(), 0U);
+    // A hostile user's churn: at most k_max_closed kept, the view says from when it is whole.
+    l.open("long", {0}, 0);
+    for (std::size_t i = 0; i < Ledger::k_max_closed + 10; ++i) {
+        const auto id = "s" + std::to_string(i);
+        l.open(id, {1}, static_cast<std::int64_t>(10 * i + 1)); // another CPU: one segment
+        l.close(id, static_cast<std::int64_t>(10 * i + 2));
+    }
+    EXPECT_EQ(l.closed_count(), Ledger::k_max_closed);
+    const auto v = l.view("long", 0, 1'000'000'000, 1'000'000'000, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->complete_from_ns, 10 * 9 + 2) << "the 10 forgotten closed by then";
+    EXPECT_EQ(v->other_jobs, Ledger::k_max_closed);
+}
+
+TEST(Ledger, TheCpusAreTheKernelsWordForThePid) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+    const auto mine = affinity_of(::getpid());
+    ASSERT_EQ(mine.size(), static_cast<std::size_t>(CPU_COUNT(&set)));
+    for (const int cpu : mine) {
+        EXPECT_TRUE(CPU_ISSET(static_cast<std::size_t>(cpu), &set)) << cpu;
+    }
+    EXPECT_TRUE(affinity_of(0).empty()) << "pid 0: a peer in another PID namespace";
+    EXPECT_TRUE(affinity_of(-1).empty());
+}
+
+TEST(LedgerReply, ReadStrictlyAndShiftedToOurClock) {
+    const auto good = nlohmann::json::parse(
+        R"({"cpus":[0,3],"segments":[[100,[[1,2]]],[150,[[2,1],[1,1]]]],"other_jobs":1,)"
+        R"("most_at_once":1,"complete_from_ns":100})");
+    const auto r = parse_ledger(good, 40);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->segments.at(1).t_ns, 110);
+    EXPECT_EQ(r->complete_from_ns, 60);
+    EXPECT_EQ(r->held(1), (std::vector<int>{2, 1}));
+    const auto again = parse_ledger(ledger_json(*r), 0);
+    ASSERT_TRUE(again) << ledger_json(*r).dump();
+    EXPECT_EQ(again->held(1), r->held(1)) << "written as read";
+    for (
+        const char* bad : {
+            R"([])",
+            R"({"cpus":[0],"segments":[[1,[[1,1]]]],"other_jobs":-1,"most_at_once":0,"complete_from_ns":0})",
+            R"({"cpus":[0],"segments":[[1,[[1,1]]]],"other_jobs":0,"most_at_once":1,"complete_from_ns":0})",
+            R"({"cpus":[70000],"segments":[[1,[[1,1]]]],"other_jobs":0,"most_at_once":0,"complete_from_ns":0})",
+            R"({"cpus":[0],"segments":[[1e30,[[1,1]]]],"other_jobs":0,"most_at_once":0,"complete_from_ns":0})",
+            R"({"cpus":[0],"segments":[[1,[[0,1]]]],"other_jobs":0,"most_at_once":0,"complete_from_ns":0})",
+            R"({"cpus":[0],"segments":[[1,[[1,2]]]],"other_jobs":0,"most_at_once":0,"complete_from_ns":0})",
+            R"({"cpus":[0],"segments":[[1,[[1,1]]]],"other_jobs":0,"most_at_once":0})",
+            R"({"cpus":[0],"segments":[[1,[1,1]]],"other_jobs":0,"most_at_once":0,"complete_from_ns":0})",
+        }) {
+        EXPECT_FALSE(parse_ledger(nlohmann::json::parse(bad), 0)) << bad;
+    }
+    EXPECT_FALSE(parse_ledger(good, std::int64_t{1} << 62)) << "an offset out of range";
+}
+
+} // namespace
+} // namespace jp::daemon

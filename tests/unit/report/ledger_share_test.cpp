@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job's share where other jobs held some of its CPUs (jouleprofd's ledger in the run's
+// facts, report/attribution_ledger.hpp): each CPU's idle power split evenly between the
+// jobs that held it at the time, by hand on a 10 s trace; conservation still exact; a
+// damaged ledger said in a note and nothing changed.
+#include "report/format.hpp"
+#include "report/summary.hpp"
+#include "trace_builder.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::report {
+namespace {
+
+struct LedgerShare : ::testing::Test {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("jp-ledger-" + std::to_string(::getpid()) + ".jptrace");
+    void SetUp() override { std::filesystem::remove(path); }
+    void TearDown() override { std::filesystem::remove(path); }
+
+    // Two packages of one CPU each, both given to the job (no cpuset: as on a GPU server);
+    // 10 W idle each. Package 0 draws 30 W, busy all the time, half of it the job's; package
+    // 1 draws 20 W, half busy, none of it the job's.
+    static std::optional<RunSummary> summary_with(const std::filesystem::path& path,
+                                                  const std::string& ledger) {
+        test::TraceBuilder b{
+            path,
+            {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
+             test::channel("cpu1.package", Domain::cpu_package, Quantity::energy)}};
+        const auto id = b.run(test::make_run(
+            "job", 10, [](std::size_t ch, double) { return ch == 0 ? 30.0 : 20.0; }));
+        std::vector<trace::UsageRecord> rows;
+        for (int t = 0; t <= 10; ++t) {
+            rows.push_back({t * test::k_s, 0, 0.5 * t, 1.0 * t});
+            rows.push_back({t * test::k_s, 1, 0.0, 0.5 * t});
+        }
+        b.usage(id,
+                fmt::format(R"({{"version":1,"job":"test","cpus":[0,1],"given_cpus":[0,1],)"
+                            R"("package_of":{{"0":0,"1":1}},"memory_total":null,)"
+                            R"("memory_given":null,"gpus_given":null,"gpu_source":"",)"
+                            R"("idle_w":{{"cpu0.package":10,"cpu1.package":10}},"notes":[]{}}})",
+                            ledger.empty() ? "" : R"(,"ledger":)" + ledger),
+                rows);
+        auto reader = b.reader();
+        auto s = summarize_run(reader, reader.runs().front());
+        if (!s || !s->attribution) {
+            ADD_FAILURE() << "no attribution";
+            return std::nullopt;
+        }
+        // Conservation against the node's own figures, whatever the ledger said.
+        for (const auto& item : s->parts) {
+            EXPECT_NEAR(item.share->node_j(), item.energy_j, 1e-3) << item.name;
+        }
+        return std::move(*s);
+    }
+    static const JobShare& part(const Attribution& a, std::string_view name) {
+        for (const auto& p : a.parts) {
+            if (p.name == name) {
+                return p.share;
+            }
+        }
+        throw std::runtime_error("no part " + std::string{name});
+    }
+};
+
+TEST_F(LedgerShare, ACpuAnotherJobHeldTooHasItsIdlePowerSplitBetweenThem) {
+    // Alone for 5 s, then another job held CPU 0 (package 0) too until the end.
+    const auto s =
+        summary_with(path, R"({"cpus":[0,1],"segments":[[0,[[1,2]]],[5000000000,[[2,1],[1,1]]]],)"
+                           R"("other_jobs":1,"most_at_once":1,"complete_from_ns":0})");
+    ASSERT_TRUE(s);
+    const auto& a = s->attribution;
+    const auto& p0 = part(*a, "cpu0.package");
+    EXPECT_NEAR(p0.job_idle_j, 75, 1e-6);     // 10 W x 5 s + 10 W x 5 s / 2
+    EXPECT_NEAR(p0.unallocated_j, 25, 1e-6);  // the other job's half: not this one's
+    EXPECT_NEAR(p0.job_dynamic_j, 100, 1e-6); // 20 W x 10 s of use, half of it the job's
+    const auto& p1 = part(*a, "cpu1.package");
+    EXPECT_NEAR(p1.job_idle_j, 100, 1e-6); // nobody else held CPU 1
+    EXPECT_EQ(a->other_jobs, std::optional<std::size_t>{1});
+    EXPECT_EQ(a->jobs_at_once, 1U);
+    EXPECT_NE(a->method.find("CPUs other jobs held too, split evenly (jouleprofd's ledger)"),
+              std::string::npos)
+        << a->method;
+    bool noted = false;
+    for (const auto& n : a->notes) {
+        noted = noted || n.starts_with("jouleprofd's ledger: 1 other job on the node");
+    }
+    EXPECT_TRUE(noted);
+    EXPECT_FALSE(a->exclusive);
+    const auto j = run_to_json(*s).at("attribution");
+    EXPECT_EQ(j.at("other_jobs"), 1);
+    EXPECT_EQ(j.at("other_jobs_at_once"), 1);
+}
+
+TEST_F(LedgerShare, NoOtherJobChangesNothingButIsCounted) {
+    const auto s = summary_with(
+        path, R"({"cpus":[0,1],"segments":[[0,[[1,2]]]],"other_jobs":0,"most_at_once":0,)"
+              R"("complete_from_ns":0})");
+    ASSERT_TRUE(s);
+    const auto& a = s->attribution;
+    EXPECT_NEAR(part(*a, "cpu0.package").job_idle_j, 100, 1e-6);
+    EXPECT_EQ(a->other_jobs, std::optional<std::size_t>{0});
+    EXPECT_EQ(a->method.find("ledger"), std::string::npos) << a->method;
+    const auto none = summary_with(path.string() + ".2", "");
+    ASSERT_TRUE(none);
+    EXPECT_FALSE(none->attribution->other_jobs) << "no daemon: nothing known of other jobs";
+    EXPECT_TRUE(run_to_json(*none).at("attribution").at("other_jobs").is_null());
+    std::filesystem::remove(path.string() + ".2");
+}
+
+TEST_F(LedgerShare, ADamagedLedgerIsSaidAndChangesNothing) {
+    int i = 0;
+    for (const char* bad : {
+             R"({"cpus":[0,1],"segments":[[5,[[1,2]]],[5,[[2,2]]]],"other_jobs":1,)"
+             R"("most_at_once":1,"complete_from_ns":0})", // times not ascending
+             R"({"cpus":[0,1],"segments":[[0,[[1,1]]]],"other_jobs":0,"most_at_once":0,)"
+             R"("complete_from_ns":0})", // runs short of the CPUs
+             R"({"cpus":[0,1],"segments":[[0,[[9,2]]]],"other_jobs":1,"most_at_once":1,)"
+             R"("complete_from_ns":0})", // more holders than jobs
+             R"({"cpus":[1,0],"segments":[[0,[[1,2]]]],"other_jobs":0,"most_at_once":0,)"
+             R"("complete_from_ns":0})", // CPUs not ascending
+             R"({"cpus":[0,1],"segments":[],"other_jobs":0,"most_at_once":0,)"
+             R"("complete_from_ns":0})", // no segment
+             R"("ledger")",
+         }) {
+        const auto p = path.string() + "." + std::to_string(++i);
+        const auto s = summary_with(p, bad);
+        std::filesystem::remove(p);
+        ASSERT_TRUE(s) << bad;
+        const auto& a = s->attribution;
+        EXPECT_NEAR(part(*a, "cpu0.package").job_idle_j, 100, 1e-6) << bad;
+        EXPECT_FALSE(a->other_jobs) << bad;
+        bool noted = false;
+        for (const auto& n : a->notes) {
+            noted = noted || n.starts_with("the trace's ledger of other jobs is damaged");
+        }
+        EXPECT_TRUE(noted) << bad;
+    }
+}
+
+} // namespace
+} // namespace jp::report
