@@ -62,10 +62,16 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
     const auto& mine = own->second;
     const auto from = std::clamp(from_ns, mine.opened_ns, std::max(mine.opened_ns, now_ns));
     const auto to = std::clamp(to_ns, from, std::max(from, now_ns));
+    // Others' times up to a multiple of the quantum on the daemon's clock itself: not
+    // counted from the span's start, which the caller chooses (moving it by 1 ns at a time
+    // would show where a rounding flips, and so the exact time).
     const auto q = std::max<std::int64_t>(1, quantum_ns);
-    const auto rounded = [&](std::int64_t t) { // up to the quantum, counted from `from`
-        const auto d = t - from;
-        return d <= 0 ? from : from + ((d - 1) / q + 1) * q;
+    const auto rounded = [q](std::int64_t t) {
+        if (t == INT64_MAX || q == 1) {
+            return t;
+        }
+        const auto k = t / q + (t % q > 0 ? 1 : 0);
+        return k > INT64_MAX / q ? INT64_MAX : k * q;
     };
     LedgerView v;
     v.cpus = mine.cpus;
@@ -90,24 +96,24 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
     std::vector<Event> events;
     std::size_t active = 0;
     const auto consider = [&](const Holding& h) {
-        // Held over [opened, closed): does that meet [from, to] (a point: from itself)?
-        const bool meets = to > from ? h.opened_ns < to && h.closed_ns > from
-                                     : h.opened_ns <= from && h.closed_ns > from;
+        // Held over [opened, closed), both rounded: does that meet [from, to] (a point: from
+        // itself)? Whether another job counts is decided on the rounded times too.
+        const auto opened = rounded(h.opened_ns);
+        const auto closed = rounded(h.closed_ns);
+        const bool meets =
+            to > from ? opened < to && closed > from : opened <= from && closed > from;
         if (!meets) {
             return;
         }
         ++v.other_jobs;
-        const auto opened = rounded(h.opened_ns);
         if (opened <= from) {
             apply(h.cpus, +1);
             ++active;
-        } else if (opened < to) {
-            events.push_back({opened, +1, &h.cpus});
         } else {
-            return; // rounded past the span: it holds nothing in it
+            events.push_back({opened, +1, &h.cpus});
         }
-        if (h.closed_ns < to && rounded(h.closed_ns) < to) {
-            events.push_back({rounded(h.closed_ns), -1, &h.cpus});
+        if (closed < to) {
+            events.push_back({closed, -1, &h.cpus});
         }
     };
     for (const auto& [id, h] : m_open) {

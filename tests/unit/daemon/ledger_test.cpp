@@ -50,6 +50,21 @@ TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
     const auto v = l.view("a", 0, 100'000, 100'000, 1'000);
     ASSERT_TRUE(v);
     EXPECT_EQ(v->segments, (Segments{{0, {1}}, {2'000, {2}}, {6'000, {1}}}));
+    // The grid is the daemon's clock, not the span the caller picks: moving the span's start
+    // or end by a nanosecond at a time shows no more than the floor (a review's attack).
+    for (const std::int64_t from : {1'233, 1'234, 1'235, 1'999}) {
+        const auto u = l.view("a", from, 100'000, 100'000, 1'000);
+        ASSERT_TRUE(u);
+        EXPECT_EQ(u->segments.at(1).first, 2'000) << from;
+    }
+    for (const std::int64_t to : {1'235, 1'500, 2'000}) {
+        EXPECT_EQ(l.view("a", 0, to, 100'000, 1'000)->other_jobs, 0U) << to;
+    }
+    EXPECT_EQ(l.view("a", 0, 2'001, 100'000, 1'000)->other_jobs, 1U);
+    for (const std::int64_t from : {5'679, 5'999}) { // closed at 5,678: seen until 6,000
+        EXPECT_EQ(l.view("a", from, 100'000, 100'000, 1'000)->other_jobs, 1U) << from;
+    }
+    EXPECT_EQ(l.view("a", 6'000, 100'000, 100'000, 1'000)->other_jobs, 0U);
     // A job shorter than the floor that rounds to nothing changes no segment, but counts.
     l.open("c", {0}, 10'100);
     l.close("c", 10'200);
