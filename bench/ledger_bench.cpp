@@ -31,7 +31,7 @@ int main() {
             jp::daemon::Ledger l;
             std::vector<int> every(64);
             std::iota(every.begin(), every.end(), 0);
-            l.open("job", {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+            l.open("job", "job", {0, 1, 2, 3, 4, 5, 6, 7}, 0);
             // The others come and go over the hour, `others` of them open at any time.
             const int sessions = others * 60;
             const auto t0 = Clock::now();
@@ -44,7 +44,7 @@ int main() {
                     std::iota(cpus.begin(), cpus.end(), first);
                 }
                 const auto id = "s" + std::to_string(i);
-                l.open(id, std::move(cpus), opened);
+                l.open(id, id, std::move(cpus), opened);
                 l.close(id, opened + 60 * k_s);
             }
             const double per_session = us_since(t0, sessions);

@@ -2,6 +2,7 @@
 #include "attrib/tracker.hpp"
 
 #include "core/clock.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -123,7 +124,12 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
     std::erase_if(m_gpus, [t_ns](const trace::GpuUseRecord& r) { return r.t_ns > t_ns; });
     record(t_ns, m_job.finish());
     if (m_options.ledger) { // who else held the job's CPUs meanwhile, where jouleprofd knows
-        m_ledger = m_options.ledger(m_begin_ns, t_ns);
+        auto r = m_options.ledger(m_begin_ns, t_ns);
+        if (r) {
+            m_ledger = std::move(*r);
+        } else {
+            m_ledger_error = one_line(r.error(), 200);
+        }
     }
     return {facts(), std::move(m_records), std::move(m_gpus)};
 }
@@ -260,6 +266,8 @@ std::string Tracker::facts() const {
     j["idle_w"] = idle;
     if (m_ledger) {
         j["ledger"] = daemon::ledger_json(*m_ledger);
+    } else if (!m_ledger_error.empty()) {
+        j["ledger_error"] = m_ledger_error;
     }
     auto notes = m_options.notes;
     notes.insert(notes.end(), m_alloc.notes.begin(), m_alloc.notes.end());

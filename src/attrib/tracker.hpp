@@ -80,6 +80,7 @@ private:
     double m_spread_last = 0;                    // the apportioned total at the last reading
     std::int64_t m_begin_ns = 0;                 // the job's start (trace time)
     std::optional<daemon::LedgerReply> m_ledger; // jouleprofd's, asked at the end
+    std::string m_ledger_error;                  // why it could not say, where it could not
     std::vector<double> m_spread_pkg;            // per package: what was apportioned, cumulative
     std::vector<double> m_job_pkg;               // per package, cumulative
     std::vector<double> m_busy_pkg;              // per package, cumulative

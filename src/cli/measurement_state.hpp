@@ -66,9 +66,10 @@ struct MeasurementSession::State {
         }
         usage.job_cpu = config.attribution.job_cpu;
         if (d.ledger) { // the daemon's clock and ours to the trace's
-            usage.ledger = [query = std::move(d.ledger),
-                            epoch_mono](std::int64_t from_ns,
-                                        std::int64_t to_ns) -> std::optional<daemon::LedgerReply> {
+            usage.ledger =
+                [query = std::move(d.ledger), epoch_mono](
+                    std::int64_t from_ns,
+                    std::int64_t to_ns) -> std::expected<daemon::LedgerReply, std::string> {
                 auto r = query(from_ns + epoch_mono, to_ns + epoch_mono);
                 if (r) {
                     for (auto& seg : r->segments) {

@@ -120,10 +120,18 @@ bool Engine::save_idle() {
     const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-    if (auto r = save_idle_file(*m_state_dir, idle_json(m_idle, m_channels, now_s)); !r) {
-        if (r.error().message() != m_idle_save_error) {
-            m_idle_save_error = r.error().message();
-            JP_LOG_WARN("idle history not saved: {}", m_idle_save_error);
+    std::string why;
+    try {
+        if (auto r = save_idle_file(*m_state_dir, idle_json(m_idle, m_channels, now_s)); !r) {
+            why = r.error().message();
+        }
+    } catch (const std::exception& e) { // never the daemon's end: the next save tries again
+        why = e.what();
+    }
+    if (!why.empty()) {
+        if (why != m_idle_save_error) {
+            m_idle_save_error = why;
+            JP_LOG_WARN("idle history not saved: {}", why);
         }
         return false;
     }

@@ -12,8 +12,6 @@ namespace {
 
 constexpr std::int64_t k_skew_ns = 60'000'000'000; // a marker's time may stray by a minute
 constexpr std::int64_t k_max_time_ns = std::int64_t{1} << 61;
-// A ledger answer's run-length pairs, all segments together (a few MiB of JSON at most).
-constexpr std::size_t k_max_ledger_pairs = 200'000;
 
 // What a marker costs the daemon's memory, for the per-user bound.
 std::size_t marker_bytes(const std::string& kind, const std::string& name) {
@@ -116,34 +114,27 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
         return refuse(ErrorCode::bad_request,
                       "'from_ns' and 'to_ns' must be CLOCK_MONOTONIC times in ns");
     }
-    // A floored caller sees no other job's opening or closing finer than the floor.
+    if (const auto wait = d.ledger_calls.take(c.peer.uid, now); wait > 0) {
+        return refuse(ErrorCode::rate_limited,
+                      "ledger views are limited to 16 at once and 4 a second per user", wait);
+    }
+    // A floored caller sees no other job's beginning or end finer than the floor.
     const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();
     const auto v = d.sessions.ledger().view((*s)->id, *from, *to, now, quantum);
     if (!v) {
         return refuse(ErrorCode::bad_request,
-                      "the span holds too many other jobs' openings and closings: ask for a "
+                      "the span holds too many other jobs' beginnings and ends: ask for a "
                       "shorter one");
     }
-    // Each segment's counts run-length coded ([[count, how many CPUs], ...] in the order of
-    // `cpus`): one pair where all of them are held alike.
+    // Each segment's counts are run-length coded ([[count, how many CPUs], ...] in the
+    // order of `cpus`): one pair where all of them are held alike.
     json segments = json::array();
-    std::size_t pairs = 0;
-    for (const auto& [t, held] : v->segments) {
-        json runs = json::array();
-        for (std::size_t i = 0; i < held.size();) {
-            std::size_t n = 1;
-            while (i + n < held.size() && held[i + n] == held[i]) {
-                ++n;
-            }
-            runs.push_back({held[i], n});
-            i += n;
+    for (const auto& [t, runs] : v->segments) {
+        json coded = json::array();
+        for (const auto& [holders, n] : runs) {
+            coded.push_back({holders, n});
         }
-        pairs += runs.size();
-        if (pairs > k_max_ledger_pairs) {
-            return refuse(ErrorCode::bad_request,
-                          "the span's answer would be too long: ask for a shorter one");
-        }
-        segments.push_back({t, std::move(runs)});
+        segments.push_back({t, std::move(coded)});
     }
     return json{{"cpus", v->cpus},
                 {"segments", std::move(segments)},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/idle_store.hpp"
 
+#include "core/text.hpp"
 #include "sys/fd.hpp"
 #include "sys/trusted_file.hpp"
 
@@ -20,6 +21,7 @@ constexpr const char* k_format = "jouleprofd-idle";
 constexpr const char* k_what = "idle history";
 constexpr std::size_t k_max_channels = 4096;
 constexpr std::size_t k_max_means = 100'000; // as many as a window may hold (settings.cpp)
+constexpr std::int64_t k_latest_unix_s = std::int64_t{1} << 40; // a saved time beyond: damaged
 
 // A channel is the same one only where all of these agree.
 bool same_channel(const nlohmann::json& e, const Channel& c) {
@@ -38,6 +40,11 @@ std::string age_text(std::int64_t s) {
            : s < 172800 ? fmt::format("{} h", s / 3600)
                         : fmt::format("{} days", s / 86400);
 }
+
+Result<std::string> restore_checked(std::string_view text,
+                                    IdleLearner& learner,
+                                    const std::vector<Channel>& channels,
+                                    std::int64_t now_unix_s);
 
 std::filesystem::path normal(const std::filesystem::path& dir) {
     auto p = dir.lexically_normal();
@@ -66,13 +73,28 @@ std::string idle_json(const IdleLearner& learner,
                                  {"device", c.device},
                                  {"means", std::move(means)}});
     }
-    return j.dump() + "\n";
+    // A name read from sysfs may hold bytes that are not UTF-8 (a hwmon label): replaced.
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Result<std::string> restore_idle(std::string_view text,
                                  IdleLearner& learner,
                                  const std::vector<Channel>& channels,
                                  std::int64_t now_unix_s) {
+    try {
+        return restore_checked(text, learner, channels, now_unix_s);
+    } catch (const nlohmann::json::exception& e) { // a field of another type than checked
+        return fail(ErrorKind::parse, k_what,
+                    fmt::format("not a jouleprofd idle history: {}", one_line(e.what(), 120)));
+    }
+}
+
+namespace {
+
+Result<std::string> restore_checked(std::string_view text,
+                                    IdleLearner& learner,
+                                    const std::vector<Channel>& channels,
+                                    std::int64_t now_unix_s) {
     const auto damaged = [](std::string why) {
         return fail(ErrorKind::parse, k_what,
                     fmt::format("not a jouleprofd idle history: {}", why));
@@ -81,13 +103,17 @@ Result<std::string> restore_idle(std::string_view text,
     if (j.is_discarded() || !j.is_object()) {
         return damaged("not a JSON object");
     }
-    if (j.value("format", "") != k_format || j.value("version", 0) != 1) {
+    const auto format = j.find("format");
+    const auto version = j.find("version");
+    if (format == j.end() || !format->is_string() || *format != k_format || version == j.end() ||
+        !version->is_number_integer() || *version != 1) {
         return damaged("another format or version");
     }
     const auto saved = j.find("saved_unix_s");
     const auto period = j.find("period_ns");
     const auto list = j.find("channels");
-    if (saved == j.end() || !saved->is_number_integer() || period == j.end() ||
+    if (saved == j.end() || !saved->is_number_integer() || saved->get<std::int64_t>() < 0 ||
+        saved->get<std::int64_t>() > k_latest_unix_s || period == j.end() ||
         !period->is_number_integer() || list == j.end() || !list->is_array() ||
         list->size() > k_max_channels) {
         return damaged("saved_unix_s, period_ns or channels missing or out of range");
@@ -138,6 +164,8 @@ Result<std::string> restore_idle(std::string_view text,
                                                             list->size() - matched == 1 ? "" : "s")
                                               : std::string{});
 }
+
+} // namespace
 
 Result<void> save_idle_file(const std::filesystem::path& dir, const std::string& text) {
     const auto path = normal(dir);

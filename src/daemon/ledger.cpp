@@ -7,45 +7,188 @@
 namespace jp::daemon {
 namespace {
 
+using Ranges = std::vector<std::pair<int, int>>; // [first, last] CPUs, ascending
+
 struct Event {
     std::int64_t t_ns = 0;
-    int delta = 0; // +1 opened, -1 closed
-    const std::vector<int>* cpus = nullptr;
+    int delta = 0; // +1 began, -1 ended
+    const Ranges* cpus = nullptr;
+};
+
+Ranges ranges_of(std::vector<int> cpus) {
+    std::ranges::sort(cpus);
+    cpus.erase(std::ranges::unique(cpus).begin(), cpus.end());
+    Ranges out;
+    for (const int c : cpus) {
+        if (!out.empty() && out.back().second + 1 == c) {
+            out.back().second = c;
+        } else {
+            out.emplace_back(c, c);
+        }
+    }
+    return out;
+}
+
+// t up to a multiple of q (q > 1) on the clock itself; "never" stays never.
+std::int64_t round_up(std::int64_t t, std::int64_t q) {
+    if (t == INT64_MAX || t == INT64_MIN || q <= 1) {
+        return t;
+    }
+    const auto k = t / q + (t % q > 0 ? 1 : 0);
+    return k > INT64_MAX / q ? INT64_MAX : k * q;
+}
+
+// Run-length pairs (holders, how many CPUs) of one segment's counts.
+std::vector<std::pair<int, int>> runs_of(const std::vector<int>& held) {
+    std::vector<std::pair<int, int>> runs;
+    for (const int h : held) {
+        if (!runs.empty() && runs.back().first == h) {
+            ++runs.back().second;
+        } else {
+            runs.emplace_back(h, 1);
+        }
+    }
+    return runs;
+}
+
+// The counts of one session's CPUs as other jobs begin and end through a span.
+class Sweep {
+public:
+    Sweep(LedgerView& v, std::int64_t from, std::int64_t to, std::int64_t q)
+        : m_v(v), m_held(v.cpus.size(), 1), m_from(from), m_to(to), m_q(q) {}
+
+    // Another job, held over [opened, closed): counted and swept where it meets the span.
+    void consider(std::int64_t opened, std::int64_t closed, const Ranges& cpus) {
+        // Both rounded; whether it counts is decided on the rounded times too.
+        const auto began = round_up(opened, m_q);
+        const auto ended = round_up(closed, m_q);
+        const bool meets =
+            m_to > m_from ? began < m_to && ended > m_from : began <= m_from && ended > m_from;
+        if (!meets) {
+            return;
+        }
+        ++m_v.other_jobs;
+        if (began == ended) {
+            return; // within one quantum: it counts, but holds nothing at any time shown
+        }
+        if (began <= m_from) {
+            apply(cpus, +1);
+            ++m_active;
+        } else {
+            m_events.push_back({began, +1, &cpus});
+        }
+        if (ended < m_to) {
+            m_events.push_back({ended, -1, &cpus});
+        }
+    }
+
+    // The segments; false where the answer would pass the ledger's bounds.
+    bool run() {
+        // Endings before beginnings at one time: jobs that only meet at a grid point are
+        // not counted as there at once.
+        std::ranges::sort(m_events, [](const Event& a, const Event& b) {
+            return a.t_ns != b.t_ns ? a.t_ns < b.t_ns : a.delta < b.delta;
+        });
+        m_v.most_at_once = m_active;
+        if (!emit(m_from)) {
+            return false;
+        }
+        auto last = m_held;
+        for (std::size_t i = 0; i < m_events.size();) {
+            const auto t = m_events[i].t_ns;
+            for (; i < m_events.size() && m_events[i].t_ns == t; ++i) {
+                apply(*m_events[i].cpus, m_events[i].delta);
+                m_active = m_events[i].delta > 0 ? m_active + 1 : m_active - 1;
+                m_v.most_at_once = std::max(m_v.most_at_once, m_active);
+            }
+            if (m_held != last) {
+                last = m_held;
+                if (!emit(t)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+private:
+    void apply(const Ranges& cpus, int delta) {
+        for (const auto& [first, last] : cpus) {
+            for (auto it = std::ranges::lower_bound(m_v.cpus, first);
+                 it != m_v.cpus.end() && *it <= last; ++it) {
+                m_held[static_cast<std::size_t>(it - m_v.cpus.begin())] += delta;
+            }
+        }
+    }
+    bool emit(std::int64_t t) {
+        auto runs = runs_of(m_held);
+        m_pairs += runs.size();
+        m_v.segments.emplace_back(t, std::move(runs));
+        return m_pairs <= Ledger::k_max_pairs &&
+               m_v.segments.size() * std::max<std::size_t>(1, m_v.cpus.size()) <=
+                   Ledger::k_max_cells;
+    }
+
+    LedgerView& m_v;
+    std::vector<int> m_held;
+    std::vector<Event> m_events;
+    std::size_t m_active = 0;
+    std::size_t m_pairs = 0;
+    std::int64_t m_from;
+    std::int64_t m_to;
+    std::int64_t m_q;
 };
 
 } // namespace
 
-void Ledger::open(const std::string& session, std::vector<int> cpus, std::int64_t now_ns) {
-    std::ranges::sort(cpus);
-    cpus.erase(std::ranges::unique(cpus).begin(), cpus.end());
-    if (const auto it = m_open.find(session); it != m_open.end()) {
-        m_opened.erase(m_opened.find(it->second.opened_ns));
+void Ledger::open(const std::string& session,
+                  const std::string& holder,
+                  std::vector<int> cpus,
+                  std::int64_t now_ns) {
+    if (m_session_holder.contains(session)) {
+        return;
     }
-    m_open[session] = Holding{std::move(cpus), now_ns, INT64_MAX};
-    m_opened.insert(now_ns);
+    m_session_holder.emplace(session, holder);
+    auto [it, fresh] = m_holders.try_emplace(holder);
+    if (fresh) { // the process's first session: the job begins
+        it->second = Holding{ranges_of(std::move(cpus)), now_ns, INT64_MAX, 0};
+        m_opened.insert(now_ns);
+    }
+    ++it->second.sessions;
 }
 
 void Ledger::close(std::string_view session, std::int64_t now_ns) {
-    const auto it = m_open.find(session);
-    if (it == m_open.end()) {
+    const auto s = m_session_holder.find(session);
+    if (s == m_session_holder.end()) {
         return;
     }
-    auto h = std::move(it->second);
-    m_open.erase(it);
-    m_opened.erase(m_opened.find(h.opened_ns));
-    h.closed_ns = std::max(now_ns, h.opened_ns);
-    m_closed.push_back(std::move(h));
+    const auto h = m_holders.find(s->second);
+    m_session_holder.erase(s);
+    if (h == m_holders.end() || --h->second.sessions > 0) {
+        return; // the process holds another session: the job goes on
+    }
+    auto ended = std::move(h->second);
+    m_holders.erase(h);
+    m_opened.erase(m_opened.find(ended.opened_ns));
+    ended.closed_ns = std::max(now_ns, ended.opened_ns);
+    m_closed_ranges += ended.cpus.size();
+    m_closed.push_back(std::move(ended));
     prune();
 }
 
 void Ledger::prune() {
-    // No open session began before these closed: none can ask about them any more.
-    const std::int64_t oldest = m_opened.empty() ? INT64_MAX : *m_opened.begin();
-    while (!m_closed.empty() && m_closed.front().closed_ns <= oldest) {
+    // No open job began before these ended: nobody can ask about them. Decided on the grid,
+    // so whether one is kept never tells when another job began to a finer time.
+    const auto oldest = m_opened.empty() ? INT64_MAX : *m_opened.begin();
+    const auto cell =
+        oldest == INT64_MAX ? INT64_MAX : oldest - ((oldest % m_grid) + m_grid) % m_grid;
+    while (!m_closed.empty() && round_up(m_closed.front().closed_ns, m_grid) <= cell) {
+        m_closed_ranges -= m_closed.front().cpus.size();
         m_closed.pop_front();
     }
-    while (m_closed.size() > k_max_closed) {
+    while (m_closed.size() > k_max_closed || m_closed_ranges > k_max_closed_ranges) {
         m_forgotten_until = std::max(m_forgotten_until, m_closed.front().closed_ns);
+        m_closed_ranges -= m_closed.front().cpus.size();
         m_closed.pop_front();
     }
 }
@@ -55,8 +198,9 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
                                        std::int64_t to_ns,
                                        std::int64_t now_ns,
                                        std::int64_t quantum_ns) const {
-    const auto own = m_open.find(session);
-    if (own == m_open.end()) {
+    const auto s = m_session_holder.find(session);
+    const auto own = s == m_session_holder.end() ? m_holders.end() : m_holders.find(s->second);
+    if (own == m_holders.end()) {
         return std::nullopt;
     }
     const auto& mine = own->second;
@@ -66,90 +210,42 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
     // counted from the span's start, which the caller chooses (moving it by 1 ns at a time
     // would show where a rounding flips, and so the exact time).
     const auto q = std::max<std::int64_t>(1, quantum_ns);
-    const auto rounded = [q](std::int64_t t) {
-        if (t == INT64_MAX || q == 1) {
-            return t;
-        }
-        const auto k = t / q + (t % q > 0 ? 1 : 0);
-        return k > INT64_MAX / q ? INT64_MAX : k * q;
-    };
     LedgerView v;
-    v.cpus = mine.cpus;
-    v.complete_from_ns = std::max(from, m_forgotten_until);
-    std::vector<int> held(mine.cpus.size(), 1);
-    const auto apply = [&](const std::vector<int>& cpus, int delta) {
-        // Both sorted: each of our CPUs the other holds too.
-        auto a = v.cpus.begin();
-        auto b = cpus.begin();
-        while (a != v.cpus.end() && b != cpus.end()) {
-            if (*a < *b) {
-                ++a;
-            } else if (*b < *a) {
-                ++b;
-            } else {
-                held[static_cast<std::size_t>(a - v.cpus.begin())] += delta;
-                ++a;
-                ++b;
-            }
+    for (const auto& [first, last] : mine.cpus) {
+        for (int c = first; c <= last; ++c) {
+            v.cpus.push_back(c);
         }
-    };
-    std::vector<Event> events;
-    std::size_t active = 0;
-    const auto consider = [&](const Holding& h) {
-        // Held over [opened, closed), both rounded: does that meet [from, to] (a point: from
-        // itself)? Whether another job counts is decided on the rounded times too.
-        const auto opened = rounded(h.opened_ns);
-        const auto closed = rounded(h.closed_ns);
-        const bool meets =
-            to > from ? opened < to && closed > from : opened <= from && closed > from;
-        if (!meets) {
-            return;
-        }
-        ++v.other_jobs;
-        if (opened <= from) {
-            apply(h.cpus, +1);
-            ++active;
-        } else {
-            events.push_back({opened, +1, &h.cpus});
-        }
-        if (closed < to) {
-            events.push_back({closed, -1, &h.cpus});
-        }
-    };
-    for (const auto& [id, h] : m_open) {
-        if (id != session) {
-            consider(h);
+    }
+    v.complete_from_ns =
+        m_forgotten_until == INT64_MIN ? from : std::max(from, round_up(m_forgotten_until, q));
+    Sweep sweep{v, from, to, q};
+    for (const auto& [holder, h] : m_holders) {
+        if (&h != &mine) {
+            sweep.consider(h.opened_ns, h.closed_ns, h.cpus);
         }
     }
     for (const auto& h : m_closed) {
-        consider(h);
+        sweep.consider(h.opened_ns, h.closed_ns, h.cpus);
     }
-    // Openings before closings at one time: a session that ended as another began is not
-    // counted as gone before it went.
-    std::ranges::sort(events, [](const Event& a, const Event& b) {
-        return a.t_ns != b.t_ns ? a.t_ns < b.t_ns : a.delta > b.delta;
-    });
-    v.most_at_once = active;
-    v.segments.emplace_back(from, held);
-    for (std::size_t i = 0; i < events.size();) {
-        const auto t = events[i].t_ns;
-        for (; i < events.size() && events[i].t_ns == t; ++i) {
-            apply(*events[i].cpus, events[i].delta);
-            active = events[i].delta > 0 ? active + 1 : active - 1;
-            v.most_at_once = std::max(v.most_at_once, active);
-        }
-        if (held != v.segments.back().second) {
-            if (v.segments.back().first == t) {
-                v.segments.back().second = held;
-            } else {
-                if (v.segments.size() >= k_max_segments) {
-                    return std::nullopt;
-                }
-                v.segments.emplace_back(t, held);
-            }
-        }
+    if (!sweep.run()) {
+        return std::nullopt;
     }
     return v;
+}
+
+std::int64_t CallBudget::take(unsigned uid, std::int64_t now_ns) {
+    if (uid == 0) {
+        return 0;
+    }
+    auto [it, fresh] = m_buckets.try_emplace(uid, Bucket{m_burst, now_ns});
+    auto& b = it->second;
+    b.tokens = std::min(m_burst, b.tokens + static_cast<double>(now_ns - b.t_ns) * 1e-9 * m_rate);
+    b.t_ns = now_ns;
+    if (b.tokens >= 1) {
+        b.tokens -= 1;
+        return 0;
+    }
+    return static_cast<std::int64_t>((1 - b.tokens) / m_rate * 1e3) + 1;
 }
 
 std::vector<int> affinity_of(int pid) {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The node's ledger of who holds which CPUs (docs/attribution.md, "Several jobs on one
-// node"): every session is a job that holds the CPUs its client may run on (the client's
-// affinity, which the kernel reports for the pid SO_PEERCRED vouched for, so no client can
-// claim CPUs it was not given), from its opening to its end. A session asks for its own
-// view over a span of its life: for each of its CPUs, how many sessions held it, as that
-// changed; how many other jobs there were and the most at once. It never learns whose they
-// were (docs/security.md).
+// node"): every client process with a session is a job that holds the CPUs it may run on
+// (its affinity, which the kernel reports for the pid SO_PEERCRED vouched for, so no client
+// can claim CPUs it was not given), from its first session's opening to its last one's end;
+// a process with several sessions is one job. A session asks for its own view over a span
+// of its life: for each of its CPUs, how many jobs held it, as that changed; how many other
+// jobs there were and the most at once. It never learns whose they were, and a floored
+// caller nothing finer than its floor (docs/security.md).
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -15,55 +16,90 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace jp::daemon {
 
 struct LedgerView {
     std::vector<int> cpus; // the session's own
-    // From each time on (ascending; the first at the span's start): per CPU of `cpus`,
-    // how many sessions held it, this one included.
-    std::vector<std::pair<std::int64_t, std::vector<int>>> segments;
-    std::size_t other_jobs = 0;   // other sessions open at some time in the span
-    std::size_t most_at_once = 0; // the most of them open at one time
-    // Sessions that closed before this were forgotten (the ledger's bound): the view is
-    // complete from here on (the span's start when nothing was forgotten).
+    // From each time on (ascending; the first at the span's start): for each CPU of `cpus`
+    // in order, how many jobs held it (this one included), run-length coded:
+    // (holders, how many CPUs).
+    std::vector<std::pair<std::int64_t, std::vector<std::pair<int, int>>>> segments;
+    std::size_t other_jobs = 0;   // other jobs holding CPUs at some time in the span
+    std::size_t most_at_once = 0; // the most of them at one time
+    // Jobs that ended before this were forgotten (the ledger's bounds): the view is complete
+    // from here on (the span's start when nothing was forgotten).
     std::int64_t complete_from_ns = 0;
 };
 
 class Ledger {
 public:
-    // Closed sessions kept while an open one may still ask about them: at most this many.
+    // Ended jobs kept while an open session may still ask about them: at most this many,
+    // holding at most this many CPU ranges in all (a hostile user's churn stays bounded).
     static constexpr std::size_t k_max_closed = 65536;
-    // Changes one answer may list; a span with more is refused (ask for shorter spans).
-    static constexpr std::size_t k_max_segments = 100'000;
+    static constexpr std::size_t k_max_closed_ranges = std::size_t{1} << 20;
+    // One answer: at most this many run-length pairs, and segments x CPUs (what a reader
+    // expands) at most k_max_cells; a longer span is refused (ask for shorter ones).
+    static constexpr std::size_t k_max_pairs = 200'000;
+    static constexpr std::size_t k_max_cells = 10'000'000;
 
-    void open(const std::string& session, std::vector<int> cpus, std::int64_t now_ns);
+    // The grid (the floor, ns) on which ended jobs are forgotten: whether one is kept never
+    // depends on when another job began to a finer time than that.
+    void set_grid(std::int64_t grid_ns) noexcept { m_grid = grid_ns > 0 ? grid_ns : 1; }
+    // A session of the client process `holder` ("pid:start time"), which may run on `cpus`.
+    void open(const std::string& session,
+              const std::string& holder,
+              std::vector<int> cpus,
+              std::int64_t now_ns);
     void close(std::string_view session, std::int64_t now_ns);
-    // The session's view over [from_ns, to_ns] (clamped to its life so far); times of
-    // others' openings and closings rounded up to a multiple of quantum_ns (a floored
-    // caller's floor: none finer than what it may see of the node). nullopt: no such
-    // session open, or more changes than k_max_segments.
+    // The session's view over [from_ns, to_ns] (clamped to its life so far); others' times
+    // rounded up to a multiple of quantum_ns on this clock (a floored caller's floor).
+    // nullopt: no such session open, or an answer beyond the bounds above.
     [[nodiscard]] std::optional<LedgerView> view(std::string_view session,
                                                  std::int64_t from_ns,
                                                  std::int64_t to_ns,
                                                  std::int64_t now_ns,
                                                  std::int64_t quantum_ns) const;
-    [[nodiscard]] std::size_t open_count() const noexcept { return m_open.size(); }
+    [[nodiscard]] std::size_t open_count() const noexcept { return m_holders.size(); }
     [[nodiscard]] std::size_t closed_count() const noexcept { return m_closed.size(); }
 
 private:
+    using Ranges = std::vector<std::pair<int, int>>; // [first, last] CPUs, ascending
     struct Holding {
-        std::vector<int> cpus; // sorted
+        Ranges cpus;
         std::int64_t opened_ns = 0;
         std::int64_t closed_ns = INT64_MAX;
+        std::size_t sessions = 0; // open sessions of its process
     };
     void prune();
 
-    std::map<std::string, Holding, std::less<>> m_open;
-    std::multiset<std::int64_t> m_opened; // the open sessions' openings: the oldest first
-    std::deque<Holding> m_closed;         // by closing time
+    std::map<std::string, std::string, std::less<>> m_session_holder;
+    std::map<std::string, Holding, std::less<>> m_holders; // open jobs, by process
+    std::multiset<std::int64_t> m_opened;                  // their openings: the oldest first
+    std::deque<Holding> m_closed;                          // ended jobs, by their end
+    std::size_t m_closed_ranges = 0;
     std::int64_t m_forgotten_until = INT64_MIN;
+    std::int64_t m_grid = 1'000'000'000;
+};
+
+// Calls one uid may make (the ledger's view walks every kept job): `burst` at once, refilled
+// at `per_second`; root is not limited.
+class CallBudget {
+public:
+    CallBudget(double burst, double per_second) : m_burst(burst), m_rate(per_second) {}
+    // 0 when the call may go ahead (one taken), else the ms until the next one may.
+    std::int64_t take(unsigned uid, std::int64_t now_ns);
+
+private:
+    struct Bucket {
+        double tokens = 0;
+        std::int64_t t_ns = 0;
+    };
+    double m_burst;
+    double m_rate;
+    std::map<unsigned, Bucket> m_buckets;
 };
 
 // The CPUs process pid may run on (sched_getaffinity), sorted; empty when it cannot be read.

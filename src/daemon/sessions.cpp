@@ -41,7 +41,10 @@ std::expected<Session*, std::string> SessionTable::open(std::uint64_t connection
     s.opened_ns = now_ns;
     // The job holds the CPUs its client may run on (the kernel's word, for the pid the
     // kernel vouched for): the ledger's record of who holds what.
-    m_ledger.open(s.id, affinity_of(owner.pid), now_ns);
+    // One job per client process, however many sessions it opens.
+    m_ledger.open(s.id,
+                  owner.pid > 0 ? fmt::format("{}:{}", owner.pid, s.start_time.value_or(0)) : s.id,
+                  affinity_of(owner.pid), now_ns);
     auto [it, inserted] = m_sessions.emplace(s.id, std::move(s));
     return &it->second;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "daemon_client/ledger_reply.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace jp::daemon {
@@ -99,6 +100,10 @@ std::optional<LedgerReply> parse_ledger(const nlohmann::json& j, std::int64_t sh
             return std::nullopt;
         }
         r.segments.push_back(std::move(seg));
+        // What a reader expands (a count per CPU per segment) stays bounded too.
+        if (r.segments.size() * std::max<std::size_t>(1, r.cpus.size()) > k_max_ledger_cells) {
+            return std::nullopt;
+        }
     }
     return r;
 }

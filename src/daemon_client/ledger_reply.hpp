@@ -30,10 +30,12 @@ struct LedgerReply {
 
 inline constexpr std::size_t k_max_ledger_segments = 100'000;
 inline constexpr std::size_t k_max_ledger_pairs = 200'000;
+inline constexpr std::size_t k_max_ledger_cells = 10'000'000; // segments x CPUs
 
 // A reply (or facts) with every time less shift_ns (the daemon's clock to ours, ours to a
 // trace's); nullopt where anything is missing, of the wrong type or out of range: CPUs
-// 0..65535 ascending, times within ±2^61 ascending, counts from 1, runs covering `cpus`.
+// 0..65535 ascending, times within ±2^61 ascending, counts from 1, runs covering `cpus`,
+// segments x CPUs at most k_max_ledger_cells.
 [[nodiscard]] std::optional<LedgerReply> parse_ledger(const nlohmann::json& j,
                                                       std::int64_t shift_ns);
 [[nodiscard]] nlohmann::json ledger_json(const LedgerReply& r);

@@ -228,7 +228,7 @@ Attributor::make_from(const RunData& d,
                              "the node's cores"});
     }
     set_idle(out, idle_w);
-    at.m_ledger = ledger_shares(facts, *alloc, out);
+    at.m_ledger = ledger_shares(facts, *alloc, d.t0, out);
     add_recorded_notes(facts, out.notes);
     at.m_gpus = std::make_shared<const GpuPresence>(usage.gpus);
     std::vector<int> held;

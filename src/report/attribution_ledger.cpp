@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/attribution_ledger.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
+#include <climits>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -21,26 +24,49 @@ std::optional<LedgerShares> LedgerShares::make(const daemon::LedgerReply& ledger
         online[package(cpu)] += 1;
         online[-1] += 1;
     }
+    // The ledger's CPUs (the monitor's) that the job was given and the node has: their
+    // packages, once (a crafted trace must not cost a search per CPU per segment).
+    auto given = alloc.given_cpus;
+    std::ranges::sort(given);
+    auto node = alloc.node_cpus;
+    std::ranges::sort(node);
+    std::vector<int> package_at(ledger.cpus.size(), INT32_MIN); // INT32_MIN: not counted
+    for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
+        const int cpu = ledger.cpus[i];
+        if (std::ranges::binary_search(node, cpu) && std::ranges::binary_search(given, cpu)) {
+            package_at[i] = package(cpu);
+        }
+    }
     bool shared = false;
     LedgerShares out;
-    for (std::size_t k = 0; k < ledger.segments.size(); ++k) {
-        const auto held = ledger.held(k);
-        std::map<int, double> mine;
-        for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
-            const int cpu = ledger.cpus[i];
-            // Only CPUs the job was given and the node has (the ledger reads the monitor's).
-            if (!std::ranges::binary_search(alloc.node_cpus, cpu) ||
-                std::ranges::find(alloc.given_cpus, cpu) == alloc.given_cpus.end()) {
-                continue;
-            }
-            shared = shared || held[i] > 1;
-            mine[package(cpu)] += 1.0 / held[i];
-            mine[-1] += 1.0 / held[i];
+    // Series for the node and the packages the job has CPUs on (at most one per CPU: the
+    // ledger's segments x CPUs is bounded); any other package the node has: none of it.
+    out.m_by_package[-1].reserve(ledger.segments.size());
+    for (const int p : package_at) {
+        if (p != INT32_MIN) {
+            out.m_by_package[p].reserve(ledger.segments.size());
         }
-        out.m_t.push_back(ledger.segments[k].t_ns);
-        for (const auto& [p, n] : online) {
+    }
+    for (const auto& [p, n] : online) {
+        out.m_online.insert(p);
+    }
+    for (const auto& seg : ledger.segments) {
+        std::map<int, double> mine;
+        std::size_t i = 0;
+        for (const auto& [holders, n] : seg.runs) {
+            for (int k = 0; k < n; ++k, ++i) {
+                if (package_at[i] == INT32_MIN) {
+                    continue;
+                }
+                shared = shared || holders > 1;
+                mine[package_at[i]] += 1.0 / holders;
+                mine[-1] += 1.0 / holders;
+            }
+        }
+        out.m_t.push_back(seg.t_ns);
+        for (auto& [p, v] : out.m_by_package) {
             const auto it = mine.find(p);
-            out.m_by_package[p].push_back(it == mine.end() ? 0.0 : it->second / n);
+            v.push_back(it == mine.end() ? 0.0 : it->second / online.at(p));
         }
     }
     if (!shared) {
@@ -52,6 +78,9 @@ std::optional<LedgerShares> LedgerShares::make(const daemon::LedgerReply& ledger
 double LedgerShares::given(int package, std::int64_t a, std::int64_t b) const {
     auto it = m_by_package.find(package);
     if (it == m_by_package.end()) {
+        if (m_online.contains(package)) {
+            return 0.0; // the node's package, none of whose CPUs the job held
+        }
         it = m_by_package.find(-1); // a package of no known CPU: the node's share
     }
     const auto& v = it->second;
@@ -85,10 +114,18 @@ std::string ledger_note(const daemon::LedgerReply& ledger) {
 
 // Who else held the job's CPUs (jouleprofd's ledger, where it ran): the shares it gives, the
 // count of other jobs, a note; a damaged ledger says so and changes nothing.
-std::shared_ptr<const LedgerShares>
-ledger_shares(const nlohmann::json& facts, const attrib::Allocation& alloc, Attribution& out) {
+std::shared_ptr<const LedgerShares> ledger_shares(const nlohmann::json& facts,
+                                                  const attrib::Allocation& alloc,
+                                                  std::int64_t t0,
+                                                  Attribution& out) {
     const auto it = facts.find("ledger");
     if (it == facts.end()) {
+        if (const auto why = facts.find("ledger_error"); why != facts.end() && why->is_string()) {
+            out.notes.push_back(fmt::format(
+                "jouleprofd could not say which of the job's CPUs other jobs held ({}): they "
+                "are taken as the job's own",
+                one_line(why->get<std::string>(), 200)));
+        }
         return nullptr;
     }
     const auto ledger = daemon::parse_ledger(*it, 0);
@@ -101,6 +138,13 @@ ledger_shares(const nlohmann::json& facts, const attrib::Allocation& alloc, Attr
     out.jobs_at_once = ledger->most_at_once;
     if (auto n = ledger_note(*ledger); !n.empty()) {
         out.notes.push_back(std::move(n));
+    }
+    if (ledger->complete_from_ns > t0) { // a churn of jobs made the daemon forget some
+        out.notes.push_back(fmt::format(
+            "jouleprofd's ledger had forgotten jobs that ended before {:.1f} s into the run (too "
+            "many came and went): until then, CPUs other jobs held may be counted as this "
+            "job's alone",
+            static_cast<double>(ledger->complete_from_ns - t0) * 1e-9));
     }
     auto shares = LedgerShares::make(*ledger, alloc);
     if (!shares) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,13 +32,17 @@ public:
 private:
     std::vector<std::int64_t> m_t;                   // each segment's start
     std::map<int, std::vector<double>> m_by_package; // per segment; -1: the node
+    std::set<int> m_online;                          // the node's packages
 };
 
 // Who else held the job's CPUs, from a run's facts ("ledger", where jouleprofd ran): the
 // shares (null where nobody else held any), the count of other jobs, the method and a note
-// in out; a damaged ledger is said in a note and changes nothing.
-[[nodiscard]] std::shared_ptr<const LedgerShares>
-ledger_shares(const nlohmann::json& facts, const attrib::Allocation& alloc, Attribution& out);
+// in out; a damaged ledger, one the daemon could not give, or one that forgot jobs after the
+// run's start t0 is said in a note.
+[[nodiscard]] std::shared_ptr<const LedgerShares> ledger_shares(const nlohmann::json& facts,
+                                                                const attrib::Allocation& alloc,
+                                                                std::int64_t t0,
+                                                                Attribution& out);
 
 // "2 other jobs on the node (at most 1 at once) held CPUs of this job too: their idle power
 // is split evenly between the jobs that held them": the note for a run's ledger, or "" where

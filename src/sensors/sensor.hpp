@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <expected>
 #include <functional>
 #include <map>
 #include <memory>
@@ -97,8 +98,9 @@ struct LearnedIdle {
     double history_s = 0; // what it was learned from
 };
 
-using LedgerQuery =
-    std::function<std::optional<daemon::LedgerReply>(std::int64_t from_ns, std::int64_t to_ns)>;
+// The ledger's view, or why the daemon could not give it (one line).
+using LedgerQuery = std::function<std::expected<daemon::LedgerReply, std::string>(
+    std::int64_t from_ns, std::int64_t to_ns)>;
 
 struct Discovery {
     std::vector<std::unique_ptr<Sensor>> sensors;

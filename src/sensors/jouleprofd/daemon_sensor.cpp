@@ -116,35 +116,46 @@ void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out
     }
 }
 
-std::optional<daemon::LedgerReply> query_ledger(daemon::Client& client,
-                                                const std::string& session,
-                                                std::int64_t from_ns,
-                                                std::int64_t to_ns) noexcept {
+std::expected<daemon::LedgerReply, std::string> query_ledger(daemon::Client& client,
+                                                             const std::string& session,
+                                                             std::int64_t from_ns,
+                                                             std::int64_t to_ns) noexcept {
     try {
         const auto offset = client.hello().clock_offset_ns;
         constexpr std::int64_t k_far = std::int64_t{1} << 61;
         const auto far = [](std::int64_t v) { return v < -k_far || v > k_far; };
         if (far(offset) || far(from_ns) || far(to_ns)) {
-            return std::nullopt;
+            return std::unexpected(std::string{"times out of range"});
         }
-        auto r = client.call({{"op", "ledger"},
-                              {"session", session},
-                              {"from_ns", from_ns + offset},
-                              {"to_ns", to_ns + offset}},
-                             DaemonSensor::k_call_timeout);
-        if (!r) {
-            JP_LOG_DEBUG("jouleprofd: no ledger: {}", r.error().message);
-            return std::nullopt;
+        const auto give_up = mono_ns() + 5'000'000'000;
+        for (;;) {
+            auto r = client.call({{"op", "ledger"},
+                                  {"session", session},
+                                  {"from_ns", from_ns + offset},
+                                  {"to_ns", to_ns + offset}},
+                                 DaemonSensor::k_call_timeout);
+            if (r) {
+                auto parsed = daemon::parse_ledger(*r, offset);
+                if (!parsed) {
+                    return std::unexpected(std::string{"a malformed reply"});
+                }
+                return std::move(*parsed);
+            }
+            // Many jobs ending at once: the daemon rations views; wait as it says.
+            const auto wait_ms = std::clamp<std::int64_t>(r.error().retry_after_ms, 1, 1000);
+            if (r.error().code != daemon::ErrorCode::rate_limited ||
+                mono_ns() + wait_ms * 1'000'000 > give_up) {
+                return std::unexpected(r.error().message);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds{wait_ms});
         }
-        return daemon::parse_ledger(*r, offset);
     } catch (const std::exception& e) {
-        JP_LOG_DEBUG("jouleprofd: bad ledger reply: {}", e.what());
-        return std::nullopt;
+        return std::unexpected(std::string{"a malformed reply: "} + e.what());
     }
 }
 
-std::optional<daemon::LedgerReply> DaemonSensor::ledger(std::int64_t from_ns,
-                                                        std::int64_t to_ns) noexcept {
+std::expected<daemon::LedgerReply, std::string> DaemonSensor::ledger(std::int64_t from_ns,
+                                                                     std::int64_t to_ns) noexcept {
     return query_ledger(*m_client, m_session, from_ns, to_ns);
 }
 

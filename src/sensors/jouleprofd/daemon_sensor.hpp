@@ -14,11 +14,13 @@
 namespace jp::sensors::jouleprofd {
 
 // The `ledger` view of session over [from_ns, to_ns] (our CLOCK_MONOTONIC), times in ours;
-// nullopt when the daemon cannot say (an older one, a refusal, a malformed reply).
-[[nodiscard]] std::optional<daemon::LedgerReply> query_ledger(daemon::Client& client,
-                                                              const std::string& session,
-                                                              std::int64_t from_ns,
-                                                              std::int64_t to_ns) noexcept;
+// else why the daemon could not say (an older one, a refusal, a malformed reply). Asked
+// again while the daemon says to wait, for up to 5 s.
+[[nodiscard]] std::expected<daemon::LedgerReply, std::string>
+query_ledger(daemon::Client& client,
+             const std::string& session,
+             std::int64_t from_ns,
+             std::int64_t to_ns) noexcept;
 
 class DaemonSensor final : public Sensor {
 public:
@@ -39,10 +41,9 @@ public:
     void read(std::span<Value> out) noexcept override;
     void read_edge(std::span<Value> out) noexcept override;
     void prepare(Nanos interval) override;
-    // The daemon's ledger view for this session over [from_ns, to_ns] (our clock); nullopt
-    // when it cannot say (an older daemon, a refusal, a malformed reply).
-    [[nodiscard]] std::optional<daemon::LedgerReply> ledger(std::int64_t from_ns,
-                                                            std::int64_t to_ns) noexcept;
+    // The daemon's ledger view for this session over [from_ns, to_ns] (our clock).
+    [[nodiscard]] std::expected<daemon::LedgerReply, std::string>
+    ledger(std::int64_t from_ns, std::int64_t to_ns) noexcept;
 
     static constexpr Nanos k_call_timeout{std::chrono::seconds{2}};
     // The longest an end edge waits for the daemon's floor between exact reads.

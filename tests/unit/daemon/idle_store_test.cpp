@@ -140,7 +140,12 @@ TEST(IdleStore, ADamagedFileIsRefusedInOneLine) {
          {std::string{"not json"}, std::string{"[]"}, std::string{R"({"format":"x"})"},
           good.dump().replace(good.dump().find("\"period_ns\""), 11, "\"period_xx\""),
           with("means", {1.0, -2.0}), with("means", "many"), with("name", 7),
-          with("device", nullptr), with("means", std::vector<double>(100'001, 1.0))}) {
+          with("device", nullptr), with("means", std::vector<double>(100'001, 1.0)),
+          // Wrong types at the top (a review: the daemon aborted at start on these).
+          std::string{R"({"format":5,"version":1})"},
+          std::string{R"({"format":"jouleprofd-idle","version":"1"})"},
+          good.dump().replace(good.dump().find("\"saved_unix_s\":") + 15,
+                              std::to_string(k_now).size(), "-9223372036854775808")}) {
         const auto r = restore_idle(text, l, chans, k_now);
         ASSERT_FALSE(r) << text.substr(0, 200);
         EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
@@ -148,6 +153,17 @@ TEST(IdleStore, ADamagedFileIsRefusedInOneLine) {
             << r.error().message();
     }
     EXPECT_TRUE(l.means(0).empty()) << "nothing taken from a refused file";
+}
+
+// A name read from sysfs that is not UTF-8 (a hwmon label) is written, not thrown on (a
+// review: the daemon aborted at its first periodic save).
+TEST(IdleStore, ANameThatIsNotUtf8IsWrittenAnyway) {
+    const std::vector<Channel> chans{channel("dram\xff", "rapl:dram:0")};
+    IdleLearner l({Quantity::energy}, settings());
+    learn(l, 0, {5, 6});
+    std::string text;
+    ASSERT_NO_THROW(text = idle_json(l, chans, k_now));
+    EXPECT_TRUE(nlohmann::json::accept(text));
 }
 
 TEST(IdleStore, TheFileIsWrittenWholeInADirectoryOfItsOwn) {

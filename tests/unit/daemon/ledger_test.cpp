@@ -14,25 +14,25 @@
 namespace jp::daemon {
 namespace {
 
-using Segments = std::vector<std::pair<std::int64_t, std::vector<int>>>;
+using Segments = std::vector<std::pair<std::int64_t, std::vector<std::pair<int, int>>>>;
 
 TEST(Ledger, EachOfTheSessionsCpusCountsWhoHeldItAsThatChanged) {
     Ledger l;
-    l.open("a", {1, 0}, 0);
-    l.open("b", {1, 2}, 10);
-    l.open("c", {5}, 12); // none of a's CPUs: another job all the same
+    l.open("a", "a", {1, 0}, 0);
+    l.open("b", "b", {1, 2}, 10);
+    l.open("c", "c", {5}, 12); // none of a's CPUs: another job all the same
     l.close("b", 20);
     const auto v = l.view("a", 0, 30, 30, 1);
     ASSERT_TRUE(v);
     EXPECT_EQ(v->cpus, (std::vector<int>{0, 1}));
-    EXPECT_EQ(v->segments, (Segments{{0, {1, 1}}, {10, {1, 2}}, {20, {1, 1}}}));
+    EXPECT_EQ(v->segments, (Segments{{0, {{1, 2}}}, {10, {{1, 1}, {2, 1}}}, {20, {{1, 2}}}}));
     EXPECT_EQ(v->other_jobs, 2U);
     EXPECT_EQ(v->most_at_once, 2U);
     EXPECT_EQ(v->complete_from_ns, 0);
     // A span inside: b already there at its start.
     const auto inner = l.view("a", 15, 18, 30, 1);
     ASSERT_TRUE(inner);
-    EXPECT_EQ(inner->segments, (Segments{{15, {1, 2}}}));
+    EXPECT_EQ(inner->segments, (Segments{{15, {{1, 1}, {2, 1}}}}));
     // Clamped to the session's life: nothing before it opened, nothing after now.
     const auto wide = l.view("c", -100, 1000, 30, 1);
     ASSERT_TRUE(wide);
@@ -44,12 +44,12 @@ TEST(Ledger, EachOfTheSessionsCpusCountsWhoHeldItAsThatChanged) {
 
 TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
     Ledger l;
-    l.open("a", {0}, 0);
-    l.open("b", {0}, 1'234);
+    l.open("a", "a", {0}, 0);
+    l.open("b", "b", {0}, 1'234);
     l.close("b", 5'678);
     const auto v = l.view("a", 0, 100'000, 100'000, 1'000);
     ASSERT_TRUE(v);
-    EXPECT_EQ(v->segments, (Segments{{0, {1}}, {2'000, {2}}, {6'000, {1}}}));
+    EXPECT_EQ(v->segments, (Segments{{0, {{1, 1}}}, {2'000, {{2, 1}}}, {6'000, {{1, 1}}}}));
     // The grid is the daemon's clock, not the span the caller picks: moving the span's start
     // or end by a nanosecond at a time shows no more than the floor (a review's attack).
     for (const std::int64_t from : {1'233, 1'234, 1'235, 1'999}) {
@@ -65,32 +65,74 @@ TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
         EXPECT_EQ(l.view("a", from, 100'000, 100'000, 1'000)->other_jobs, 1U) << from;
     }
     EXPECT_EQ(l.view("a", 6'000, 100'000, 100'000, 1'000)->other_jobs, 0U);
-    // A job shorter than the floor that rounds to nothing changes no segment, but counts.
-    l.open("c", {0}, 10'100);
+    // A job shorter than the floor that rounds to nothing changes no segment and is not
+    // counted as there at once with anyone, but counts.
+    l.open("c", "c", {0}, 10'100);
     l.close("c", 10'200);
     const auto w = l.view("a", 7'000, 100'000, 100'000, 1'000);
     ASSERT_TRUE(w);
-    EXPECT_EQ(w->segments, (Segments{{7'000, {1}}}));
-    EXPECT_EQ(w->most_at_once, 1U);
+    EXPECT_EQ(w->segments, (Segments{{7'000, {{1, 1}}}}));
+    EXPECT_EQ(w->most_at_once, 0U);
     EXPECT_EQ(w->other_jobs, 1U);
+}
+
+// One client process is one job, however many sessions it opens (a review's attack: one
+// process opened 64 sessions and each neighbour's idle power was split 1/65).
+TEST(Ledger, AProcessWithManySessionsIsOneJob) {
+    Ledger l;
+    l.open("a", "pid-a", {0}, 0);
+    for (int i = 0; i < 64; ++i) {
+        l.open("x" + std::to_string(i), "pid-x", {0}, 10 + i);
+    }
+    auto v = l.view("a", 0, 100, 100, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->other_jobs, 1U);
+    EXPECT_EQ(v->segments.back().second, (std::vector<std::pair<int, int>>{{2, 1}}));
+    for (int i = 0; i < 63; ++i) {
+        l.close("x" + std::to_string(i), 200);
+    }
+    EXPECT_EQ(l.closed_count(), 0U) << "the process still holds a session: its job goes on";
+    l.close("x63", 300);
+    v = l.view("a", 0, 400, 400, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->segments, (Segments{{0, {{1, 1}}}, {10, {{2, 1}}}, {300, {{1, 1}}}}));
+    // Its own other sessions are not other jobs.
+    l.open("a2", "pid-a", {0}, 500);
+    EXPECT_EQ(l.view("a2", 500, 600, 600, 1)->other_jobs, 0U);
+}
+
+// A floored caller's view: most_at_once from rounded times, endings first at a grid point
+// (a review saw 1,664 at once where ~33 were).
+TEST(Ledger, JobsThatOnlyMeetAtAGridPointAreNotAtOnce) {
+    Ledger l;
+    l.open("a", "a", {0}, 0);
+    for (int i = 0; i < 10; ++i) { // one after another, each 1.5 quanta long
+        const auto id = "s" + std::to_string(i);
+        l.open(id, id, {0}, 1'000 + 1'500 * i);
+        l.close(id, 2'400 + 1'500 * i);
+    }
+    const auto v = l.view("a", 0, 100'000, 100'000, 1'000);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->other_jobs, 10U);
+    EXPECT_LE(v->most_at_once, 2U);
 }
 
 TEST(Ledger, ClosedSessionsAreKeptOnlyWhileAnOpenOneMayAsk) {
     Ledger l;
-    l.open("old", {0}, 0);
+    l.open("old", "old", {0}, 0);
     l.close("old", 5);
     EXPECT_EQ(l.closed_count(), 0U) << "nobody open: nobody can ask";
-    l.open("a", {0}, 10);
-    l.open("b", {0}, 20);
+    l.open("a", "a", {0}, 10);
+    l.open("b", "b", {0}, 20);
     l.close("b", 30);
     EXPECT_EQ(l.closed_count(), 1U);
     l.close("a", 40);
     EXPECT_EQ(l.closed_count(), 0U);
     // A hostile user's churn: at most k_max_closed kept, the view says from when it is whole.
-    l.open("long", {0}, 0);
+    l.open("long", "long", {0}, 0);
     for (std::size_t i = 0; i < Ledger::k_max_closed + 10; ++i) {
         const auto id = "s" + std::to_string(i);
-        l.open(id, {1}, static_cast<std::int64_t>(10 * i + 1)); // another CPU: one segment
+        l.open(id, id, {1}, static_cast<std::int64_t>(10 * i + 1)); // another CPU: one segment
         l.close(id, static_cast<std::int64_t>(10 * i + 2));
     }
     EXPECT_EQ(l.closed_count(), Ledger::k_max_closed);

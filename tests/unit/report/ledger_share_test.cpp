@@ -24,7 +24,8 @@ struct LedgerShare : ::testing::Test {
     // 10 W idle each. Package 0 draws 30 W, busy all the time, half of it the job's; package
     // 1 draws 20 W, half busy, none of it the job's.
     static std::optional<RunSummary> summary_with(const std::filesystem::path& path,
-                                                  const std::string& ledger) {
+                                                  const std::string& ledger,
+                                                  const std::string& key = "ledger") {
         test::TraceBuilder b{
             path,
             {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
@@ -41,7 +42,7 @@ struct LedgerShare : ::testing::Test {
                             R"("package_of":{{"0":0,"1":1}},"memory_total":null,)"
                             R"("memory_given":null,"gpus_given":null,"gpu_source":"",)"
                             R"("idle_w":{{"cpu0.package":10,"cpu1.package":10}},"notes":[]{}}})",
-                            ledger.empty() ? "" : R"(,"ledger":)" + ledger),
+                            ledger.empty() ? "" : ",\"" + key + "\":" + ledger),
                 rows);
         auto reader = b.reader();
         auto s = summarize_run(reader, reader.runs().front());
@@ -108,6 +109,32 @@ TEST_F(LedgerShare, NoOtherJobChangesNothingButIsCounted) {
     EXPECT_FALSE(none->attribution->other_jobs) << "no daemon: nothing known of other jobs";
     EXPECT_TRUE(run_to_json(*none).at("attribution").at("other_jobs").is_null());
     std::filesystem::remove(path.string() + ".2");
+}
+
+// What the daemon could not say, and what it had forgotten, is said (a review: a churn of
+// jobs or a refused view changed the split silently).
+TEST_F(LedgerShare, AViewTheDaemonRefusedOrOneThatForgotJobsIsSaid) {
+    const auto refused = summary_with(path, R"("rate limited")", "ledger_error");
+    ASSERT_TRUE(refused);
+    bool said = false;
+    for (const auto& n : refused->attribution->notes) {
+        said = said || n == "jouleprofd could not say which of the job's CPUs other jobs held "
+                            "(rate limited): they are taken as the job's own";
+    }
+    EXPECT_TRUE(said);
+    EXPECT_NEAR(part(*refused->attribution, "cpu0.package").job_idle_j, 100, 1e-6);
+    const auto p = path.string() + ".f";
+    const auto forgot =
+        summary_with(p, R"({"cpus":[0,1],"segments":[[0,[[1,2]]],[5000000000,[[2,1],[1,1]]]],)"
+                        R"("other_jobs":1,"most_at_once":1,"complete_from_ns":3000000000})");
+    std::filesystem::remove(p);
+    ASSERT_TRUE(forgot);
+    said = false;
+    for (const auto& n : forgot->attribution->notes) {
+        said = said || n.starts_with("jouleprofd's ledger had forgotten jobs that ended before "
+                                     "3.0 s into the run");
+    }
+    EXPECT_TRUE(said);
 }
 
 TEST_F(LedgerShare, ADamagedLedgerIsSaidAndChangesNothing) {
