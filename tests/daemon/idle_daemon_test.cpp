@@ -15,16 +15,22 @@ namespace {
 using nlohmann::json;
 using DaemonIdle = DaemonTest;
 
+// The first channel's learned idle power, once the daemon has one (up to 10 s); null if not.
+json learned_idle(Peer& root) {
+    json idle;
+    for (int i = 0; i < 100 && (idle.is_null() || idle.empty()); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        idle = root.call({{"op", "channels"}})["channels"].at(0).at("idle");
+    }
+    return idle;
+}
+
 TEST_F(DaemonIdle, AClientsShareTakesTheIdlePowerTheDaemonLearned) {
     start_daemon("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\nidle_window = \"1m\"\n"
                  "idle_min_history = \"1s\"\n");
     auto root = probe("root");
     ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
-    json idle;
-    for (int i = 0; i < 100 && (idle.is_null() || idle.empty()); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds{100});
-        idle = root->call({{"op", "channels"}})["channels"].at(0).at("idle");
-    }
+    const json idle = learned_idle(*root);
     ASSERT_TRUE(idle.is_object()) << "nothing learned in 10 s:\n" << daemon_log();
     // The lowest 200 ms means of 150 ± 60 W lie near 90 W: the 5th percentile is well below
     // the mean, never below the profile's least power (slack for the writer's stalls).
@@ -112,11 +118,7 @@ TEST_F(DaemonIdle, ARestartKeepsTheLearnedIdlePower) {
     start_daemon(config);
     auto root = probe("root");
     ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
-    json idle;
-    for (int i = 0; i < 100 && (idle.is_null() || idle.empty()); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds{100});
-        idle = root->call({{"op", "channels"}})["channels"].at(0).at("idle");
-    }
+    const json idle = learned_idle(*root);
     ASSERT_TRUE(idle.is_object()) << "nothing learned in 10 s:\n" << daemon_log();
     EXPECT_NE(daemon_log().find("idle history: none yet in " + state), std::string::npos)
         << daemon_log();
