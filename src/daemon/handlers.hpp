@@ -19,8 +19,10 @@ struct DaemonState {
     EdgeBudget budget;
     ExactReadSpacing spacing; // floored callers' last exact reads
     std::int64_t started_ns = 0;
-    std::size_t clients = 0;        // protocol connections open now
-    CallBudget ledger_calls{16, 4}; // per uid: the ledger's views walk every kept job
+    std::size_t clients = 0; // protocol connections open now
+    CallBudget ledger_calls{
+        CallBudget::k_view_burst,
+        CallBudget::k_views_per_second}; // per uid: the ledger's views walk every kept job
 };
 
 // A request line to its reply line (ending in '\n'); sets c.closing when the

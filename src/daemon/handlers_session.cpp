@@ -116,7 +116,10 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
     }
     if (const auto wait = d.ledger_calls.take(c.peer.uid, now); wait > 0) {
         return refuse(ErrorCode::rate_limited,
-                      "ledger views are limited to 16 at once and 4 a second per user", wait);
+                      fmt::format("ledger views are limited to {:g} at once and {:g} a second "
+                                  "per user",
+                                  CallBudget::k_view_burst, CallBudget::k_views_per_second),
+                      wait);
     }
     // A floored caller sees no other job's beginning or end finer than the floor.
     const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();

@@ -88,6 +88,10 @@ private:
 // at `per_second`; root is not limited.
 class CallBudget {
 public:
+    // The ledger's views: each walks every kept job.
+    static constexpr double k_view_burst = 16;
+    static constexpr double k_views_per_second = 4;
+
     CallBudget(double burst, double per_second) : m_burst(burst), m_rate(per_second) {}
     // 0 when the call may go ahead (one taken), else the ms until the next one may.
     std::int64_t take(unsigned uid, std::int64_t now_ns);

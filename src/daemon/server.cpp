@@ -36,8 +36,15 @@ Nanos tick_of(Nanos interval) {
 Server::Server(DaemonConfig config,
                std::unique_ptr<Engine> engine,
                std::filesystem::path reload_path)
-    : m_engine(std::move(engine)), m_state{std::move(config), *m_engine, {}, {}, {}, mono_ns(), 0,
-                                           CallBudget{16, 4}},
+    : m_engine(std::move(engine)), m_state{std::move(config),
+                                           *m_engine,
+                                           {},
+                                           {},
+                                           {},
+                                           mono_ns(),
+                                           0,
+                                           CallBudget{CallBudget::k_view_burst,
+                                                      CallBudget::k_views_per_second}},
       m_reload_path(std::move(reload_path)) {
     // Ended jobs are forgotten on the floor's grid (daemon/ledger.hpp).
     m_state.sessions.set_ledger_grid(m_state.config.access.floor.count());

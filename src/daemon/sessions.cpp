@@ -40,8 +40,7 @@ std::expected<Session*, std::string> SessionTable::open(std::uint64_t connection
     s.label = std::move(label);
     s.opened_ns = now_ns;
     // The job holds the CPUs its client may run on (the kernel's word, for the pid the
-    // kernel vouched for): the ledger's record of who holds what.
-    // One job per client process, however many sessions it opens.
+    // kernel vouched for): one job per client process, however many sessions it opens.
     m_ledger.open(s.id,
                   owner.pid > 0 ? fmt::format("{}:{}", owner.pid, s.start_time.value_or(0)) : s.id,
                   affinity_of(owner.pid), now_ns);
