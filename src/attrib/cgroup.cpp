@@ -90,8 +90,9 @@ ProcessGroups parse_proc_cgroup(std::string_view text) {
             g.v2 = std::string{path};
             continue;
         }
-        for (auto [name, slot] : {std::pair{"cpuacct", &g.cpuacct}, std::pair{"cpuset", &g.cpuset},
-                                  std::pair{"memory", &g.memory}}) {
+        for (auto [name, slot] :
+             {std::pair{"cpuacct", &g.cpuacct}, std::pair{"cpuset", &g.cpuset},
+              std::pair{"memory", &g.memory}, std::pair{"freezer", &g.freezer}}) {
             if (names_controller(controllers, name)) {
                 *slot = std::string{path};
             }

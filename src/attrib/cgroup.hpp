@@ -31,6 +31,7 @@ struct ProcessGroups {
     std::optional<std::string> cpuacct;
     std::optional<std::string> cpuset;
     std::optional<std::string> memory;
+    std::optional<std::string> freezer; // v1: where proctrack/cgroup puts slurmstepd
 };
 // Parses /proc/PID/cgroup ("0::/path" for v2, "4:memory:/path" or "2:cpu,cpuacct:/path"
 // for v1). Lines it does not know are skipped; a path must be absolute, without "..".

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
+#include <utility>
 
 namespace jp::attrib {
 namespace {
@@ -205,14 +206,32 @@ JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
     const auto groups = text ? parse_proc_cgroup(*text) : ProcessGroups{};
     j.m_mounts = find_mounts(root);
     const auto& mounts = j.m_mounts;
-    for (const auto& [path, mount, kind] : {std::tuple{groups.v2, mounts.v2, Kind::v2},
-                                            std::tuple{groups.cpuacct, mounts.cpuacct, Kind::v1}}) {
-        const auto step = path ? slurm_step_group(*path) : std::string{};
+    // Slurm's cgroup/v1 plugins keep slurmstepd in cpuacct's root (and the job's freezer
+    // group); its cpuset group names the step, whose cpuacct group jobacct_gather/cgroup
+    // makes for the tasks only when they start, after this monitor has (tests/slurm/
+    // slurm_cgroup_test.sh). The step named deepest is taken; a group still to come is
+    // waited for (read()) while the process tree is followed.
+    std::string v1_step;
+    for (const auto& path : {groups.cpuacct, groups.cpuset, groups.freezer, groups.memory}) {
+        auto step = path ? slurm_step_group(*path) : std::string{};
+        if (step.size() > v1_step.size()) {
+            v1_step = std::move(step);
+        }
+    }
+    for (const auto& [step, mount, kind] :
+         {std::tuple{groups.v2 ? slurm_step_group(*groups.v2) : std::string{}, mounts.v2, Kind::v2},
+          std::tuple{v1_step, mounts.cpuacct, Kind::v1}}) {
         const auto dir = step.empty() ? std::nullopt : group_dir(mount, step);
         if (!dir) {
             continue;
         }
+        if (kind == Kind::v1 && !std::filesystem::exists(*dir)) {
+            j.m_pending_dir = *dir;
+            j.m_pending_job = slurm_job_of(step);
+            continue;
+        }
         if (j.take_slurm_group(kind, *dir, slurm_job_of(step))) {
+            j.m_pending_dir.clear();
             return j;
         }
         j.m_notes.push_back(fmt::format("{} counts no CPU time here", dir->string()));
@@ -220,6 +239,23 @@ JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
     j.follow_tree(root, pid);
     j.m_reaps = false; // a running job: not the monitor's child
     return j;
+}
+
+// A Slurm step's cpuacct group that was still to come (of_process), once it is there:
+// taken from here on with nothing as its base (it was made after the monitor began, so
+// all it counted is the job's), after what the process tree counted until now.
+void JobCpu::take_pending_group() {
+    if (m_pending_dir.empty() || !v1_seconds(m_pending_dir)) {
+        return;
+    }
+    m_kind = Kind::v1;
+    m_dir = std::exchange(m_pending_dir, {});
+    m_slurm_job = std::move(m_pending_job);
+    m_method = fmt::format("Slurm job {}'s cgroup {}", m_slurm_job, m_dir.string());
+    m_base_per_cpu.clear();
+    m_notes.push_back(fmt::format("slurmstepd's process tree was followed until Slurm made the "
+                                  "step's group {} for its tasks",
+                                  m_dir.string()));
 }
 
 bool JobCpu::take_slurm_group(Kind kind, const std::filesystem::path& dir, std::string job) {
@@ -279,6 +315,9 @@ void JobCpu::follow_tree(const std::filesystem::path& root, pid_t pid) {
 }
 
 std::optional<JobCpu::Reading> JobCpu::read() {
+    if (!m_pending_dir.empty()) {
+        take_pending_group();
+    }
     Reading r;
     switch (m_kind) {
     case Kind::v2: {

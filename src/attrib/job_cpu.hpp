@@ -57,6 +57,9 @@ public:
     [[nodiscard]] const std::vector<std::string>& notes() const noexcept { return m_notes; }
     // The Slurm job the group belongs to, or "".
     [[nodiscard]] const std::string& slurm_job() const noexcept { return m_slurm_job; }
+    // Whether a Slurm step's group that is still to be made will be taken once it is there
+    // (of_process before the step's tasks start): the process tree is followed until then.
+    [[nodiscard]] bool awaits_group() const noexcept { return !m_pending_dir.empty(); }
 
     // Whether process pid is the job's (in its group or a group under it; in its process
     // tree), as /proc shows it now; nullopt where /proc has no such process.
@@ -69,6 +72,7 @@ private:
     // Takes Slurm job `job`'s group dir (v2, or v1 cpuacct) as the job's where its counter
     // reads, what it counted so far as the base; false where it counts nothing here.
     bool take_slurm_group(Kind kind, const std::filesystem::path& dir, std::string job);
+    void take_pending_group();
     std::filesystem::path m_root; // where /proc is read
     CgroupMounts m_mounts;        // the hierarchies there, found once
     pid_t m_pid = 0;              // the job's first process
@@ -77,6 +81,8 @@ private:
     bool m_reaps = false; // the tree's first process is the monitor's child (it reaps the job)
     std::string m_method;
     std::string m_slurm_job;
+    std::filesystem::path m_pending_dir; // a Slurm step's v1 group still to come, and its job
+    std::string m_pending_job;
     std::vector<std::string> m_notes;
     std::optional<double> m_base_s; // the group's usage when tracking began
     std::vector<double> m_base_per_cpu;

@@ -47,8 +47,10 @@ std::optional<Tracker> Tracker::prepare(pid_t pid, TrackerOptions options) {
         options.env ? options.env : [](const char*) { return std::optional<std::string>{}; });
     auto job = options.job_running ? JobCpu::of_process(options.proc_root, pid)
                                    : JobCpu::track(options.proc_root, pid, options.job_cpu);
-    if (job.contains(::getpid()).value_or(false)) {
-        options.monitor_is_job = false; // counted already
+    // In the job's process tree, the monitor is counted already; not so once a Slurm step's
+    // group the job awaits is taken (the monitor stays outside it).
+    if (!job.awaits_group() && job.contains(::getpid()).value_or(false)) {
+        options.monitor_is_job = false;
     }
     return Tracker{std::move(*node), std::move(job), std::move(alloc), std::move(options)};
 }

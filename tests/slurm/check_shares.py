@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks two steps that shared one node (spank_test.sh, section 7).
 
-  check_shares.py JOULEPROF BUSY_DIR IDLE_DIR
+  check_shares.py JOULEPROF BUSY_DIR IDLE_DIR [cgroup]
 
-Each DIR is a step's directory of node traces. Prints one line per failed check
+Each DIR is a step's directory of node traces. With `cgroup`, each step must have
+been followed through its Slurm cgroup (Slurm's cgroup plugins), else through
+slurmstepd's process tree. Prints one line per failed check
 and the figures; exits 0 when every check held.
 """
 import json
@@ -20,6 +22,7 @@ def merged(jp: str, d: str) -> dict:
 
 def main() -> int:
     jp, busy_dir, idle_dir = sys.argv[1:4]
+    by_cgroup = sys.argv[4:5] == ["cgroup"]
     bad = []
     steps = {}
     for name, d in (("busy", busy_dir), ("idle", idle_dir)):
@@ -35,7 +38,11 @@ def main() -> int:
             bad.append(f"{name}: shares add to {total} J, the node drew {a['node_j']} J")
         if a["exclusive"]:
             bad.append(f"{name}: called exclusive on a shared node")
-        if not node["job_cpu"].startswith("process tree of pid"):
+        if by_cgroup:
+            job = j["job_id"]
+            if not node["job_cpu"].startswith(f"Slurm job {job}'s cgroup "):
+                bad.append(f"{name}: followed by {node['job_cpu']!r}, not job {job}'s cgroup")
+        elif not node["job_cpu"].startswith("process tree of pid"):
             bad.append(f"{name}: followed by {node['job_cpu']!r}, not slurmstepd's tree")
         if node["given_cpus"] != 1:
             bad.append(f"{name}: given {node['given_cpus']} CPUs, Slurm gave it 1")

@@ -7,6 +7,9 @@
 # With DIR/accounting present, also MariaDB (its socket on a tmpfs over
 # /run/mysqld, private to the namespace) and slurmdbd, so that sacct reports
 # the steps' ConsumedEnergyRaw; DIR/accounting names the user to register.
+# With DIR/cgroup present, Slurm's own cgroup plugins (cgroup/v1: proctrack/cgroup,
+# task/cgroup with task/affinity binding each step to its cores, jobacct_gather/cgroup)
+# instead of linuxproc: each step in slurm_localhost/uid_*/job_*/step_* of every v1 controller.
 # Usage: slurm_node.sh start DIR WATTS | stop DIR
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -21,6 +24,10 @@ stop() {
         for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         kill -9 "$pid" 2>/dev/null || true
     done
+    # What Slurm's cgroup plugins leave behind once their jobs are gone: empty groups only.
+    if [[ -f $dir/cgroup ]]; then
+        find /sys/fs/cgroup/*/slurm_localhost -depth -type d -exec rmdir {} + 2>/dev/null || true
+    fi
 }
 
 # MariaDB in DIR/mysql and slurmdbd, both stopped by their PIDs.
@@ -83,6 +90,11 @@ start() {
         --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munged.seed"
 
     if [[ -f $dir/accounting ]]; then start_accounting "$(cat "$dir/accounting")"; fi
+    local proctrack=proctrack/linuxproc task=task/none gather=jobacct_gather/linux
+    if [[ -f $dir/cgroup ]]; then
+        proctrack=proctrack/cgroup task=task/cgroup,task/affinity gather=jobacct_gather/cgroup
+        printf '%s\n' "CgroupPlugin=cgroup/v1" "ConstrainCores=yes" > "$dir/cgroup.conf"
+    fi
     cat > "$dir/slurm.conf" <<CONF
 ClusterName=jptest
 SlurmctldHost=localhost
@@ -92,8 +104,8 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge.sock
 MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType=$proctrack
+TaskPlugin=$task
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=100
@@ -105,7 +117,7 @@ StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
-JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherType=$gather
 JobAcctGatherFrequency=task=1,energy=1
 AcctGatherEnergyType=acct_gather_energy/rapl
 AcctGatherNodeFreq=1

@@ -88,6 +88,62 @@ TEST_F(OfProcess, TheV1PluginsStepCountsPerCpu) {
     EXPECT_NEAR(r->total_s, 2.5, 1e-9);
 }
 
+// What Slurm 22.05's cgroup/v1 plugins really do (tests/slurm/slurm_cgroup_test.sh, with
+// proctrack/cgroup, task/cgroup and jobacct_gather/cgroup): slurmstepd stays in cpuacct's
+// root and the job's freezer group; only its cpuset group names the step; the tasks are in
+// cpuacct's step_N/task_M. The step's cpuacct group, which counts its tasks, is the job.
+TEST_F(OfProcess, TheV1PluginsSlurmstepdOutsideCpuacctStillFindsItsStep) {
+    put(root / "sys/fs/cgroup/cpuacct/cpuacct.usage", "1\n");
+    put(root / "sys/fs/cgroup/cpuset/cpuset.cpus", "0-1\n");
+    put(root / "sys/fs/cgroup/freezer/freezer.state", "THAWED\n");
+    const auto job = root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001/job_1";
+    put(job / "cpuacct.usage_percpu", "9000000000 9000000000 \n"); // other steps too
+    put(job / "step_0/cpuacct.usage_percpu", "1000000000 0 \n");
+    put(job / "step_0/task_0/cpuacct.usage_percpu", "1000000000 0 \n");
+    put(root / "proc/700/cgroup", "9:name=systemd:/\n6:freezer:/slurm_n1/uid_1001/job_1\n"
+                                  "4:memory:/process_api/17dbfbbd\n"
+                                  "3:cpuset:/slurm_n1/uid_1001/job_1/step_0\n2:cpuacct:/\n"
+                                  "1:cpu:/\n0::/\n");
+    auto j = JobCpu::of_process(root, 700);
+    EXPECT_EQ(j.group(), job / "step_0");
+    EXPECT_EQ(j.slurm_job(), "1");
+    put(job / "step_0/cpuacct.usage_percpu", "1500000000 250000000 \n");
+    const auto r = j.read();
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(r->total_s, 0.75, 1e-9);
+    EXPECT_FALSE(j.awaits_group());
+}
+
+// The plugin starts `jouleprof record` before the step's tasks, and jobacct_gather/cgroup
+// makes the step's cpuacct group only for them: slurmstepd's process tree until it is
+// there, then the group, all of whose count is the job's. Without jobacct_gather/cgroup it
+// never comes: the process tree throughout.
+TEST_F(OfProcess, TheV1StepGroupMadeAfterTheMonitorBeganIsTakenWhenItComes) {
+    put(root / "sys/fs/cgroup/cpuacct/cpuacct.usage", "1\n");
+    put(root / "sys/fs/cgroup/cpuset/cpuset.cpus", "0-1\n");
+    put(root / "proc/800/cgroup", "6:freezer:/slurm_n1/uid_1001/job_3\n"
+                                  "3:cpuset:/slurm_n1/uid_1001/job_3/step_0\n2:cpuacct:/\n0::/\n");
+    put(root / "proc/800/stat", "800 (slurmstepd) S 1 800 800 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0\n");
+    put(root / "proc/800/task/800/children", "");
+    auto j = JobCpu::of_process(root, 800);
+    EXPECT_TRUE(j.awaits_group());
+    EXPECT_NE(j.method().find("process tree of pid 800"), std::string::npos) << j.method();
+    EXPECT_TRUE(j.slurm_job().empty());
+    ASSERT_TRUE(j.read());
+    const auto step = root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001/job_3/step_0";
+    put(step / "cpuacct.usage_percpu", "250000000 500000000 \n");
+    const auto r = j.read();
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(j.awaits_group());
+    EXPECT_EQ(j.group(), step);
+    EXPECT_EQ(j.slurm_job(), "3");
+    EXPECT_NE(j.method().find("Slurm job 3's cgroup"), std::string::npos) << j.method();
+    ASSERT_EQ(r->per_cpu_s.size(), 2U);
+    EXPECT_NEAR(r->total_s, 0.75, 1e-9); // all of it: the group is younger than the monitor
+    ASSERT_EQ(j.notes().size(), 1U);
+    EXPECT_NE(j.notes().front().find("until Slurm made the step's group"), std::string::npos);
+}
+
 TEST_F(OfProcess, AStepGroupThatCountsNothingFallsBackToTheProcessTreeWithANote) {
     put(root / "sys/fs/cgroup/cgroup.controllers", "memory\n");
     fs::create_directories(root / "sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0");

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Two jobs sharing one node of a real Slurm that runs its own cgroup plugins (cgroup/v1:
+# proctrack/cgroup, task/cgroup binding each step to its core, jobacct_gather/cgroup), as
+# sites with shared nodes run it: each `srun --jouleprof` step is followed through the
+# cgroup Slurm made for it (not slurmstepd's process tree), given the core its cpuset
+# holds, and the merged results are each job's own share, adding up to the node.
+# Usage: slurm_cgroup_test.sh JOULEPROF SPANK_SO   (exit 77: skipped, with the reason)
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+JP=$(realpath "$1") SO=$(realpath "$2")
+
+if [[ ${3:-} != --inner ]]; then
+    for tool in slurmctld slurmd srun munged mungekey unshare ip python3 useradd userdel runuser; do
+        command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+    done
+    [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root (namespaces, slurmd, a test user)"; exit 77; }
+    [[ -d /dev/cpu ]] || { echo "SKIP: no /dev/cpu for slurm_node.sh's stand-in MSR"; exit 77; }
+    # Slurm 22.05's cgroup/v1 needs the v1 hierarchies (a hybrid or legacy machine).
+    for c in cpuset cpuacct freezer; do
+        [[ -f /sys/fs/cgroup/$c/cgroup.procs ]] ||
+            { echo "SKIP: no cgroup v1 $c hierarchy at /sys/fs/cgroup/$c"; exit 77; }
+    done
+    (($(nproc) >= 2)) || { echo "SKIP: needs two CPUs"; exit 77; }
+    [[ -f $SO ]] || { echo "SKIP: $SO was not built (no slurm/spank.h)"; exit 77; }
+    exec unshare --net --mount --propagation private -- bash "$0" "$JP" "$SO" --inner
+fi
+
+ip link set lo up
+ip addr add 192.0.2.1/32 dev lo # see slurm_energy_test.sh: Slurm ignores 127/8
+dir=$(mktemp -d /tmp/jp-slurmcg.XXXXXX)
+user=jpslcg$$
+writer=
+cleanup() {
+    bash "$HERE/slurm_node.sh" stop "$dir" || true
+    [[ -n $writer ]] && kill "$writer" 2>/dev/null && wait "$writer" 2>/dev/null
+    userdel "$user" 2>/dev/null || true
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+source "$HERE/checks.sh"
+
+useradd -M -N -s /bin/bash "$user"
+node=$dir/node
+python3 "$HERE/power_profile.py" write "$node" &
+writer=$!
+for _ in $(seq 100); do [[ -s $node/t0_ns ]] && break; sleep 0.02; done
+work=$dir/work
+mkdir -p "$work"
+chown "$user" "$work"
+chmod 0755 "$dir"
+echo "optional $SO jouleprof=$JP sysfs_root=$node config=$node/config.toml" > "$dir/plugstack.conf"
+echo "PlugStackConfig=$dir/plugstack.conf" > "$dir/slurm.extra.conf"
+touch "$dir/cgroup"
+bash "$HERE/slurm_node.sh" start "$dir" 80
+export SLURM_CONF=$dir/slurm.conf
+as_user() { (cd "$work" && runuser -u "$user" -- "$@"); }
+# Each step prints its task's groups and slurmstepd's (its parent), for the log.
+step_cmd='echo "STEP $SLURM_JOB_ID.$SLURM_STEP_ID"; sed "s/^/task /" /proc/self/cgroup;
+    sed "s/^/slurmstepd /" /proc/$PPID/cgroup; sleep'
+
+# One CPU each of the node's two: a busy loop beside a sleep.
+as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c \
+    "$step_cmd 0; timeout 2 sh -c 'while :; do :; done'" > "$dir/f.out" 2>&1 &
+busy_pid=$!
+as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c "$step_cmd 2" > "$dir/g.out" 2>&1 &
+idle_pid=$!
+wait "$busy_pid" "$idle_pid" || true
+busy_step=$(ids "$dir/f.out") idle_step=$(ids "$dir/g.out")
+sed 's/^/   busy | /' "$dir/f.out"
+sed 's/^/   idle | /' "$dir/g.out"
+check "the steps ran in Slurm's cgroups" grep -q "^task .*cpuacct:/slurm_localhost/uid_.*/job_${busy_step%.*}/step_0" "$dir/f.out"
+out=$(python3 "$HERE/check_shares.py" "$JP" "$work/jouleprof/$busy_step" "$work/jouleprof/$idle_step" cgroup 2>&1 || true)
+echo "$out"
+check "two jobs in Slurm's cgroups on one node: each its own share, adding up to the node" \
+    test "$(grep -c FAILED <<<"$out")" = 0
+finish_checks
