@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -153,6 +154,59 @@ pid_t start_clients(const std::string& socket, int n, int interval_ms) {
     }
 }
 
+// n jobs: n client processes, each a job in the daemon's ledger (one session, streaming
+// every interval_ms), pinned to CPU i % CPUs, each its own user when run as root (the
+// ledger's views are rationed per user). On a byte from `go` each stops its stream, asks for
+// its ledger view once and writes the round trip (microseconds, a double) to `times`, then exits.
+std::vector<pid_t>
+start_jobs(const std::string& socket, int n, int interval_ms, int go, int times) {
+    std::vector<pid_t> jobs;
+    const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+    for (int i = 0; i < n; ++i) {
+        const pid_t pid = ::fork();
+        if (pid != 0) {
+            jobs.push_back(pid);
+            continue;
+        }
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(static_cast<std::size_t>(i % cpus), &set);
+        ::sched_setaffinity(0, sizeof set, &set);
+        const auto uid = static_cast<uid_t>(61000 + i);
+        if (::geteuid() == 0 && (::setgid(uid) != 0 || ::setuid(uid) != 0)) {
+            ::_exit(1);
+        }
+        auto c = jp::daemon::Client::connect(socket, 10s);
+        if (!c) {
+            ::_exit(2);
+        }
+        auto s = (*c)->call({{"op", "open"}, {"label", "bench job"}}, 10s);
+        if (!s || !(*s).contains("session")) {
+            ::_exit(3);
+        }
+        const auto session = (*s)["session"];
+        if (!(*c)->call({{"op", "stream"}, {"session", session}, {"interval_ms", interval_ms}},
+                        10s)) {
+            ::_exit(4);
+        }
+        char byte = 0; // the client's own thread takes the stream meanwhile
+        if (::read(go, &byte, 1) != 1) {
+            ::_exit(5);
+        }
+        (void)!(*c)->call({{"op", "stream"}, {"session", session}, {"interval_ms", 0}}, 10s);
+        const auto t0 = std::chrono::steady_clock::now();
+        auto v = (*c)->call({{"op", "ledger"}, {"session", session}}, 10s);
+        const double us =
+            v && (*v).contains("segments")
+                ? std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                      .count()
+                : -1.0;
+        (void)!::write(times, &us, sizeof us);
+        ::_exit(0);
+    }
+    return jobs;
+}
+
 void measure(const char* phase, pid_t daemon, double seconds) {
     std::this_thread::sleep_for(2s); // connections settle, streams start
     const auto u0 = usage_of(daemon);
@@ -221,6 +275,47 @@ int main(int argc, char** argv) {
     exact_reads(socket);
     stop(clients);
     stop(daemon);
+
+    // The ledger: 1, 10 and 100 jobs at the daemon's defaults, then each asks for its view
+    // at once, as a job array ending together would.
+    for (const int n : {1, 10, 100}) {
+        daemon = start_daemon(binary, root, socket, "");
+        int go[2];
+        int times[2];
+        if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(times, O_CLOEXEC) != 0) {
+            std::perror("pipe");
+            return 1;
+        }
+        const auto jobs = start_jobs(socket, n, 1000, go[0], times[1]);
+        measure(
+            fmt::format("{} job{} in the ledger, each streaming every 1 s", n, n == 1 ? "" : "s")
+                .c_str(),
+            daemon, seconds);
+        const std::string bytes(static_cast<std::size_t>(n), 'g');
+        (void)!::write(go[1], bytes.data(), bytes.size());
+        std::vector<double> us;
+        for (int i = 0; i < n; ++i) {
+            double t = 0;
+            if (::read(times[0], &t, sizeof t) == sizeof t && t >= 0) {
+                us.push_back(t);
+            }
+        }
+        for (const pid_t j : jobs) {
+            ::waitpid(j, nullptr, 0);
+        }
+        std::ranges::sort(us);
+        if (!us.empty()) {
+            std::printf("  %-52s p50 %.0f us, max %.0f us (%zu of %d)\n",
+                        "  each job's ledger view, all at once", us[us.size() / 2], us.back(),
+                        us.size(), n);
+        } else {
+            std::printf("  %-52s none answered\n", "  each job's ledger view, all at once");
+        }
+        for (const int fd : {go[0], go[1], times[0], times[1]}) {
+            ::close(fd);
+        }
+        stop(daemon);
+    }
 
     daemon =
         start_daemon(binary, root, socket, "[access]\nfloor = \"100ms\"\njitter = \"100ms\"\n");

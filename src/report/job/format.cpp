@@ -167,6 +167,9 @@ void share_lines(std::string& out, const JobResult& j) {
                        s.exclusive > 0 ? fmt::format("; {} of {} nodes the step's alone",
                                                      s.exclusive, s.attributed)
                                        : std::string{});
+    if (const auto others = other_jobs_text(s); !others.empty()) {
+        out += fmt::format("  Jobs beside it (jouleprofd): {}\n", others);
+    }
 }
 
 } // namespace

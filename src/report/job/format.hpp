@@ -22,6 +22,10 @@ namespace jp::report::job {
 // allocation + dynamic 0.3 kJ by use[ + … of nodes counted whole]; unallocated …, other
 // processes …".
 [[nodiscard]] std::string share_split_text(const ShareAcross& share);
+// Who else ran on the step's nodes, from their jouleprofd ledgers: "other jobs on 2 of 3
+// nodes (a: 3, b: 1; at most 2 at once on one node)[; no ledger on c: unknown there]", or
+// nothing where no node had a ledger or none had other jobs.
+[[nodiscard]] std::string other_jobs_text(const ShareAcross& share);
 
 struct HtmlJobOptions {
     int plot_width_px = 900;

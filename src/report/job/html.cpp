@@ -54,6 +54,9 @@ void tables(std::string& b, const JobResult& j) {
         row("Step's share",
             escape(energy_text(sh.job_j()) + bound_note(sh.share.job_bound, sh.job_j()) + ": " +
                    share_split_text(sh)));
+        if (const auto others = other_jobs_text(sh); !others.empty()) {
+            row("Jobs beside it", escape("jouleprofd: " + others));
+        }
     }
     row(shared ? "Nodes' energy" : "Energy",
         escape(j.basis.mark(energy_text(j.energy_j)) + bound_note(j.bound, j.energy_j)));

@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jp::report::job {
@@ -96,6 +97,10 @@ struct ShareAcross {
     std::size_t attributed = 0;     // nodes with a share
     std::size_t exclusive = 0;      // of those, nodes the step had to itself
     std::string method;             // the nodes' method when they agree, else ""
+    // jouleprofd's ledger on each attributed node: how many other jobs ran there during the
+    // step (nullopt: no ledger there, so unknown), and the most at once on any one node.
+    std::vector<std::pair<std::string, std::optional<std::size_t>>> other_jobs;
+    std::size_t other_jobs_at_once = 0;
     // The step's energy: its shares plus the whole nodes.
     [[nodiscard]] double job_j() const noexcept { return share.job_j() + whole_j; }
     // Every attributed node was the step's alone: the nodes' figures are the step's.

@@ -93,6 +93,14 @@ nlohmann::json share_json(const JobResult& j) {
                      {"nodes_exclusive", s.exclusive},
                      {"nodes_counted_whole", s.whole},
                      {"whole_j", s.whole_j}};
+    // Per attributed node, how many other jobs its jouleprofd saw (null: no ledger there).
+    auto& by_node = a["other_jobs_by_node"] = nlohmann::json::object();
+    bool any_ledger = false;
+    for (const auto& [node, n] : s.other_jobs) {
+        by_node[node] = n ? nlohmann::json(*n) : nlohmann::json();
+        any_ledger = any_ledger || n.has_value();
+    }
+    a["other_jobs_at_once"] = any_ledger ? nlohmann::json(s.other_jobs_at_once) : nlohmann::json();
     if (s.share.job_bound) {
         add_bound_json(a, *s.share.job_bound, s.job_j(), "job");
     }

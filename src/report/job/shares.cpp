@@ -2,6 +2,7 @@
 // The step's share of its nodes, summed: what each node's monitor attributed to
 // the step (report/attribution.hpp), and the nodes' figures beside it.
 #include "report/job/detail.hpp"
+#include "report/job/format.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -28,6 +29,10 @@ void sum_shares(JobResult& job) {
         s.share += a.node;
         s.share.job_bound = sum_of(s.share.job_bound, a.node.job_bound);
         s.exclusive += a.exclusive ? 1U : 0U;
+        s.other_jobs.emplace_back(n.node, a.other_jobs);
+        if (a.other_jobs) {
+            s.other_jobs_at_once = std::max(s.other_jobs_at_once, a.jobs_at_once);
+        }
         if (s.attributed == 0) {
             s.method = a.method;
         } else if (a.method != s.method) {
@@ -48,6 +53,32 @@ void sum_shares(JobResult& job) {
                         s.whole.size() == 1 ? "it" : "them"));
     }
     job.share = std::move(s);
+}
+
+std::string other_jobs_text(const ShareAcross& s) {
+    std::vector<std::string> with, without;
+    std::size_t known = 0;
+    for (const auto& [node, n] : s.other_jobs) {
+        if (!n) {
+            without.push_back(node);
+        } else if (++known; *n > 0) {
+            with.push_back(fmt::format("{}: {}", node, *n));
+        }
+    }
+    if (known == 0 || (with.empty() && without.empty())) {
+        return {}; // no jouleprofd anywhere (nothing to say), or alone on every node
+    }
+    std::string out =
+        with.empty()
+            ? fmt::format("no other jobs on the {} node{} with a ledger", known,
+                          known == 1 ? "" : "s")
+            : fmt::format("other jobs on {} of {} node{} ({}; at most {} at once on one node)",
+                          with.size(), known, known == 1 ? "" : "s", fmt::join(with, ", "),
+                          s.other_jobs_at_once);
+    if (!without.empty()) {
+        out += fmt::format("; no ledger on {}: unknown there", fmt::join(without, ", "));
+    }
+    return out;
 }
 
 } // namespace jp::report::job

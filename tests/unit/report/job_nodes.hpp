@@ -36,6 +36,8 @@ struct NodeSpec {
     // The step's CPU use on the node as its monitor recorded it (`record --job`): it was
     // given CPU 0 of 0-1 and used `job_cpu` of the node's 1 busy CPU; none: not recorded.
     std::optional<double> job_cpu{};
+    // jouleprofd's ledger in the usage facts (with job_cpu), as the trace holds it.
+    std::optional<std::string> ledger{};
 };
 
 class JobMerge : public ::testing::Test {
@@ -87,8 +89,9 @@ protected:
                     fmt::format(R"({{"version":1,"job":"Slurm job 42's cgroup","cpus":[0,1],)"
                                 R"("given_cpus":{},"package_of":{{"0":0,"1":0}},)"
                                 R"("memory_total":null,"memory_given":null,"gpus_given":null,)"
-                                R"("gpu_source":"","idle_w":{{"cpu0.package":10}},"notes":[]}})",
-                                *n.job_cpu >= 1 ? "[0,1]" : "[0]"),
+                                R"("gpu_source":"","idle_w":{{"cpu0.package":10}},"notes":[]{}}})",
+                                *n.job_cpu >= 1 ? "[0,1]" : "[0]",
+                                n.ledger ? ",\"ledger\":" + *n.ledger : std::string{}),
                     rows);
         }
         return path;

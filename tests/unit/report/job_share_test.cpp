@@ -44,6 +44,53 @@ TEST_F(JobMerge, TheStepsShareOfSharedNodesIsSummedBesideTheNodes) {
     EXPECT_FALSE(a.at("exclusive").get<bool>());
 }
 
+TEST_F(JobMerge, OtherJobsOnEachNodeAreSaidNodeByNode) {
+    // a: 3 other jobs, 2 at once, held CPU 0 with the step; b: its daemon saw none; c: no
+    // jouleprofd there (no ledger), so nothing is known of other jobs on it.
+    node({.name = "a",
+          .id = 0,
+          .nnodes = 3,
+          .job_cpu = 0.25,
+          .ledger = R"({"cpus":[0],"segments":[[0,[[3,1]]]],"other_jobs":3,"most_at_once":2,)"
+                    R"("complete_from_ns":0})"});
+    node({.name = "b",
+          .id = 1,
+          .nnodes = 3,
+          .job_cpu = 0.5,
+          .ledger = R"({"cpus":[0],"segments":[[0,[[1,1]]]],"other_jobs":0,"most_at_once":0,)"
+                    R"("complete_from_ns":0})"});
+    node({.name = "c", .id = 2, .nnodes = 3, .job_cpu = 0.5});
+    auto job = merge();
+    ASSERT_TRUE(job) << job.error().message();
+    ASSERT_TRUE(job->share);
+    const auto& s = *job->share;
+    EXPECT_EQ(s.other_jobs_at_once, 2U);
+    EXPECT_EQ(other_jobs_text(s),
+              "other jobs on 1 of 2 nodes (a: 3; at most 2 at once on one node); no ledger on c: "
+              "unknown there");
+    // a's idle power was shared by three holders of CPU 0: the step pays a third of its half.
+    EXPECT_NEAR(s.share.job_idle_j, 50.0 / 3 + 50 + 50, 1e-6);
+    EXPECT_NEAR(s.share.node_j(), job->energy_j, 1e-3); // still adds up to the nodes
+    const auto text = format_text(*job);
+    EXPECT_NE(text.find("  Jobs beside it (jouleprofd): other jobs on 1 of 2 nodes"),
+              std::string::npos)
+        << text;
+    const auto a = to_json(*job).at("attribution");
+    EXPECT_EQ(a.at("other_jobs_by_node"), nlohmann::json::parse(R"({"a":3,"b":0,"c":null})"));
+    EXPECT_EQ(a.at("other_jobs_at_once"), 2);
+    // Alone wherever a daemon looked: said once, plainly.
+    ShareAcross alone;
+    alone.other_jobs = {{"a", 0}, {"b", 0}};
+    EXPECT_EQ(other_jobs_text(alone), "");
+    alone.other_jobs.emplace_back("c", std::nullopt);
+    EXPECT_EQ(other_jobs_text(alone),
+              "no other jobs on the 2 nodes with a ledger; no ledger on c: unknown there");
+    // No daemon anywhere: nothing (the node's own notes say what it could not know).
+    ShareAcross none;
+    none.other_jobs = {{"a", std::nullopt}};
+    EXPECT_EQ(other_jobs_text(none), "");
+}
+
 TEST_F(JobMerge, ANodeWithoutAShareCountsWholeAndIsNamed) {
     node({.name = "a", .id = 0, .job_cpu = 0.5});
     node({.name = "b", .id = 1}); // measured without --job (an older plugin)
