@@ -26,47 +26,18 @@ if [[ ${3:-} != --inner ]]; then
     exec unshare --net --mount --propagation private -- bash "$0" "$JP" "$SO" --inner
 fi
 
-ip link set lo up
-ip addr add 192.0.2.1/32 dev lo # see slurm_energy_test.sh: Slurm ignores 127/8
-dir=$(mktemp -d /tmp/jp-slurmcg.XXXXXX)
-user=jpslcg$$
-writer=
-cleanup() {
-    bash "$HERE/slurm_node.sh" stop "$dir" || true
-    [[ -n $writer ]] && kill "$writer" 2>/dev/null && wait "$writer" 2>/dev/null
-    userdel "$user" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-source "$HERE/checks.sh"
-
-useradd -M -N -s /bin/bash "$user"
-node=$dir/node
-python3 "$HERE/power_profile.py" write "$node" &
-writer=$!
-for _ in $(seq 100); do [[ -s $node/t0_ns ]] && break; sleep 0.02; done
-work=$dir/work
-mkdir -p "$work"
-chown "$user" "$work"
-chmod 0755 "$dir"
+source "$HERE/spank_node.sh" slcg
 echo "optional $SO jouleprof=$JP sysfs_root=$node config=$node/config.toml" > "$dir/plugstack.conf"
 echo "PlugStackConfig=$dir/plugstack.conf" > "$dir/slurm.extra.conf"
 touch "$dir/cgroup"
 bash "$HERE/slurm_node.sh" start "$dir" 80
 export SLURM_CONF=$dir/slurm.conf
-as_user() { (cd "$work" && runuser -u "$user" -- "$@"); }
 # Each step prints its task's groups and slurmstepd's (its parent), for the log.
 step_cmd='echo "STEP $SLURM_JOB_ID.$SLURM_STEP_ID"; sed "s/^/task /" /proc/self/cgroup;
     sed "s/^/slurmstepd /" /proc/$PPID/cgroup; sleep'
 
-# One CPU each of the node's two: a busy loop beside a sleep.
-as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c \
-    "$step_cmd 0; timeout 2 sh -c 'while :; do :; done'" > "$dir/f.out" 2>&1 &
-busy_pid=$!
-as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c "$step_cmd 2" > "$dir/g.out" 2>&1 &
-idle_pid=$!
-wait "$busy_pid" "$idle_pid" || true
-busy_step=$(ids "$dir/f.out") idle_step=$(ids "$dir/g.out")
+# One CPU each of the node's two: a busy loop beside a sleep (spank_node.sh).
+two_jobs
 sed 's/^/   busy | /' "$dir/f.out"
 sed 's/^/   idle | /' "$dir/g.out"
 check "the steps ran in Slurm's cgroups" grep -q "^task .*cpuacct:/slurm_localhost/uid_.*/job_${busy_step%.*}/step_0" "$dir/f.out"

@@ -21,19 +21,7 @@ if [[ ${3:-} != --inner ]]; then
     exec unshare --net --mount --propagation private -- bash "$0" "$JP" "$SO" --inner
 fi
 
-ip link set lo up
-ip addr add 192.0.2.1/32 dev lo # see slurm_energy_test.sh: Slurm ignores 127/8
-dir=$(mktemp -d /tmp/jp-spank.XXXXXX)
-user=jpspank$$
-writer=
-cleanup() {
-    bash "$HERE/slurm_node.sh" stop "$dir" || true
-    [[ -n $writer ]] && kill "$writer" 2>/dev/null && wait "$writer" 2>/dev/null
-    userdel "$user" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-source "$HERE/checks.sh"
+source "$HERE/spank_node.sh" spank
 
 # The exported symbols Slurm looks up (extern "C", default visibility).
 syms=$(nm -D --defined-only "$SO")
@@ -45,15 +33,8 @@ for s in plugin_name plugin_type plugin_version spank_plugin_version slurm_spank
 done
 check "libslurm is not linked" bash -c "! ldd '$SO' | grep -q libslurm"
 
-useradd -M -N -s /bin/bash "$user"
-node=$dir/node
-python3 "$HERE/power_profile.py" write "$node" &
-writer=$!
-for _ in $(seq 100); do [[ -s $node/t0_ns ]] && break; sleep 0.02; done
-work=$dir/work
-mkdir -p "$work" "$dir/ro" "$dir/empty"
-chown "$user" "$work"
-chmod 0755 "$dir" "$dir/ro"
+mkdir -p "$dir/ro" "$dir/empty"
+chmod 0755 "$dir/ro"
 plug() { # plug ARGS...: the plugstack.conf each step reads
     echo "optional $SO jouleprof=$JP sysfs_root=$node config=$node/config.toml $*" > "$dir/plugstack.conf"
 }
@@ -66,7 +47,6 @@ if command -v mariadbd >/dev/null && command -v slurmdbd >/dev/null && [[ -d /ru
 fi
 bash "$HERE/slurm_node.sh" start "$dir" 80
 export SLURM_CONF=$dir/slurm.conf
-as_user() { (cd "$work" && runuser -u "$user" -- "$@"); }
 step_cmd='[ "$SLURM_PROCID" = 0 ] && echo "STEP $SLURM_JOB_ID.$SLURM_STEP_ID"; sleep'
 
 check "srun --help lists --jouleprof" bash -c "runuser -u '$user' -- srun --help | grep -q -- --jouleprof"
@@ -164,13 +144,7 @@ grep -o "jouleprof: step .*after [0-9]* ms" "$dir/slurmd.log" | tail -n 4 | sed 
 # followed through its slurmstepd's process tree (proctrack/linuxproc), given the 1 CPU
 # Slurm counted for it, and the shares add up to the node in each.
 plug
-as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c \
-    "$step_cmd 0; timeout 2 sh -c 'while :; do :; done'" > "$dir/f.out" 2>&1 &
-busy_pid=$!
-as_user srun --jouleprof=interval=100ms,result=no -n 1 bash -c "$step_cmd 2" > "$dir/g.out" 2>&1 &
-idle_pid=$!
-wait "$busy_pid" "$idle_pid" || true
-busy_step=$(ids "$dir/f.out") idle_step=$(ids "$dir/g.out")
+two_jobs
 out=$(python3 "$HERE/check_shares.py" "$JP" "$work/jouleprof/$busy_step" "$work/jouleprof/$idle_step" 2>&1 || true)
 echo "$out"
 check "two jobs on one node: each its own share, adding up to the node" test "$(grep -c FAILED <<<"$out")" = 0

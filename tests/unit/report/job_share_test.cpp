@@ -47,18 +47,14 @@ TEST_F(JobMerge, TheStepsShareOfSharedNodesIsSummedBesideTheNodes) {
 TEST_F(JobMerge, OtherJobsOnEachNodeAreSaidNodeByNode) {
     // a: 3 other jobs, 2 at once, held CPU 0 with the step; b: its daemon saw none; c: no
     // jouleprofd there (no ledger), so nothing is known of other jobs on it.
-    node({.name = "a",
-          .id = 0,
-          .nnodes = 3,
-          .job_cpu = 0.25,
-          .ledger = R"({"cpus":[0],"segments":[[0,[[3,1]]]],"other_jobs":3,"most_at_once":2,)"
-                    R"("complete_from_ns":0})"});
-    node({.name = "b",
-          .id = 1,
-          .nnodes = 3,
-          .job_cpu = 0.5,
-          .ledger = R"({"cpus":[0],"segments":[[0,[[1,1]]]],"other_jobs":0,"most_at_once":0,)"
-                    R"("complete_from_ns":0})"});
+    // A ledger in which `holders` jobs held the step's CPU 0 throughout.
+    const auto ledger = [](int holders, int others, int at_once) {
+        return fmt::format(R"({{"cpus":[0],"segments":[[0,[[{},1]]]],"other_jobs":{},)"
+                           R"("most_at_once":{},"complete_from_ns":0}})",
+                           holders, others, at_once);
+    };
+    node({.name = "a", .id = 0, .nnodes = 3, .job_cpu = 0.25, .ledger = ledger(3, 3, 2)});
+    node({.name = "b", .id = 1, .nnodes = 3, .job_cpu = 0.5, .ledger = ledger(1, 0, 0)});
     node({.name = "c", .id = 2, .nnodes = 3, .job_cpu = 0.5});
     auto job = merge();
     ASSERT_TRUE(job) << job.error().message();
