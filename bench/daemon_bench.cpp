@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -156,10 +157,16 @@ pid_t start_clients(const std::string& socket, int n, int interval_ms) {
 
 // n jobs: n client processes, each a job in the daemon's ledger (one session, streaming
 // every interval_ms), pinned to CPU i % CPUs, each its own user when run as root (the
-// ledger's views are rationed per user). On a byte from `go` each stops its stream, asks for
-// its ledger view once and writes the round trip (microseconds, a double) to `times`, then exits.
-std::vector<pid_t>
-start_jobs(const std::string& socket, int n, int interval_ms, int go, int times) {
+// ledger's views are rationed per user). Each says on `ready` whether its session streams
+// ('r') or not ('x'); on a byte from `go` it stops its stream, asks for its ledger view once
+// and writes the round trip (microseconds, a double; -1 where refused) to `times`, then exits.
+struct JobPipes {
+    int go[2] = {-1, -1};
+    int ready[2] = {-1, -1};
+    int times[2] = {-1, -1};
+};
+
+std::vector<pid_t> start_jobs(const std::string& socket, int n, int interval_ms, JobPipes& p) {
     std::vector<pid_t> jobs;
     const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
     for (int i = 0; i < n; ++i) {
@@ -168,30 +175,37 @@ start_jobs(const std::string& socket, int n, int interval_ms, int go, int times)
             jobs.push_back(pid);
             continue;
         }
+        const auto fail = [&] {
+            (void)!::write(p.ready[1], "x", 1);
+            ::_exit(1);
+        };
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(static_cast<std::size_t>(i % cpus), &set);
         ::sched_setaffinity(0, sizeof set, &set);
         const auto uid = static_cast<uid_t>(61000 + i);
-        if (::geteuid() == 0 && (::setgid(uid) != 0 || ::setuid(uid) != 0)) {
-            ::_exit(1);
+        if (::geteuid() == 0 &&
+            (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0)) {
+            fail();
         }
         auto c = jp::daemon::Client::connect(socket, 10s);
         if (!c) {
-            ::_exit(2);
+            fail();
         }
         auto s = (*c)->call({{"op", "open"}, {"label", "bench job"}}, 10s);
         if (!s || !(*s).contains("session")) {
-            ::_exit(3);
+            fail();
         }
         const auto session = (*s)["session"];
-        if (!(*c)->call({{"op", "stream"}, {"session", session}, {"interval_ms", interval_ms}},
-                        10s)) {
-            ::_exit(4);
+        auto st =
+            (*c)->call({{"op", "stream"}, {"session", session}, {"interval_ms", interval_ms}}, 10s);
+        if (!st || !(*st).value("ok", false)) {
+            fail();
         }
+        (void)!::write(p.ready[1], "r", 1);
         char byte = 0; // the client's own thread takes the stream meanwhile
-        if (::read(go, &byte, 1) != 1) {
-            ::_exit(5);
+        if (::read(p.go[0], &byte, 1) != 1) {
+            ::_exit(2);
         }
         (void)!(*c)->call({{"op", "stream"}, {"session", session}, {"interval_ms", 0}}, 10s);
         const auto t0 = std::chrono::steady_clock::now();
@@ -201,10 +215,29 @@ start_jobs(const std::string& socket, int n, int interval_ms, int go, int times)
                 ? std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                       .count()
                 : -1.0;
-        (void)!::write(times, &us, sizeof us);
+        (void)!::write(p.times[1], &us, sizeof us);
         ::_exit(0);
     }
+    // Only the children write to ready and times, only the parent to go: each end that is
+    // not this process's is closed, so a child that died is an end of file, not a wait.
+    for (int* fd : {&p.go[0], &p.ready[1], &p.times[1]}) {
+        ::close(*fd);
+        *fd = -1;
+    }
     return jobs;
+}
+
+// The jobs that said they stream (an end of file: the rest died).
+int ready_jobs(const JobPipes& p, int n) {
+    int ready = 0;
+    for (int i = 0; i < n; ++i) {
+        char c = 0;
+        if (::read(p.ready[0], &c, 1) != 1) {
+            break;
+        }
+        ready += c == 'r' ? 1 : 0;
+    }
+    return ready;
 }
 
 void measure(const char* phase, pid_t daemon, double seconds) {
@@ -217,6 +250,17 @@ void measure(const char* phase, pid_t daemon, double seconds) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("  %-52s %7.3f %% of one core   RSS %6.1f MiB\n", phase,
                 100 * (u1.cpu_s - u0.cpu_s) / wall, u1.rss_mib);
+}
+
+// Says so where the clients' process ended during the phase (a refused session ends it):
+// the figure above it is then not the one its line names.
+void still_streaming(pid_t clients) {
+    int status = 0;
+    if (::waitpid(clients, &status, WNOHANG) == clients) {
+        std::printf("  (the clients stopped during the phase, exit %d: the line above is not "
+                    "what it says)\n",
+                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
 }
 
 // Round-trip time of exact reads from a full-resolution client (the bench itself).
@@ -268,10 +312,15 @@ int main(int argc, char** argv) {
     std::printf("jouleprofd cost: 6 RAPL counters sampled every 100 ms, %g s per phase%s\n",
                 seconds, ::geteuid() == 0 ? "" : " (not root: clients run as the same user)");
 
-    auto daemon = start_daemon(binary, root, socket, "");
+    // One user's 1,000 sessions need the per-user limits raised (default: 32 connections,
+    // 64 sessions); without, the clients are refused and the phase measures an idle daemon.
+    const std::string many = "[daemon]\nmax_clients = 2000\nmax_clients_per_user = 1000\n"
+                             "max_sessions_per_user = 1000\n";
+    auto daemon = start_daemon(binary, root, socket, many);
     measure("idle, no client", daemon, seconds);
     auto clients = start_clients(socket, 1000, 500);
     measure("1,000 sessions streaming every 500 ms (1 s floor)", daemon, seconds);
+    still_streaming(clients);
     exact_reads(socket);
     stop(clients);
     stop(daemon);
@@ -280,47 +329,49 @@ int main(int argc, char** argv) {
     // at once, as a job array ending together would.
     for (const int n : {1, 10, 100}) {
         daemon = start_daemon(binary, root, socket, "");
-        int go[2];
-        int times[2];
-        if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(times, O_CLOEXEC) != 0) {
+        JobPipes p;
+        if (::pipe2(p.go, O_CLOEXEC) != 0 || ::pipe2(p.ready, O_CLOEXEC) != 0 ||
+            ::pipe2(p.times, O_CLOEXEC) != 0) {
             std::perror("pipe");
             return 1;
         }
-        const auto jobs = start_jobs(socket, n, 1000, go[0], times[1]);
-        measure(
-            fmt::format("{} job{} in the ledger, each streaming every 1 s", n, n == 1 ? "" : "s")
-                .c_str(),
-            daemon, seconds);
+        const auto jobs = start_jobs(socket, n, 1000, p);
+        const int ready = ready_jobs(p, n);
+        measure(fmt::format("{} job{} in the ledger, each streaming every 1 s{}", ready,
+                            ready == 1 ? "" : "s",
+                            ready == n ? std::string{} : fmt::format(" ({} refused)", n - ready))
+                    .c_str(),
+                daemon, seconds);
         const std::string bytes(static_cast<std::size_t>(n), 'g');
-        (void)!::write(go[1], bytes.data(), bytes.size());
+        (void)!::write(p.go[1], bytes.data(), bytes.size());
+        ::close(p.go[1]);
         std::vector<double> us;
-        for (int i = 0; i < n; ++i) {
-            double t = 0;
-            if (::read(times[0], &t, sizeof t) == sizeof t && t >= 0) {
+        for (double t = 0; ::read(p.times[0], &t, sizeof t) == sizeof t;) {
+            if (t >= 0) {
                 us.push_back(t);
             }
         }
         for (const pid_t j : jobs) {
             ::waitpid(j, nullptr, 0);
         }
+        ::close(p.ready[0]);
+        ::close(p.times[0]);
         std::ranges::sort(us);
         if (!us.empty()) {
-            std::printf("  %-52s p50 %.0f us, max %.0f us (%zu of %d)\n",
+            std::printf("  %-52s p50 %.0f us, max %.0f us (%zu of %d answered)\n",
                         "  each job's ledger view, all at once", us[us.size() / 2], us.back(),
-                        us.size(), n);
+                        us.size(), ready);
         } else {
             std::printf("  %-52s none answered\n", "  each job's ledger view, all at once");
-        }
-        for (const int fd : {go[0], go[1], times[0], times[1]}) {
-            ::close(fd);
         }
         stop(daemon);
     }
 
-    daemon =
-        start_daemon(binary, root, socket, "[access]\nfloor = \"100ms\"\njitter = \"100ms\"\n");
+    daemon = start_daemon(binary, root, socket,
+                          many + "[access]\nfloor = \"100ms\"\njitter = \"100ms\"\n");
     clients = start_clients(socket, 1000, 100);
     measure("1,000 sessions streaming every 100 ms (100 ms floor)", daemon, seconds);
+    still_streaming(clients);
     stop(clients);
     stop(daemon);
     std::filesystem::remove_all(root);

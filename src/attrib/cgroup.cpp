@@ -181,4 +181,24 @@ std::string slurm_step_group(std::string_view path) {
     return job_end == std::string_view::npos ? std::string{} : std::string{path.substr(0, job_end)};
 }
 
+std::optional<double> group_v2_seconds(const std::filesystem::path& dir) {
+    const auto text = sys::read_text(dir / "cpu.stat");
+    const auto ns = text ? parse_cpu_stat_usage_ns(*text) : std::nullopt;
+    return ns ? std::optional{static_cast<double>(*ns) * 1e-9} : std::nullopt;
+}
+
+std::optional<std::vector<double>> group_v1_seconds(const std::filesystem::path& dir) {
+    const auto text = sys::read_text(dir / "cpuacct.usage_percpu");
+    const auto ns = text ? parse_usage_percpu(*text) : std::nullopt;
+    if (!ns) {
+        return std::nullopt;
+    }
+    std::vector<double> s;
+    s.reserve(ns->size());
+    for (const auto v : *ns) {
+        s.push_back(static_cast<double>(v) * 1e-9);
+    }
+    return s;
+}
+
 } // namespace jp::attrib

@@ -59,4 +59,8 @@ group_dir(const std::optional<std::filesystem::path>& mount,
 // to `job_*` where no step follows it; "" outside a Slurm job.
 [[nodiscard]] std::string slurm_step_group(std::string_view path);
 
+// A group's CPU seconds: v2's cpu.stat usage; v1 cpuacct's per CPU. nullopt where unreadable.
+[[nodiscard]] std::optional<double> group_v2_seconds(const std::filesystem::path& dir);
+[[nodiscard]] std::optional<std::vector<double>> group_v1_seconds(const std::filesystem::path& dir);
+
 } // namespace jp::attrib

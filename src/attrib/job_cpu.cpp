@@ -61,26 +61,6 @@ make_group(const std::filesystem::path& parent, pid_t pid, std::string& why) {
     return dir;
 }
 
-std::optional<double> v2_seconds(const std::filesystem::path& dir) {
-    const auto text = sys::read_text(dir / "cpu.stat");
-    const auto ns = text ? parse_cpu_stat_usage_ns(*text) : std::nullopt;
-    return ns ? std::optional{static_cast<double>(*ns) * 1e-9} : std::nullopt;
-}
-
-std::optional<std::vector<double>> v1_seconds(const std::filesystem::path& dir) {
-    const auto text = sys::read_text(dir / "cpuacct.usage_percpu");
-    const auto ns = text ? parse_usage_percpu(*text) : std::nullopt;
-    if (!ns) {
-        return std::nullopt;
-    }
-    std::vector<double> s;
-    s.reserve(ns->size());
-    for (const auto v : *ns) {
-        s.push_back(static_cast<double>(v) * 1e-9);
-    }
-    return s;
-}
-
 // A v1 hierarchy whose groups do not also carry `other` (cpuacct co-mounted with cpu,
 // RHEL's default: a new group there is a new CPU scheduling entity, one share for the job).
 bool counts_only(const std::filesystem::path& dir, const char* other) {
@@ -175,8 +155,8 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
         }
         remove_stale_groups(*parent);
         if (auto dir = make_group(*parent, pid, why)) {
-            const bool readable =
-                kind == Kind::v1 ? v1_seconds(*dir).has_value() : v2_seconds(*dir).has_value();
+            const bool readable = kind == Kind::v1 ? group_v1_seconds(*dir).has_value()
+                                                   : group_v2_seconds(*dir).has_value();
             if (readable) {
                 j.m_kind = kind;
                 j.m_dir = *dir;
@@ -196,81 +176,6 @@ JobCpu JobCpu::track(const std::filesystem::path& root, pid_t pid, std::string_v
     }
     j.follow_tree(root, pid);
     return j;
-}
-
-JobCpu JobCpu::of_process(const std::filesystem::path& root, pid_t pid) {
-    JobCpu j;
-    j.m_root = root;
-    j.m_pid = pid;
-    const auto text = sys::read_text(sys::under_root(root, fmt::format("/proc/{}/cgroup", pid)));
-    const auto groups = text ? parse_proc_cgroup(*text) : ProcessGroups{};
-    j.m_mounts = find_mounts(root);
-    const auto& mounts = j.m_mounts;
-    // Slurm's cgroup/v1 plugins keep slurmstepd in cpuacct's root (and the job's freezer
-    // group); its cpuset group names the step, whose cpuacct group jobacct_gather/cgroup
-    // makes for the tasks only when they start, after this monitor has (tests/slurm/
-    // slurm_cgroup_test.sh). The step named deepest is taken; a group still to come is
-    // waited for (read()) while the process tree is followed.
-    std::string v1_step;
-    for (const auto& path : {groups.cpuacct, groups.cpuset, groups.freezer, groups.memory}) {
-        auto step = path ? slurm_step_group(*path) : std::string{};
-        if (step.size() > v1_step.size()) {
-            v1_step = std::move(step);
-        }
-    }
-    for (const auto& [step, mount, kind] :
-         {std::tuple{groups.v2 ? slurm_step_group(*groups.v2) : std::string{}, mounts.v2, Kind::v2},
-          std::tuple{v1_step, mounts.cpuacct, Kind::v1}}) {
-        const auto dir = step.empty() ? std::nullopt : group_dir(mount, step);
-        if (!dir) {
-            continue;
-        }
-        if (kind == Kind::v1 && !std::filesystem::exists(*dir)) {
-            j.m_pending_dir = *dir;
-            j.m_pending_job = slurm_job_of(step);
-            continue;
-        }
-        if (j.take_slurm_group(kind, *dir, slurm_job_of(step))) {
-            j.m_pending_dir.clear();
-            return j;
-        }
-        j.m_notes.push_back(fmt::format("{} counts no CPU time here", dir->string()));
-    }
-    j.follow_tree(root, pid);
-    j.m_reaps = false; // a running job: not the monitor's child
-    return j;
-}
-
-// A Slurm step's cpuacct group that was still to come (of_process), once it is there:
-// taken from here on with nothing as its base (it was made after the monitor began, so
-// all it counted is the job's), after what the process tree counted until now.
-void JobCpu::take_pending_group() {
-    if (m_pending_dir.empty() || !v1_seconds(m_pending_dir)) {
-        return;
-    }
-    m_kind = Kind::v1;
-    m_dir = std::exchange(m_pending_dir, {});
-    m_slurm_job = std::move(m_pending_job);
-    m_method = fmt::format("Slurm job {}'s cgroup {}", m_slurm_job, m_dir.string());
-    m_base_per_cpu.clear();
-    m_notes.push_back(fmt::format("slurmstepd's process tree was followed until Slurm made the "
-                                  "step's group {} for its tasks",
-                                  m_dir.string()));
-}
-
-bool JobCpu::take_slurm_group(Kind kind, const std::filesystem::path& dir, std::string job) {
-    if (kind == Kind::v2 ? !v2_seconds(dir) : !v1_seconds(dir)) {
-        return false;
-    }
-    m_slurm_job = std::move(job);
-    m_kind = kind;
-    m_dir = dir;
-    m_method = fmt::format("Slurm job {}'s cgroup {}", m_slurm_job, dir.string());
-    if (auto r = read()) { // its use before the job (the monitor's start-up) is not the job's
-        m_base_s = r->total_s;
-        m_base_per_cpu = r->per_cpu_s;
-    }
-    return true;
 }
 
 std::optional<bool> JobCpu::contains(pid_t pid) const {
@@ -321,7 +226,7 @@ std::optional<JobCpu::Reading> JobCpu::read() {
     Reading r;
     switch (m_kind) {
     case Kind::v2: {
-        const auto s = v2_seconds(m_dir);
+        const auto s = group_v2_seconds(m_dir);
         if (!s) {
             return std::nullopt;
         }
@@ -329,7 +234,7 @@ std::optional<JobCpu::Reading> JobCpu::read() {
         break;
     }
     case Kind::v1: {
-        auto s = v1_seconds(m_dir);
+        auto s = group_v1_seconds(m_dir);
         if (!s) {
             return std::nullopt;
         }

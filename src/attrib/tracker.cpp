@@ -47,19 +47,35 @@ std::optional<Tracker> Tracker::prepare(pid_t pid, TrackerOptions options) {
         options.env ? options.env : [](const char*) { return std::optional<std::string>{}; });
     auto job = options.job_running ? JobCpu::of_process(options.proc_root, pid)
                                    : JobCpu::track(options.proc_root, pid, options.job_cpu);
-    // In the job's process tree, the monitor is counted already; not so once a Slurm step's
-    // group the job awaits is taken (the monitor stays outside it).
-    if (!job.awaits_group() && job.contains(::getpid()).value_or(false)) {
-        options.monitor_is_job = false;
+    // Where the job's group or tree holds the monitor, its CPU is counted there already.
+    const bool inside = job.contains(::getpid()).value_or(false);
+    Tracker t{std::move(*node), std::move(job), std::move(alloc), std::move(options)};
+    t.m_monitor_inside = inside;
+    t.m_awaiting_group = t.m_job.awaits_group();
+    return t;
+}
+
+// The job's use now. Where a Slurm step's group the job awaited was taken at this reading
+// (JobCpu::of_process), what came as a total so far stays apportioned and the group's
+// per-CPU readings follow it; the monitor (outside that group, unlike slurmstepd's tree) is
+// added from here on, counted from now.
+std::optional<JobCpu::Reading> Tracker::read_job(bool last) {
+    auto r = last ? m_job.finish() : m_job.read();
+    if (m_awaiting_group && !m_job.awaits_group()) {
+        m_awaiting_group = false;
+        m_monitor_inside = m_job.contains(::getpid()).value_or(false);
+        m_monitor_base_s = process_cpu_seconds();
+        m_spread_last = 0;
     }
-    return Tracker{std::move(*node), std::move(job), std::move(alloc), std::move(options)};
+    return r;
 }
 
 void Tracker::begin(std::int64_t t_ns) {
     m_node_base = m_node.read().value_or(std::vector<double>{});
     // What the job (a Python process, a Slurm step) used before it is not its figure's.
-    m_job_base = m_job.read().value_or(JobCpu::Reading{});
+    m_job_base = read_job(false).value_or(JobCpu::Reading{});
     m_monitor_base_s = process_cpu_seconds();
+    m_spread_last = 0;
     m_busy_last.assign(m_node_base.size(), 0.0);
     m_begin_ns = t_ns;
     for (const auto pkg : m_packages) {
@@ -68,7 +84,7 @@ void Tracker::begin(std::int64_t t_ns) {
 }
 
 void Tracker::sample(std::int64_t t_ns) {
-    record(t_ns, m_job.read());
+    record(t_ns, read_job(false));
     // Each listing costs 7-73 us on an H200 (docs/gpu-check.md): at the first sample (the
     // job runs by then: begin() is before its exec, finish() after its reap, when its
     // processes are listed no more), then once a second at the usual 100 ms samples.
@@ -124,7 +140,7 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
     // reading in time while holding less (the readings are cumulative).
     std::erase_if(m_records, [t_ns](const trace::UsageRecord& r) { return r.t_ns > t_ns; });
     std::erase_if(m_gpus, [t_ns](const trace::GpuUseRecord& r) { return r.t_ns > t_ns; });
-    record(t_ns, m_job.finish());
+    record(t_ns, read_job(true));
     if (m_options.ledger) { // who else held the job's CPUs meanwhile, where jouleprofd knows
         auto r = m_options.ledger(m_begin_ns, t_ns);
         if (r) {
@@ -139,10 +155,9 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
 void Tracker::spread(double total_s,
                      const std::vector<double>& weight,
                      const std::vector<double>& given) {
-    const double monitor =
-        m_options.monitor_is_job && m_job.slurm_job().empty() // Slurm's group holds it already
-            ? std::max(process_cpu_seconds() - m_monitor_base_s, 0.0)
-            : 0.0;
+    const double monitor = m_options.monitor_is_job && !m_monitor_inside
+                               ? std::max(process_cpu_seconds() - m_monitor_base_s, 0.0)
+                               : 0.0;
     const double total = total_s + monitor;
     const double delta = std::max(total - m_spread_last, 0.0);
     m_spread_last = std::max(m_spread_last, total);

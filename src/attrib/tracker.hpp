@@ -60,6 +60,9 @@ public:
 private:
     Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions options);
     void record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& job);
+    // The job's use now (its last, after the reap, when last), taking over a Slurm step's
+    // group that came since the last reading.
+    std::optional<JobCpu::Reading> read_job(bool last);
     // Who has each GPU the job holds now (options.gpu_processes).
     void record_gpus(std::int64_t t_ns);
     // Adds what came as a total since begin() (total_s, and the monitor's own CPU) to the
@@ -85,6 +88,8 @@ private:
     std::vector<double> m_job_pkg;               // per package, cumulative
     std::vector<double> m_busy_pkg;              // per package, cumulative
     bool m_per_cpu = false;                      // the job's use came per CPU (cgroup v1)
+    bool m_monitor_inside = false; // the job's group or tree holds the monitor: counted there
+    bool m_awaiting_group = false; // a Slurm step's group still to come (JobCpu::awaits_group)
     std::size_t m_failed_reads = 0;
     std::size_t m_failed_gpu_lists = 0;
     std::size_t m_samples = 0;

@@ -26,7 +26,11 @@ def main() -> int:
     bad = []
     steps = {}
     for name, d in (("busy", busy_dir), ("idle", idle_dir)):
-        j = merged(jp, d)
+        try:
+            j = merged(jp, d)
+        except (OSError, subprocess.CalledProcessError, ValueError, KeyError, IndexError) as e:
+            bad.append(f"{name}: no merged result from {d}: {e}")
+            continue
         a = j.get("attribution")
         if not a:
             bad.append(f"{name}: no attribution in the merged result")
@@ -40,8 +44,9 @@ def main() -> int:
             bad.append(f"{name}: called exclusive on a shared node")
         if by_cgroup:
             job = j["job_id"]
-            if not node["job_cpu"].startswith(f"Slurm job {job}'s cgroup "):
-                bad.append(f"{name}: followed by {node['job_cpu']!r}, not job {job}'s cgroup")
+            method = node["job_cpu"]
+            if not method.startswith(f"Slurm job {job}'s cgroup ") or "/step_" not in method:
+                bad.append(f"{name}: followed by {method!r}, not its step's group in job {job}")
         elif not node["job_cpu"].startswith("process tree of pid"):
             bad.append(f"{name}: followed by {node['job_cpu']!r}, not slurmstepd's tree")
         if node["given_cpus"] != 1:

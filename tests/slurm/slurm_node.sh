@@ -24,9 +24,21 @@ stop() {
         for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         kill -9 "$pid" 2>/dev/null || true
     done
-    # What Slurm's cgroup plugins leave behind once their jobs are gone: empty groups only.
+    # What Slurm's cgroup plugins leave behind (this test cluster's node is `localhost`, and
+    # one Slurm test runs at a time): any process still in them, by its PID, then the groups.
     if [[ -f $dir/cgroup ]]; then
-        find /sys/fs/cgroup/*/slurm_localhost -depth -type d -exec rmdir {} + 2>/dev/null || true
+        local procs
+        shopt -s globstar
+        procs=$(cat /sys/fs/cgroup/*/slurm_localhost/**/cgroup.procs 2>/dev/null | sort -u || true)
+        for pid in $procs; do kill -9 "$pid" 2>/dev/null || true; done
+        for _ in $(seq 50); do
+            find /sys/fs/cgroup/*/slurm_localhost -depth -type d -exec rmdir {} + 2>/dev/null || true
+            compgen -G "/sys/fs/cgroup/*/slurm_localhost" >/dev/null || break
+            sleep 0.1
+        done
+        if compgen -G "/sys/fs/cgroup/*/slurm_localhost" >/dev/null; then
+            echo "slurm_node.sh: Slurm's groups remain:" /sys/fs/cgroup/*/slurm_localhost >&2
+        fi
     fi
 }
 

@@ -6,6 +6,7 @@
 #include "report/job/format.hpp"
 
 #include <cmath>
+#include <fmt/format.h>
 
 namespace jp::report::job {
 
@@ -97,7 +98,11 @@ nlohmann::json share_json(const JobResult& j) {
     auto& by_node = a["other_jobs_by_node"] = nlohmann::json::object();
     bool any_ledger = false;
     for (const auto& [node, n] : s.other_jobs) {
-        by_node[node] = n ? nlohmann::json(*n) : nlohmann::json();
+        auto key = node; // two traces of one node name (a copy?) keep a key each: "n1#2"
+        for (int k = 2; by_node.contains(key); ++k) {
+            key = fmt::format("{}#{}", node, k);
+        }
+        by_node[key] = n ? nlohmann::json(*n) : nlohmann::json();
         any_ledger = any_ledger || n.has_value();
     }
     a["other_jobs_at_once"] = any_ledger ? nlohmann::json(s.other_jobs_at_once) : nlohmann::json();

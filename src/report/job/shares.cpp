@@ -72,9 +72,11 @@ std::string other_jobs_text(const ShareAcross& s) {
         with.empty()
             ? fmt::format("no other jobs on the {} node{} with a ledger", known,
                           known == 1 ? "" : "s")
-            : fmt::format("other jobs on {} of {} node{} ({}; at most {} at once on one node)",
-                          with.size(), known, known == 1 ? "" : "s", fmt::join(with, ", "),
-                          s.other_jobs_at_once);
+            : fmt::format("other jobs on {} of {} node{} ({}{})", with.size(), known,
+                          known == 1 ? "" : "s", fmt::join(with, ", "),
+                          s.other_jobs_at_once > 0 ? fmt::format("; at most {} at once on one node",
+                                                                 s.other_jobs_at_once)
+                                                   : std::string{});
     if (!without.empty()) {
         out += fmt::format("; no ledger on {}: unknown there", fmt::join(without, ", "));
     }

@@ -144,6 +144,62 @@ TEST_F(OfProcess, TheV1StepGroupMadeAfterTheMonitorBeganIsTakenWhenItComes) {
     EXPECT_NE(j.notes().front().find("until Slurm made the step's group"), std::string::npos);
 }
 
+// A review: the job's freezer group (where proctrack/cgroup keeps slurmstepd) names no
+// step, and taking its job's cpuacct group would charge the step every step of the job;
+// groups that name different jobs or steps are trusted for none.
+TEST_F(OfProcess, AJobGroupOrGroupsThatDisagreeAreNotTakenAsTheStep) {
+    put(root / "sys/fs/cgroup/cpuacct/cpuacct.usage", "1\n");
+    put(root / "sys/fs/cgroup/cpuset/cpuset.cpus", "0-1\n");
+    put(root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001/job_5/cpuacct.usage_percpu", "1 1 \n");
+    put(root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001/job_3/step_0/cpuacct.usage_percpu",
+        "1 1 \n");
+    const auto tree = [&](const std::string& groups) {
+        put(root / "proc/900/cgroup", groups);
+        put(root / "proc/900/stat", "900 (slurmstepd) S 1 900 900 0 -1 0 0 0 0 0 5 5 0 0 20 0\n");
+        put(root / "proc/900/task/900/children", "");
+        auto j = JobCpu::of_process(root, 900);
+        EXPECT_TRUE(j.group().empty()) << groups << ": " << j.method();
+        EXPECT_FALSE(j.awaits_group()) << groups;
+        EXPECT_NE(j.method().find("process tree of pid 900"), std::string::npos) << j.method();
+        return j.notes();
+    };
+    EXPECT_TRUE(tree("6:freezer:/slurm_n1/uid_1001/job_5\n3:cpuset:/\n2:cpu,cpuacct:/\n").empty());
+    const auto jobs = tree("6:freezer:/slurm_n1/uid_1001/job_4\n"
+                           "3:cpuset:/slurm_n1/uid_1001/job_3/step_0\n2:cpu,cpuacct:/\n");
+    ASSERT_EQ(jobs.size(), 1U);
+    EXPECT_EQ(jobs.front(), "pid 900's cgroups name different Slurm jobs or steps (3, 4): none "
+                            "of them is taken as the job's");
+    const auto steps = tree("4:memory:/slurm_n1/uid_1001/job_3/step_1\n"
+                            "3:cpuset:/slurm_n1/uid_1001/job_3/step_0\n2:cpu,cpuacct:/\n");
+    ASSERT_EQ(steps.size(), 1U);
+    EXPECT_NE(steps.front().find("(/slurm_n1/uid_1001/job_3/step_0, /slurm_n1/uid_1001/job_3/"
+                                 "step_1)"),
+              std::string::npos)
+        << steps.front();
+}
+
+// A review: a folder on the way the job's user may not search aborted the monitor; now the
+// process tree, said in a note. (Root searches anything: run as another user.)
+TEST_F(OfProcess, AGroupTheMonitorMayNotLookForIsSaidAndTheTreeFollowed) {
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root may search any folder (run as another user)";
+    }
+    put(root / "sys/fs/cgroup/cpuacct/cpuacct.usage", "1\n");
+    put(root / "sys/fs/cgroup/cpuset/cpuset.cpus", "0-1\n");
+    fs::create_directories(root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001");
+    fs::permissions(root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001", fs::perms::none);
+    put(root / "proc/901/cgroup", "3:cpuset:/slurm_n1/uid_1001/job_3/step_0\n2:cpuacct:/\n");
+    put(root / "proc/901/stat", "901 (slurmstepd) S 1 901 901 0 -1 0 0 0 0 0 5 5 0 0 20 0\n");
+    put(root / "proc/901/task/901/children", "");
+    auto j = JobCpu::of_process(root, 901);
+    fs::permissions(root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1001", fs::perms::owner_all);
+    EXPECT_FALSE(j.awaits_group());
+    EXPECT_NE(j.method().find("process tree of pid 901"), std::string::npos) << j.method();
+    ASSERT_EQ(j.notes().size(), 1U);
+    EXPECT_TRUE(j.notes().front().starts_with("cannot look for Slurm's group "))
+        << j.notes().front();
+}
+
 TEST_F(OfProcess, AStepGroupThatCountsNothingFallsBackToTheProcessTreeWithANote) {
     put(root / "sys/fs/cgroup/cgroup.controllers", "memory\n");
     fs::create_directories(root / "sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0");

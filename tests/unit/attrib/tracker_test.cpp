@@ -4,9 +4,13 @@
 // read; kept, it sorted after the final reading while holding less, and the
 // report found the record damaged (cumulative readings that go back).
 #include "attrib/tracker.hpp"
+#include "files.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
+#include <ctime>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +43,60 @@ TEST(Tracker, ASampleLaterThanTheEndIsDroppedAndTheRecordStaysInOrder) {
             }
         }
     }
+}
+
+// `record --job` under Slurm's cgroup/v1 plugins (JobCpu::of_process): slurmstepd's tree
+// until the step's cpuacct group is made, then the group, all of whose count is the job's,
+// and the monitor's own CPU (outside the group) from then on, counted once (a review: it was
+// dropped after the switch, and the spread's running total mixed the two series).
+TEST(Tracker, AStepGroupTakenLateKeepsTheTreesTimeAndAddsTheMonitorFromThenOn) {
+    namespace fs = std::filesystem;
+    const auto root = fs::temp_directory_path() / ("jp-tracker-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    const auto stat = [&](int busy_ticks) {
+        test::put(root / "proc/stat", "cpu  0 0 0 0 0 0 0 0\ncpu0 " + std::to_string(busy_ticks) +
+                                          " 0 0 100000 0 0 0 0\ncpu1 0 0 0 100000 0 0 0 0\n");
+    };
+    stat(0);
+    test::put(root / "sys/fs/cgroup/cpuacct/cpuacct.usage", "1\n");
+    test::put(root / "sys/fs/cgroup/cpuset/cpuset.cpus", "0-1\n");
+    test::put(root / "proc/950/cgroup", "3:cpuset:/slurm_n1/uid_1/job_3/step_0\n2:cpuacct:/\n");
+    test::put(root / "proc/950/stat", "950 (slurmstepd) S 1 950 950 0 -1 0 0 0 0 0 0 0 0 0 20 0\n");
+    test::put(root / "proc/950/task/950/children", "");
+    TrackerOptions options;
+    options.proc_root = root;
+    options.sysfs_root = root;
+    options.job_running = true;
+    auto tracker = Tracker::prepare(950, std::move(options));
+    ASSERT_TRUE(tracker);
+    tracker->begin(0);
+    // The tree: slurmstepd used 0.1 s (10 ticks) before the tasks started.
+    test::put(root / "proc/950/stat", "950 (slurmstepd) S 1 950 950 0 -1 0 0 0 0 0 5 5 0 0 20 0\n");
+    stat(10);
+    tracker->sample(100'000'000);
+    // The tasks start: Slurm makes the group; the monitor then burns 0.2 s of its own CPU.
+    const auto group = root / "sys/fs/cgroup/cpuacct/slurm_n1/uid_1/job_3/step_0";
+    test::put(group / "cpuacct.usage_percpu", "500000000 0 \n");
+    stat(100);
+    tracker->sample(200'000'000);
+    const auto burn_from = std::clock();
+    while (static_cast<double>(std::clock() - burn_from) / CLOCKS_PER_SEC < 0.2) {
+    }
+    test::put(group / "cpuacct.usage_percpu", "1000000000 0 \n");
+    stat(200);
+    const auto usage = tracker->finish(300'000'000);
+    double job_s = 0;
+    for (const auto& r : usage.records) {
+        if (r.t_ns == 300'000'000) {
+            job_s += r.job_s;
+        }
+    }
+    // 0.1 s of the tree, 1.0 s of the group, 0.2 s (and a little more) of the monitor.
+    EXPECT_GE(job_s, 0.1 + 1.0 + 0.2 - 1e-6);
+    EXPECT_LE(job_s, 0.1 + 1.0 + 0.2 + 0.15);
+    const auto facts = usage.facts;
+    EXPECT_NE(facts.find("Slurm job 3's cgroup"), std::string::npos) << facts;
+    fs::remove_all(root);
 }
 
 // A child of this process that waits to be killed (-1 where fork failed).

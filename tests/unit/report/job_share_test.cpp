@@ -81,6 +81,16 @@ TEST_F(JobMerge, OtherJobsOnEachNodeAreSaidNodeByNode) {
     alone.other_jobs.emplace_back("c", std::nullopt);
     EXPECT_EQ(other_jobs_text(alone),
               "no other jobs on the 2 nodes with a ledger; no ledger on c: unknown there");
+    // Another job too short to be counted at once on the floor's grid: no "at most 0".
+    ShareAcross brief;
+    brief.other_jobs = {{"a", 1}};
+    EXPECT_EQ(other_jobs_text(brief), "other jobs on 1 of 1 node (a: 1)");
+    // Two traces with one node's name (a copy?): the JSON keeps both.
+    JobResult twice;
+    twice.share = ShareAcross{};
+    twice.share->other_jobs = {{"n1", 2}, {"n1", 0}};
+    EXPECT_EQ(to_json(twice).at("attribution").at("other_jobs_by_node"),
+              nlohmann::json::parse(R"({"n1":2,"n1#2":0})"));
     // No daemon anywhere: nothing (the node's own notes say what it could not know).
     ShareAcross none;
     none.other_jobs = {{"a", std::nullopt}};
