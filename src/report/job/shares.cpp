@@ -56,7 +56,8 @@ void sum_shares(JobResult& job) {
 }
 
 std::string other_jobs_text(const ShareAcross& s) {
-    std::vector<std::string> with, without;
+    std::vector<std::string> with;
+    std::vector<std::string> without;
     std::size_t known = 0;
     for (const auto& [node, n] : s.other_jobs) {
         if (!n) {
