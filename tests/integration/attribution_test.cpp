@@ -235,12 +235,16 @@ TEST_P(Attribution, RecordedStepsSideBySideEachGetTheirOwnShare) {
         steps[i].group = group;
     }
     // The step: this shell leads it (slurmstepd's part), its task is the busy loop, and the
-    // monitor, reading to the end of its input, ends with it.
+    // monitor, reading to the end of its input, ends with it. As slurmstepd does, the task
+    // starts once the monitor says `ready` (its start edge taken): an ASan monitor sharing
+    // the loop's CPU took over a second to start, and saw none of a loop begun at once.
     std::ofstream{dir / "step.sh"} << fmt::format(
         "[ \"$4\" != - ] && echo $$ > \"$4/cgroup.procs\"\n"
-        "{{ timeout $2 sh -c 'while :; do :; done'; sleep $3; }} | {} -q --sysfs-root {} -c {} "
-        "record --job $$ -i 100ms -o {}/$1.jptrace >/dev/null 2>{}/$1.err\n",
-        JP_BINARY, (dir / "node").string(), (dir / "c.toml").string(), dir.string(), dir.string());
+        "{{ n=0; until grep -q '^ready' {}/$1.out 2>/dev/null || [ $n -ge 600 ]; do sleep 0.05; "
+        "n=$((n + 1)); done; timeout $2 sh -c 'while :; do :; done'; sleep $3; }} | {} -q "
+        "--sysfs-root {} -c {} record --job $$ -i 100ms -o {}/$1.jptrace >{}/$1.out 2>{}/$1.err\n",
+        dir.string(), JP_BINARY, (dir / "node").string(), (dir / "c.toml").string(), dir.string(),
+        dir.string(), dir.string());
     const auto step = [&](int cpu, const char* name, int busy, int sleep) {
         const auto g = steps[cpu].group.empty() ? std::string{"-"} : steps[cpu].group.string();
         return fmt::format("taskset -c {} sh {} {} {} {} {}", cpu, (dir / "step.sh").string(), name,
