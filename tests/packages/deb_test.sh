@@ -8,7 +8,7 @@
 #      a C program built with pkg-config and one with find_package(jouleprof);
 #      jouleprofd --check on the packaged config; systemd-analyze verify on the unit;
 #      the installed daemon, started by hand as root, serves the user's jouleprof run;
-#   5. apt-get purge: nothing the packages installed is left.
+#   5. apt-get purge: nothing the packages installed is left, nor the daemon's state.
 #   tests/packages/deb_test.sh [WORK_DIR]   (default: a new temporary folder; kept on failure)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +24,12 @@ fail() { echo "deb_test: $*" >&2; exit 1; }
 say() { echo "== deb_test: $*"; }
 [[ $(id -u) -eq 0 ]] || fail "run as root (it installs and purges the packages)"
 apt=(apt-get -o DPkg::Lock::Timeout=900 -y -qq)
+
+# What building and checking packages needs beyond scripts/setup.sh (a fresh machine has none
+# of it), then every Build-Depends of debian/control, or one line naming what is missing.
+say "packaging tools (debhelper, dh-python, lintian)"
+"${apt[@]}" install debhelper dh-python lintian dpkg-dev >/dev/null || fail "cannot install debhelper, dh-python, lintian"
+(cd "$src" && dpkg-checkbuilddeps) || fail "missing build dependencies (above): apt-get install them"
 
 say "build (dpkg-buildpackage -us -uc -b) in $work"
 mkdir -p "$work/jouleprof"
@@ -119,9 +125,15 @@ say "$user's run was measured through the packaged daemon (backend jouleprofd)"
 kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""
 
 say "apt-get purge"
+# What the daemon keeps under systemd (StateDirectory=jouleprof: its learned idle power) goes
+# with a purge (debian/jouleprofd.postrm); made here as the unit would, the daemon having been
+# started by hand.
+install -d -m 0700 /var/lib/jouleprof
+echo '{}' > /var/lib/jouleprof/idle-history.json
 "${apt[@]}" purge "${pkgs[@]}" >"$work/purge.log" 2>&1 || { tail -20 "$work/purge.log"; fail "purge failed"; }
 left=$(while read -r f; do if [[ (-f $f || -L $f) && ! -d $f ]]; then echo "$f"; fi; done <"$work/files")
 [[ -z $left ]] || fail "left after purge: $left"
 [[ ! -e /etc/jouleprof ]] || fail "/etc/jouleprof left after purge"
+[[ ! -e /var/lib/jouleprof ]] || fail "/var/lib/jouleprof (the idle history) left after purge"
 rm -rf "$tmp"
 say "passed"
