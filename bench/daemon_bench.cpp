@@ -254,13 +254,16 @@ void measure(const char* phase, pid_t daemon, double seconds) {
 
 // Says so where the clients' process ended during the phase (a refused session ends it):
 // the figure above it is then not the one its line names.
-void still_streaming(pid_t clients) {
+// Reaps it then (false), so that it is not stopped again by a PID that may be another's.
+bool still_streaming(pid_t clients) {
     int status = 0;
     if (::waitpid(clients, &status, WNOHANG) == clients) {
         std::printf("  (the clients stopped during the phase, exit %d: the line above is not "
                     "what it says)\n",
                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return false;
     }
+    return true;
 }
 
 // Round-trip time of exact reads from a full-resolution client (the bench itself).
@@ -320,9 +323,11 @@ int main(int argc, char** argv) {
     measure("idle, no client", daemon, seconds);
     auto clients = start_clients(socket, 1000, 500);
     measure("1,000 sessions streaming every 500 ms (1 s floor)", daemon, seconds);
-    still_streaming(clients);
+    const bool streaming = still_streaming(clients);
     exact_reads(socket);
-    stop(clients);
+    if (streaming) {
+        stop(clients);
+    }
     stop(daemon);
 
     // The ledger: 1, 10 and 100 jobs at the daemon's defaults, then each asks for its view
@@ -371,8 +376,9 @@ int main(int argc, char** argv) {
                           many + "[access]\nfloor = \"100ms\"\njitter = \"100ms\"\n");
     clients = start_clients(socket, 1000, 100);
     measure("1,000 sessions streaming every 100 ms (100 ms floor)", daemon, seconds);
-    still_streaming(clients);
-    stop(clients);
+    if (still_streaming(clients)) {
+        stop(clients);
+    }
     stop(daemon);
     std::filesystem::remove_all(root);
 }

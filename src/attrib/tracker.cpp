@@ -57,8 +57,8 @@ std::optional<Tracker> Tracker::prepare(pid_t pid, TrackerOptions options) {
 
 // The job's use now. Where a Slurm step's group the job awaited was taken at this reading
 // (JobCpu::of_process), what came as a total so far stays apportioned and the group's
-// per-CPU readings follow it; the monitor (outside that group, unlike slurmstepd's tree) is
-// added from here on, counted from now.
+// per-CPU readings follow it; the monitor, where that group does not hold it, is added from
+// here on, counted from now.
 std::optional<JobCpu::Reading> Tracker::read_job(bool last) {
     auto r = last ? m_job.finish() : m_job.read();
     if (m_awaiting_group && !m_job.awaits_group()) {
@@ -75,7 +75,6 @@ void Tracker::begin(std::int64_t t_ns) {
     // What the job (a Python process, a Slurm step) used before it is not its figure's.
     m_job_base = read_job(false).value_or(JobCpu::Reading{});
     m_monitor_base_s = process_cpu_seconds();
-    m_spread_last = 0;
     m_busy_last.assign(m_node_base.size(), 0.0);
     m_begin_ns = t_ns;
     for (const auto pkg : m_packages) {
