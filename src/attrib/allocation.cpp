@@ -134,7 +134,8 @@ Allocation allocation_of(pid_t pid,
                          const std::filesystem::path& proc_root,
                          const std::filesystem::path& sysfs_root,
                          const std::vector<int>& node_cpus,
-                         const EnvLookup& env) {
+                         const EnvLookup& env,
+                         pid_t groups_of) {
     Allocation a;
     a.node_cpus = node_cpus;
     a.given_cpus = affinity_of(pid, node_cpus);
@@ -159,7 +160,9 @@ Allocation allocation_of(pid_t pid,
         }
     }
     a.memory_total = mem_total(proc_root);
-    const auto self = sys::read_text(sys::under_root(proc_root, "/proc/self/cgroup"));
+    const auto self = sys::read_text(
+        sys::under_root(proc_root, groups_of > 0 ? fmt::format("/proc/{}/cgroup", groups_of)
+                                                 : "/proc/self/cgroup"));
     const auto groups = self ? parse_proc_cgroup(*self) : ProcessGroups{};
     const auto mounts = find_mounts(proc_root);
     if (auto dir = group_dir(mounts.v2, groups.v2)) {

@@ -47,11 +47,13 @@ struct Allocation {
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;
 
 // proc_root: /proc and /sys/fs/cgroup; sysfs_root: the CPU topology (so a fake node's
-// packages are its own). node_cpus: the CPUs online. env: the job's environment.
+// packages are its own). node_cpus: the CPUs online. env: the job's environment. Its memory
+// groups are those of groups_of (0: the caller's own, which a monitor shares with its job).
 [[nodiscard]] Allocation allocation_of(pid_t pid,
                                        const std::filesystem::path& proc_root,
                                        const std::filesystem::path& sysfs_root,
                                        const std::vector<int>& node_cpus,
-                                       const EnvLookup& env);
+                                       const EnvLookup& env,
+                                       pid_t groups_of = 0);
 
 } // namespace jp::attrib

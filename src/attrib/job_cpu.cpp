@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -220,6 +221,17 @@ void JobCpu::follow_tree(const std::filesystem::path& root, pid_t pid) {
 }
 
 std::optional<JobCpu::Reading> JobCpu::read() {
+    std::size_t budget = SIZE_MAX;
+    return read(budget);
+}
+
+std::optional<JobCpu::Reading> JobCpu::read(std::size_t& budget) {
+    if (budget == 0) {
+        return std::nullopt;
+    }
+    if (m_kind != Kind::tree) {
+        --budget;
+    }
     if (!m_pending_dir.empty()) {
         take_pending_group();
     }
@@ -245,9 +257,14 @@ std::optional<JobCpu::Reading> JobCpu::read() {
         r.per_cpu_s = std::move(*s);
         return r;
     }
-    case Kind::tree:
-        r.total_s = m_tree->read();
+    case Kind::tree: {
+        const auto seconds = m_tree->read(budget);
+        if (!seconds) {
+            return std::nullopt;
+        }
+        r.total_s = *seconds;
         return r;
+    }
     case Kind::none:
         return std::nullopt;
     }

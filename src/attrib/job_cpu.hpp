@@ -45,6 +45,8 @@ public:
         std::vector<double> per_cpu_s; // empty unless known
     };
     [[nodiscard]] std::optional<Reading> read();
+    // The same, reading at most `budget` files (ProcTree::read's; a group costs one).
+    [[nodiscard]] std::optional<Reading> read(std::size_t& budget);
     // After the job was reaped: the last reading, then the group made for it
     // removed (left, and said, while processes the job left behind still run in it).
     std::optional<Reading> finish();

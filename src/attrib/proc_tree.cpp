@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <fmt/format.h>
 #include <set>
 #include <sys/resource.h>
@@ -65,11 +66,23 @@ ProcTree::ProcTree(std::filesystem::path root, pid_t job) : m_root(std::move(roo
 }
 
 double ProcTree::read() {
+    std::size_t budget = SIZE_MAX;
+    return read(budget).value_or(m_last);
+}
+
+std::optional<double> ProcTree::read(std::size_t& budget) {
     // Every live member's own time and its reaped children's: a process's time moves
     // into its parent's cutime/cstime when reaped, so each CPU second is counted once.
     std::vector<pid_t> todo{m_job};
     std::set<pid_t> visited;
     std::uint64_t ticks = 0;
+    const auto take = [&budget] {
+        if (budget == 0) {
+            return false;
+        }
+        --budget;
+        return true;
+    };
     while (!todo.empty() && visited.size() < 100000) {
         const pid_t pid = todo.back();
         todo.pop_back();
@@ -77,13 +90,22 @@ double ProcTree::read() {
             continue;
         }
         const auto dir = sys::under_root(m_root, fmt::format("/proc/{}", pid));
+        if (!take()) {
+            return std::nullopt;
+        }
         const auto stat = sys::read_text(dir / "stat");
         const auto times = stat ? parse_proc_stat(*stat) : std::nullopt;
         if (!times) {
             continue; // gone: reaped, its time is in its reaper's
         }
         ticks += times->own_ticks + times->children_ticks;
+        if (!take()) {
+            return std::nullopt;
+        }
         for (const auto& task : sys::list_dir(dir / "task")) {
+            if (!take()) {
+                return std::nullopt;
+            }
             if (auto kids = sys::read_text(dir / "task" / task / "children")) {
                 for (const pid_t kid : pids_in(*kids)) {
                     todo.push_back(kid);

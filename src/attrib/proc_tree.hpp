@@ -28,6 +28,10 @@ public:
     ProcTree(std::filesystem::path root, pid_t job);
     // CPU seconds of the job's tree since it began (never less than before).
     [[nodiscard]] double read();
+    // The same, reading at most `budget` files of /proc (what is read is taken from it);
+    // nullopt, and nothing learned, where the tree needs more (jouleprofd, reading other
+    // users' trees, bounds what one user's processes may cost it).
+    [[nodiscard]] std::optional<double> read(std::size_t& budget);
     // At the job's end: the CPU time of the waited-for children of the monitor
     // that ran since the job began (rusage_children_s now minus at the start).
     void add_reaped(double children_s);

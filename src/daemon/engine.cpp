@@ -257,7 +257,7 @@ void Engine::absorb(const std::vector<trace::SampleRecord>& records) {
 }
 
 void Engine::choose(std::int64_t now_ns) {
-    Candidate c{now_ns, std::vector<std::uint64_t>(m_channels.size(), 0)};
+    Candidate c{++m_chosen, now_ns, std::vector<std::uint64_t>(m_channels.size(), 0)};
     const auto floor = m_rules.floor.count();
     for (std::size_t i = 0; i < m_channels.size(); ++i) {
         const auto& h = m_history[i];
@@ -311,6 +311,7 @@ void Engine::publish(std::int64_t now_ns) {
         m_published_upto[i] = seq;
         m_published_t[i] = r.t_ns;
     }
+    m_published_window = m_candidate->number;
     m_candidate.reset();
     // What can no longer veto a window: the next candidate is chosen from now on, and
     // its readings are at most one channel interval and a floor old (choose()).

@@ -67,6 +67,11 @@ public:
     [[nodiscard]] const History& history(std::size_t i) const noexcept { return m_history[i]; }
     [[nodiscard]] const History& published(std::size_t i) const noexcept { return m_published[i]; }
     [[nodiscard]] const ChannelHealth& health(std::size_t i) const noexcept { return m_health[i]; }
+    // Windows chosen so far (each one's readings are the newest when it was chosen), and
+    // the number of the one published last (0: none yet): what jouleprofd's accounts
+    // (daemon/accounts.hpp) read the CPU time at and split.
+    [[nodiscard]] std::uint64_t windows_chosen() const noexcept { return m_chosen; }
+    [[nodiscard]] std::uint64_t window_published() const noexcept { return m_published_window; }
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept;
     // Channel i's idle power learned from its history so far (daemon/idle.hpp).
     [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const { return m_idle.idle(i); }
@@ -89,6 +94,7 @@ private:
 
     // The next window's end: each channel's newest reading when it was chosen.
     struct Candidate {
+        std::uint64_t number = 0; // windows_chosen() when it was chosen
         std::int64_t chosen_ns = 0;
         std::vector<std::uint64_t> seq; // 0: nothing to publish for that channel
     };
@@ -106,6 +112,8 @@ private:
     std::vector<std::uint64_t> m_published_upto; // history seq the last publication covered
     std::vector<std::int64_t> m_published_t;     // its reading's time (0: none yet)
     std::optional<Candidate> m_candidate;
+    std::uint64_t m_chosen = 0;
+    std::uint64_t m_published_window = 0;
     std::deque<Span> m_floored_reads; // younger than twice the floor and the jitter
     std::vector<ChannelHealth> m_health;
     IdleLearner m_idle;

@@ -2,6 +2,7 @@
 #pragma once
 // The protocol's operations (docs/daemon-protocol.md): one request line in,
 // one reply line out, on the daemon's single I/O thread.
+#include "daemon/accounts.hpp"
 #include "daemon/connection.hpp"
 #include "daemon/engine.hpp"
 #include "daemon/sessions.hpp"
@@ -23,7 +24,15 @@ struct DaemonState {
     CallBudget ledger_calls{
         CallBudget::k_view_burst,
         CallBudget::k_views_per_second}; // per uid: the ledger's views walk every kept job
+    // Every job's share, where [prometheus] per_job asks for it (daemon/accounts.hpp).
+    std::unique_ptr<Accounts> accounts{};
+    std::uint64_t accounts_chosen = 0;    // the engine's last window they read CPU time for
+    std::uint64_t accounts_published = 0; // and the last one published
 };
+
+// Feeds the accounts after the engine's tick: the CPU time when a window is chosen, the
+// split when one is published (idle power from the config, else as /metrics shows it).
+void feed_accounts(DaemonState& d, std::int64_t now_ns);
 
 // A request line to its reply line (ending in '\n'); sets c.closing when the
 // connection must end after the reply.

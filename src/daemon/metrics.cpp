@@ -5,7 +5,9 @@
 #include "jp_version.hpp"
 #include "sys/proc.hpp"
 
+#include <array>
 #include <fmt/format.h>
+#include <pwd.h>
 
 namespace jp::daemon {
 namespace {
@@ -156,6 +158,108 @@ void health_metrics(std::string& out, const DaemonState& d) {
     }
 }
 
+std::string cpu_list(const std::vector<int>& cpus) {
+    std::string out;
+    for (std::size_t i = 0; i < cpus.size();) {
+        std::size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
+            ++j;
+        }
+        out += fmt::format("{}{}", out.empty() ? "" : ",", cpus[i]);
+        if (j > i) {
+            out += fmt::format("-{}", cpus[j]);
+        }
+        i = j + 1;
+    }
+    return out;
+}
+
+std::string user_name(uid_t uid) {
+    passwd pw{};
+    passwd* found = nullptr;
+    std::array<char, 4096> buf{};
+    if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+        return found->pw_name;
+    }
+    return {};
+}
+
+// Each channel's energy split among the node's jobs, and each job's share with its labels
+// on a separate _info series; only where [prometheus] per_job asks for it (docs/daemon.md).
+void account_metrics(std::string& out, const DaemonState& d) {
+    if (!d.accounts) {
+        return;
+    }
+    const auto& a = *d.accounts;
+    const auto& chans = a.channels();
+    const auto channel = [&](std::size_t i) {
+        return fmt::format("channel=\"{}\",domain=\"{}\",counted=\"{}\"", escaped(chans[i].name),
+                           to_string(chans[i].domain), chans[i].counted ? "true" : "false");
+    };
+    std::string split;
+    for (std::size_t i = 0; i < chans.size(); ++i) {
+        const auto& t = a.totals()[i];
+        if (t.energy_j <= 0) {
+            continue;
+        }
+        for (const auto& [part, j] : {std::pair{"jobs_idle", t.jobs_idle_j},
+                                      {"jobs_dynamic", t.jobs_dynamic_j},
+                                      {"unallocated", t.unallocated_j},
+                                      {"other", t.other_j}}) {
+            split += fmt::format("jouleprof_split_energy_joules_total{{{},part=\"{}\"}} {}\n",
+                                 channel(i), part, j);
+        }
+    }
+    family(out, "jouleprof_split_energy_joules_total", "counter",
+           "A channel's energy since accounting began, split: the jobs' idle and dynamic "
+           "parts, idle power nobody was given (unallocated), others' use (other).",
+           split);
+    std::string energy;
+    std::string info;
+    for (const auto* job : a.jobs()) {
+        const auto id = escaped(job->key);
+        info += fmt::format(
+            "jouleprof_job_info{{job=\"{}\",uid=\"{}\",user=\"{}\",slurm_job=\"{}\","
+            "cpus=\"{}\",method=\"{}\",state=\"{}\"}} 1\n",
+            id, job->uid, escaped(user_name(job->uid)), escaped(job->slurm_job),
+            cpu_list(job->cpus), escaped(job->method), job->ended_ns == 0 ? "running" : "ended");
+        for (std::size_t i = 0; i < chans.size() && i < job->energy.size(); ++i) {
+            if (a.totals()[i].energy_j <= 0) {
+                continue;
+            }
+            for (const auto& [part, j] : {std::pair{"idle", job->energy[i].idle_j},
+                                          {"dynamic", job->energy[i].dynamic_j}}) {
+                energy += fmt::format(
+                    "jouleprof_job_energy_joules_total{{job=\"{}\",{},part=\"{}\"}} {}\n", id,
+                    channel(i), part, j);
+            }
+        }
+    }
+    family(out, "jouleprof_job_energy_joules_total", "counter",
+           "A job's share of a channel's energy since jouleprofd first saw it: idle power by "
+           "what it was given, dynamic by what it used.",
+           energy);
+    family(out, "jouleprof_job_info", "gauge",
+           "A job jouleprofd accounts for (running, or ended within per_job_keep), its labels.",
+           info);
+    header(out, "jouleprof_jobs", "gauge", "Jobs with a session open on jouleprofd.");
+    out += fmt::format("jouleprof_jobs {}\n", a.open_jobs());
+    header(out, "jouleprof_split_total", "counter", "Intervals of a channel split among jobs.");
+    out += fmt::format("jouleprof_split_total {}\n", a.splits());
+    header(out, "jouleprof_split_conservation_failures_total", "counter",
+           "Splits whose parts did not add up to the channel's energy within 1 mJ.");
+    out +=
+        fmt::format("jouleprof_split_conservation_failures_total {}\n", a.conservation_failures());
+    header(out, "jouleprof_split_scaled_total", "counter",
+           "Splits whose jobs' shares added up to more than the whole and were scaled to it.");
+    out += fmt::format("jouleprof_split_scaled_total{{share=\"given\"}} {}\n", a.given_scaled());
+    out += fmt::format("jouleprof_split_scaled_total{{share=\"used\"}} {}\n", a.use_scaled());
+    header(out, "jouleprof_split_unread_total", "counter",
+           "Readings of a job's CPU time not taken (beyond what its user's jobs may cost, or "
+           "failed): its use in those intervals went to other.");
+    out += fmt::format("jouleprof_split_unread_total {}\n", a.unread());
+}
+
 void daemon_metrics(std::string& out, const DaemonState& d, std::int64_t now_ns) {
     header(out, "jouleprof_daemon_cpu_seconds_total", "counter", "CPU time jouleprofd has used.");
     out += fmt::format("jouleprof_daemon_cpu_seconds_total {}\n", process_cpu_seconds());
@@ -182,6 +286,7 @@ std::string metrics_text(const DaemonState& d, std::int64_t now_ns) {
     channel_metrics(out, d);
     node_metric(out, d);
     health_metrics(out, d);
+    account_metrics(out, d);
     daemon_metrics(out, d, now_ns);
     return out;
 }

@@ -44,10 +44,24 @@ Server::Server(DaemonConfig config,
                                            mono_ns(),
                                            0,
                                            CallBudget{CallBudget::k_view_burst,
-                                                      CallBudget::k_views_per_second}},
+                                                      CallBudget::k_views_per_second},
+                                           {},
+                                           0,
+                                           0},
       m_reload_path(std::move(reload_path)) {
     // Ended jobs are forgotten on the floor's grid (daemon/ledger.hpp).
     m_state.sessions.set_ledger_grid(m_state.config.access.floor.count());
+    const auto& daemon = m_state.config.daemon;
+    if (daemon.prometheus_per_job) {
+        AccountsSettings s;
+        s.max_jobs = static_cast<std::size_t>(daemon.prometheus_per_job_max);
+        s.keep = daemon.prometheus_per_job_keep;
+        // Every window is split (they come a floor apart at least), but never more often
+        // than a tick where the floor is shorter.
+        s.min_period = std::max(Nanos{std::chrono::milliseconds{100}}, m_state.config.access.floor);
+        s.sysfs_root = m_state.config.sensors.sysfs_root.value_or("/");
+        m_state.accounts = std::make_unique<Accounts>(std::move(s), m_engine->channels());
+    }
 }
 
 Server::~Server() {
@@ -298,6 +312,7 @@ void Server::tick() {
         watch(m_http_listen.get(), k_http_listen, EPOLLIN);
     }
     m_engine->tick(now);
+    feed_accounts(m_state, now);
     std::vector<std::pair<std::uint64_t, std::string>> events;
     m_state.sessions.for_each([&](Session& s) {
         if (s.stream_interval_ns > 0 && m_conns.contains(s.stream_connection)) {

@@ -124,7 +124,8 @@ Result<void> parse_access(const TomlScope& s, AccessRules& out) {
 }
 
 Result<void> parse_prometheus(const TomlScope& s, DaemonSettings& out) {
-    if (auto r = s.only({"listen", "max_connections"}); !r) {
+    if (auto r = s.only({"listen", "max_connections", "per_job", "per_job_max", "per_job_keep"});
+        !r) {
         return r;
     }
     auto listen = s.string("listen");
@@ -132,7 +133,23 @@ Result<void> parse_prometheus(const TomlScope& s, DaemonSettings& out) {
         return std::unexpected(listen.error());
     }
     out.prometheus_listen = *listen;
-    return s.integer("max_connections", 1, 1024, out.prometheus_max_connections);
+    auto per_job = s.boolean("per_job");
+    if (!per_job) {
+        return std::unexpected(per_job.error());
+    }
+    out.prometheus_per_job = per_job->value_or(false);
+    if (out.prometheus_per_job && !out.prometheus_listen) {
+        return s.error(*s.table.get("per_job"), "per_job",
+                       "needs listen: /metrics is where it goes");
+    }
+    for (auto r : {s.integer("max_connections", 1, 1024, out.prometheus_max_connections),
+                   s.integer("per_job_max", 1, 100'000, out.prometheus_per_job_max),
+                   s.duration("per_job_keep", Nanos{0}, out.prometheus_per_job_keep)}) {
+        if (!r) {
+            return r;
+        }
+    }
+    return {};
 }
 
 template <class Fn> Result<void> section(const TomlScope& root, std::string_view key, Fn parse) {

@@ -46,6 +46,11 @@ struct DaemonSettings {
     Nanos client_timeout{std::chrono::seconds{10}}; // to finish a request once begun
     std::optional<std::string> prometheus_listen;   // "127.0.0.1:9940"; absent: off
     int prometheus_max_connections = 8;
+    // Every job's share of the node's energy on /metrics (daemon/accounts.hpp): off by
+    // default, since it tells anyone who reaches /metrics who runs what, and when.
+    bool prometheus_per_job = false;
+    int prometheus_per_job_max = 1000;                       // jobs kept, open and ended
+    Nanos prometheus_per_job_keep{std::chrono::minutes{10}}; // an ended job's series stay
     IdleSettings idle;
     // Where the idle history is kept across restarts (daemon/idle_store.hpp): absent, the
     // first of systemd's $STATE_DIRECTORY where set, else nowhere; "" nowhere.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pwd.h>
 #include <sys/socket.h>
@@ -244,6 +245,53 @@ std::unique_ptr<Peer> DaemonTest::probe(const char* user) const {
 
 std::string DaemonTest::home(const char* user) const {
     return fs.path(fmt::format("/home/{}", user)).string();
+}
+
+// A TCP port free on 127.0.0.1 right now.
+int free_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// GET http://127.0.0.1:port/target; the whole response, headers included.
+std::string http_get(int port, const std::string& target) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval tv{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return {};
+    }
+    const auto req =
+        fmt::format("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", target);
+    (void)!::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+    std::string out;
+    char buf[8192];
+    ssize_t n = 0;
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) {
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return out;
+}
+
+std::string body_of(const std::string& response) {
+    const auto at = response.find("\r\n\r\n");
+    return at == std::string::npos ? std::string{} : response.substr(at + 4);
 }
 
 } // namespace jp::test

@@ -86,4 +86,11 @@ protected:
 // The uid of a user name (-1 if none).
 [[nodiscard]] long uid_of(const char* user);
 
+// A TCP port free on 127.0.0.1 right now.
+[[nodiscard]] int free_port();
+// GET http://127.0.0.1:port/target; the whole response, headers included ("" if refused).
+[[nodiscard]] std::string http_get(int port, const std::string& target);
+// A response's body.
+[[nodiscard]] std::string body_of(const std::string& response);
+
 } // namespace jp::test

@@ -7,7 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <csignal>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace jp::attrib {
@@ -112,6 +114,28 @@ TEST(ProcTree, FollowsThisProcessAndNeverGoesBack) {
     EXPECT_GE(after, before);
     tree.add_reaped(0);
     EXPECT_GE(tree.read(), after);
+}
+
+TEST(ProcTree, ABudgetOfFilesBoundsWhatOneReadingMayCost) {
+    // This process and a child: its stat, its task folder, each thread's children, the
+    // child's the same; a budget below that gives no reading, and takes what it read.
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    ProcTree tree{"/", ::getpid()};
+    std::size_t small = 3;
+    EXPECT_FALSE(tree.read(small));
+    EXPECT_EQ(small, 0U);
+    std::size_t large = 100'000;
+    const auto seconds = tree.read(large);
+    ASSERT_TRUE(seconds);
+    EXPECT_GE(*seconds, 0);
+    EXPECT_LE(large, 100'000U - 6U); // two processes: at least three files each
+    EXPECT_GE(tree.read(), *seconds);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
 }
 
 } // namespace

@@ -14,6 +14,7 @@ TEST(DaemonSettings, DefaultsAreSecureAndDocumented) {
     EXPECT_EQ(c->daemon.socket, "/run/jouleprof/jouleprofd.sock");
     EXPECT_EQ(c->daemon.interval, std::chrono::milliseconds{100});
     EXPECT_FALSE(c->daemon.prometheus_listen) << "/metrics is off by default";
+    EXPECT_FALSE(c->daemon.prometheus_per_job) << "who runs what is not shown by default";
     EXPECT_TRUE(c->access.full_resolution_groups.empty());
     EXPECT_TRUE(c->access.others_allowed);
     EXPECT_EQ(c->access.floor, std::chrono::seconds{1});
@@ -43,6 +44,9 @@ unrestricted_backends = ["nvml"]
 [prometheus]
 listen = "[::1]:9940"
 max_connections = 2
+per_job = true
+per_job_max = 50
+per_job_keep = "1h"
 [node]
 rated_watts = 1000
 [sensors.nvml]
@@ -64,6 +68,9 @@ interval = "20ms"
     EXPECT_DOUBLE_EQ(c->access.edge_reads_per_minute, 1.5);
     EXPECT_EQ(c->access.unrestricted_backends, std::vector<std::string>{"nvml"});
     EXPECT_EQ(*c->daemon.prometheus_listen, "[::1]:9940");
+    EXPECT_TRUE(c->daemon.prometheus_per_job);
+    EXPECT_EQ(c->daemon.prometheus_per_job_max, 50);
+    EXPECT_EQ(c->daemon.prometheus_per_job_keep, std::chrono::hours{1});
     EXPECT_EQ(*c->sensors.node.rated_watts, 1000);
     EXPECT_EQ(c->sensors.intervals.at("nvml"), std::chrono::milliseconds{20});
     EXPECT_EQ(*c->sensors.sysfs_root, "/srv/fake");
@@ -89,6 +96,11 @@ TEST(DaemonSettings, EachMistakeNamesFileLineTableAndKey) {
         {"[access]\nedge_reads_per_minute = inf\n", "must be a finite number"},
         {"[access]\nedge_reads_burst = -1\n", "edge_reads_burst"},
         {"[prometheus]\nlisten = true\n", "[prometheus] listen: must be a string"},
+        {"[prometheus]\nper_job = true\n", "[prometheus] per_job: needs listen"},
+        {"[prometheus]\nlisten = \"127.0.0.1:1\"\nper_job = 1\n", "[prometheus] per_job: must be"},
+        {"[prometheus]\nlisten = \"127.0.0.1:1\"\nper_job_max = 0\n", "[prometheus] per_job_max"},
+        {"[prometheus]\nlisten = \"127.0.0.1:1\"\nper_job_keep = \"soon\"\n",
+         "[prometheus] per_job_keep"},
         {"access = 3\n", "must be a table"},
         {"[daemons]\n", "top level daemons: unknown key"},
         {"[node]\nrated_watts = nan\n", "[node] rated_watts: must be a finite number"},
