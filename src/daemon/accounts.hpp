@@ -36,8 +36,8 @@ struct AccountsSettings {
     // Files of /proc one user's jobs may cost each reading (a process tree: 2 or more per
     // process); a job beyond is not read then, its use left to other processes.
     std::size_t reads_per_user = 4096;
-    std::filesystem::path proc_root{"/"};      // /proc and /sys/fs/cgroup
-    std::filesystem::path sysfs_root{"/"};     // the CPU topology
+    std::filesystem::path proc_root{"/"};  // /proc and /sys/fs/cgroup
+    std::filesystem::path sysfs_root{"/"}; // the CPU topology
 };
 
 // A client process with a session now.
