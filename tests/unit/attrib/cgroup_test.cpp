@@ -5,9 +5,9 @@
 #include "attrib/proc_tree.hpp"
 #include "files.hpp"
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <csignal>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
