@@ -8,13 +8,16 @@
 #include "fake_node.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <grp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -91,6 +94,44 @@ pid_t start_daemon(const std::string& binary,
     }
     std::fprintf(stderr, "jouleprofd did not start (%s)\n", binary.c_str());
     std::exit(1);
+}
+
+// A TCP port free on 127.0.0.1 now.
+int free_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// GET /metrics from 127.0.0.1:port; the bytes of the response.
+std::size_t scrape(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return 0;
+    }
+    const std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    (void)!::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+    std::size_t total = 0;
+    std::array<char, 65536> buf{};
+    for (ssize_t n = 0; (n = ::recv(fd, buf.data(), buf.size(), 0)) > 0;) {
+        total += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return total;
 }
 
 void stop(pid_t pid) {
@@ -331,9 +372,16 @@ int main(int argc, char** argv) {
     stop(daemon);
 
     // The ledger: 1, 10 and 100 jobs at the daemon's defaults, then each asks for its view
-    // at once, as a job array ending together would.
-    for (const int n : {1, 10, 100}) {
-        daemon = start_daemon(binary, root, socket, "");
+    // at once, as a job array ending together would; then the same with every job's share
+    // split for /metrics ([prometheus] per_job), and one scrape of it.
+    for (const auto& [accounts, n] :
+         {std::pair{false, 1}, {false, 10}, {false, 100}, {true, 1}, {true, 10}, {true, 100}}) {
+        const int port = accounts ? free_port() : 0;
+        daemon = start_daemon(binary, root, socket,
+                              accounts ? fmt::format("[prometheus]\nlisten = \"127.0.0.1:{}\"\n"
+                                                     "per_job = true\n",
+                                                     port)
+                                       : std::string{});
         JobPipes p;
         if (::pipe2(p.go, O_CLOEXEC) != 0 || ::pipe2(p.ready, O_CLOEXEC) != 0 ||
             ::pipe2(p.times, O_CLOEXEC) != 0) {
@@ -342,11 +390,19 @@ int main(int argc, char** argv) {
         }
         const auto jobs = start_jobs(socket, n, 1000, p);
         const int ready = ready_jobs(p, n);
-        measure(fmt::format("{} job{} in the ledger, each streaming every 1 s{}", ready,
-                            ready == 1 ? "" : "s",
+        measure(fmt::format("{} job{} {}, each streaming every 1 s{}", ready, ready == 1 ? "" : "s",
+                            accounts ? "split for /metrics" : "in the ledger",
                             ready == n ? std::string{} : fmt::format(" ({} refused)", n - ready))
                     .c_str(),
                 daemon, seconds);
+        if (accounts) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto size = scrape(port);
+            const auto us =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            std::printf("  %-52s %.0f us, %zu bytes\n", "  one scrape of /metrics", us, size);
+        }
         const std::string bytes(static_cast<std::size_t>(n), 'g');
         (void)!::write(p.go[1], bytes.data(), bytes.size());
         ::close(p.go[1]);

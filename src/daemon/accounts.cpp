@@ -5,8 +5,10 @@
 #include "sys/file.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
+#include <pwd.h>
 #include <set>
 #include <unistd.h>
 
@@ -16,6 +18,17 @@ namespace {
 // A process's environment read for what says which GPUs and CPUs a job was given; larger
 // ones (the kernel allows far more) are not read.
 constexpr std::size_t k_max_environ = std::size_t{1} << 20;
+
+// Looked up once per job (the name service may read files): "" where there is none.
+std::string user_name(uid_t uid) {
+    passwd pw{};
+    passwd* found = nullptr;
+    std::array<char, 4096> buf{};
+    if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+        return found->pw_name;
+    }
+    return {};
+}
 
 std::string holder_id(const Holder& h) {
     return h.start_time ? fmt::format("{}:{}", h.pid, *h.start_time) : std::to_string(h.pid);
@@ -125,6 +138,7 @@ void Accounts::follow(std::span<const Holder> holders, std::int64_t now_ns) {
                       cpu.method(),
                       cpu.slurm_job(),
                       h->uid,
+                      user_name(h->uid),
                       alloc.given_cpus,
                       std::move(energy),
                       first,

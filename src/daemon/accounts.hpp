@@ -61,6 +61,7 @@ struct AccountJob {
     std::string method;    // how its CPU time is read (JobCpu::method)
     std::string slurm_job; // "" unless a Slurm step
     uid_t uid = 0;
+    std::string user;                      // uid's name, "" where it has none
     std::vector<int> cpus;                 // the CPUs it may run on
     std::vector<attrib::JobEnergy> energy; // per channel, since it was first seen
     std::int64_t first_ns = 0;

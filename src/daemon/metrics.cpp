@@ -7,7 +7,6 @@
 
 #include <array>
 #include <fmt/format.h>
-#include <pwd.h>
 
 namespace jp::daemon {
 namespace {
@@ -174,16 +173,6 @@ std::string cpu_list(const std::vector<int>& cpus) {
     return out;
 }
 
-std::string user_name(uid_t uid) {
-    passwd pw{};
-    passwd* found = nullptr;
-    std::array<char, 4096> buf{};
-    if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
-        return found->pw_name;
-    }
-    return {};
-}
-
 // Each channel's energy split among the node's jobs, and each job's share with its labels
 // on a separate _info series; only where [prometheus] per_job asks for it (docs/daemon.md).
 void account_metrics(std::string& out, const DaemonState& d) {
@@ -221,8 +210,8 @@ void account_metrics(std::string& out, const DaemonState& d) {
         info += fmt::format(
             "jouleprof_job_info{{job=\"{}\",uid=\"{}\",user=\"{}\",slurm_job=\"{}\","
             "cpus=\"{}\",method=\"{}\",state=\"{}\"}} 1\n",
-            id, job->uid, escaped(user_name(job->uid)), escaped(job->slurm_job),
-            cpu_list(job->cpus), escaped(job->method), job->ended_ns == 0 ? "running" : "ended");
+            id, job->uid, escaped(job->user), escaped(job->slurm_job), cpu_list(job->cpus),
+            escaped(job->method), job->ended_ns == 0 ? "running" : "ended");
         for (std::size_t i = 0; i < chans.size() && i < job->energy.size(); ++i) {
             if (a.totals()[i].energy_j <= 0) {
                 continue;
