@@ -13,14 +13,11 @@ namespace {
 
 // Highest mean over any window of `seconds` (a whole number of grid steps).
 std::optional<double> moving_peak(const GridSeries& g, double seconds) {
-    const double step_s = static_cast<double>(g.step_ns) * 1e-9;
-    if (g.watts.empty() || step_s <= 0 || step_s > seconds + 1e-9) {
+    const auto steps = moving_steps(g, seconds);
+    if (!steps) {
         return std::nullopt;
     }
-    const auto k = static_cast<std::size_t>(std::llround(seconds / step_s));
-    if (k == 0 || k > g.watts.size()) {
-        return std::nullopt;
-    }
+    const auto k = *steps;
     double sum =
         std::accumulate(g.watts.begin(), g.watts.begin() + static_cast<std::ptrdiff_t>(k), 0.0);
     double best = sum;
@@ -31,7 +28,20 @@ std::optional<double> moving_peak(const GridSeries& g, double seconds) {
     return best / static_cast<double>(k);
 }
 
-// Time-weighted percentile: the lowest power at or below which a share q of the time is spent.
+} // namespace
+
+std::optional<std::size_t> moving_steps(const GridSeries& g, double seconds) {
+    const double step_s = static_cast<double>(g.step_ns) * 1e-9;
+    if (g.watts.empty() || step_s <= 0 || step_s > seconds + 1e-9) {
+        return std::nullopt;
+    }
+    const auto k = static_cast<std::size_t>(std::llround(seconds / step_s));
+    if (k == 0 || k > g.watts.size()) {
+        return std::nullopt;
+    }
+    return k;
+}
+
 double percentile(const std::vector<std::pair<double, double>>& sorted, double total, double q) {
     double acc = 0;
     for (const auto& [w, seconds] : sorted) {
@@ -43,7 +53,6 @@ double percentile(const std::vector<std::pair<double, double>>& sorted, double t
     return sorted.empty() ? 0 : sorted.back().first;
 }
 
-} // namespace
 
 Distribution power_distribution(const GridSeries& series, std::optional<double> threshold_w) {
     const auto& g = series;

@@ -6,6 +6,8 @@
 #include "report/series.hpp"
 
 #include <optional>
+#include <utility>
+#include <vector>
 #include <string>
 
 namespace jp::report {
@@ -29,6 +31,13 @@ struct Distribution {
     double p50_w = 0;
     double p95_w = 0;
     double p99_w = 0;
+    // Where the sensors' bounds put the 1 s and 60 s peaks and the percentiles (as peak_bound;
+    // report/power_band.hpp).
+    std::optional<PowerRange> peak_1s_bound;
+    std::optional<PowerRange> peak_60s_bound;
+    std::optional<PowerRange> p50_bound;
+    std::optional<PowerRange> p95_bound;
+    std::optional<PowerRange> p99_bound;
     std::optional<double> threshold_w;
     double seconds_above = 0; // time with power above threshold_w
 };
@@ -36,6 +45,13 @@ struct Distribution {
 // Empty series give a zero distribution.
 [[nodiscard]] Distribution power_distribution(const GridSeries& series,
                                               std::optional<double> threshold_w = std::nullopt);
+
+// The grid steps of a `seconds` moving window (nullopt where the grid is coarser or shorter).
+[[nodiscard]] std::optional<std::size_t> moving_steps(const GridSeries& g, double seconds);
+// Time-weighted percentile of (watts, seconds) sorted by watts: the lowest power at or below
+// which a share q of `total` seconds is spent.
+[[nodiscard]] double
+percentile(const std::vector<std::pair<double, double>>& sorted, double total, double q);
 
 struct Rating {
     double watts = 0;

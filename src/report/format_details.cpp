@@ -101,11 +101,16 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
     if (runs > 1) {
         out += fmt::format(" (highest of {} runs)", runs);
     }
+    // A moving peak's range by the sensors' bounds, where they give one.
+    const auto range = [](const std::optional<PowerRange>& r) {
+        return r ? fmt::format(" (sensors: {}–{})", power_text(r->low_w), power_text(r->high_w))
+                 : std::string{};
+    };
     if (p.peak_1s_w) {
-        out += "; 1 s peak " + power_text(*p.peak_1s_w);
+        out += "; 1 s peak " + power_text(*p.peak_1s_w) + range(p.peak_1s_bound);
     }
     if (p.peak_60s_w) {
-        out += "; 60 s peak " + power_text(*p.peak_60s_w);
+        out += "; 60 s peak " + power_text(*p.peak_60s_w) + range(p.peak_60s_bound);
     }
     out += fmt::format("; p50 {}, p95 {}, p99 {}", stat_power(p.p50_w), stat_power(p.p95_w),
                        stat_power(p.p99_w));

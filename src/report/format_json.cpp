@@ -10,6 +10,12 @@ namespace {
 
 using nlohmann::json;
 
+// "NAME_low_w"/"NAME_high_w": where the sensors' bounds put a power figure (null: no bound).
+void add_range(json& j, const std::string& name, const std::optional<PowerRange>& r) {
+    j[name + "_low_w"] = r ? json(r->low_w) : json(nullptr);
+    j[name + "_high_w"] = r ? json(r->high_w) : json(nullptr);
+}
+
 json opt(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
@@ -57,6 +63,9 @@ json item_json(const Item& i) {
            {"counted", i.counted},
            {"parent", i.parent}};
     j["peak_w"] = opt(i.peak_w);
+    if (i.peak_bound) { // an energy counter's: where the truth's peak at its resolution lies
+        add_range(j, "peak", i.peak_bound);
+    }
     j["lower_bound"] = i.lower_bound;
     if (i.bound) { // docs/uncertainty.md
         add_bound_json(j, *i.bound, i.energy_j, "energy");
@@ -100,7 +109,7 @@ json phase_json(const PhaseSummary& p, std::int64_t run_start) {
     return j;
 }
 
-json distribution_json(const Distribution& d, std::int64_t step_ns) {
+json distribution_figures(const Distribution& d, std::int64_t step_ns) {
     return {{"step_s", static_cast<double>(step_ns) * 1e-9},
             {"mean_w", d.mean_w},
             {"peak_w", d.peak_w},
@@ -113,6 +122,16 @@ json distribution_json(const Distribution& d, std::int64_t step_ns) {
             {"p99_w", d.p99_w},
             {"threshold_w", opt(d.threshold_w)},
             {"seconds_above", d.seconds_above}};
+}
+
+json distribution_json(const Distribution& d, std::int64_t step_ns) {
+    json j = distribution_figures(d, step_ns);
+    add_range(j, "peak_1s", d.peak_1s_bound);
+    add_range(j, "peak_60s", d.peak_60s_bound);
+    add_range(j, "p50", d.p50_bound);
+    add_range(j, "p95", d.p95_bound);
+    add_range(j, "p99", d.p99_bound);
+    return j;
 }
 
 json idle_json(const IdleDevice& d) {
@@ -226,7 +245,7 @@ json stats_json(const FigureStats& s) {
     return j;
 }
 
-json power_json(const PowerStats& p) {
+json power_figures(const PowerStats& p) {
     return {{"step_s", static_cast<double>(p.step_ns) * 1e-9},
             {"peak_w", p.peak_w},
             {"peak_low_w", p.peak_bound ? json(p.peak_bound->low_w) : json(nullptr)},
@@ -239,6 +258,16 @@ json power_json(const PowerStats& p) {
             {"p99_w", stat_json(p.p99_w)},
             {"threshold_w", opt(p.threshold_w)},
             {"seconds_above", stat_json(p.seconds_above)}};
+}
+
+json power_json(const PowerStats& p) {
+    json j = power_figures(p);
+    add_range(j, "peak_1s", p.peak_1s_bound);
+    add_range(j, "peak_60s", p.peak_60s_bound);
+    add_range(j, "p50", p.p50_bound);
+    add_range(j, "p95", p.p95_bound);
+    add_range(j, "p99", p.p99_bound);
+    return j;
 }
 
 json footprint_json(const Footprint& f) {

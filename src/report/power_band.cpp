@@ -55,12 +55,21 @@ node_bound(const RunData& d, const std::vector<Counter>& counters, std::int64_t 
     return sum;
 }
 
-} // namespace
+// Each grid window's energy as the counters bound it, and the counters' summed ranges at
+// each cut (for windows of several steps).
+struct WindowBounds {
+    std::vector<double> low;    // J, per window: the counters' lower ends added
+    std::vector<double> high;   // J
+    std::vector<double> cut_lo; // J, per cut (n + 1): the counters' ranges there, added
+    std::vector<double> cut_hi;
+    bool max_assumed = false;
+    bool profile_assumed = false;
+};
 
-std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g) {
-    const auto counters = node_counters(d);
+std::optional<WindowBounds>
+window_bounds(const RunData& d, const std::vector<Counter>& counters, const GridSeries& g) {
     const auto n = g.watts.size();
-    if (!counters || n == 0 || g.step_ns <= 0) {
+    if (n == 0 || g.step_ns <= 0) {
         return std::nullopt;
     }
     // Window i is [cut(i), cut(i + 1)]: each counter's range at each cut, its readings walked
@@ -69,11 +78,9 @@ std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g)
     const auto cut = [&](std::size_t i) {
         return i < n ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
     };
-    std::vector<double> low(n, 0.0);
-    std::vector<double> high(n, 0.0);
-    bool max_assumed = false;
-    bool profile_assumed = false;
-    for (const auto& c : *counters) {
+    WindowBounds w{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
+                   std::vector<double>(n + 1, 0.0), std::vector<double>(n + 1, 0.0)};
+    for (const auto& c : counters) {
         const std::span<const TimedValue> r = d.series[c.channel];
         std::size_t k = 0; // the first reading at or after the cut
         CounterRange before{};
@@ -86,25 +93,108 @@ std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g)
             const auto here =
                 counter_range(r.subspan(from, std::min(r.size(), k + 1) - from), t, c.limits);
             if (i > 0) {
-                low[i - 1] += std::max(0.0, here.lo - before.hi);
-                high[i - 1] += here.hi - before.lo;
+                w.low[i - 1] += std::max(0.0, here.lo - before.hi);
+                w.high[i - 1] += here.hi - before.lo;
             }
+            w.cut_lo[i] += here.lo;
+            w.cut_hi[i] += here.hi;
             before = here;
         }
-        max_assumed = max_assumed || c.limits.max_assumed;
+        w.max_assumed = w.max_assumed || c.limits.max_assumed;
         // Windows between an anchored counter's reads follow its profile.
-        profile_assumed = profile_assumed || (d.profiled[c.channel] && n > 1);
+        w.profile_assumed = w.profile_assumed || (d.profiled[c.channel] && n > 1);
     }
-    PowerRange out{0, 0, max_assumed, profile_assumed};
     for (std::size_t i = 0; i < n; ++i) {
-        const double s = static_cast<double>(cut(i + 1) - cut(i)) * 1e-9;
-        if (s <= 0) {
+        if (cut(i + 1) <= cut(i)) {
             return std::nullopt;
         }
-        out.low_w = std::max(out.low_w, low[i] / s);
-        out.high_w = std::max(out.high_w, high[i] / s);
+    }
+    return w;
+}
+
+double seconds_between(const GridSeries& g, std::size_t a, std::size_t b) {
+    const auto cut = [&](std::size_t i) {
+        return i < g.watts.size() ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
+    };
+    return static_cast<double>(cut(b) - cut(a)) * 1e-9;
+}
+
+std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
+    PowerRange out{0, 0, w.max_assumed, w.profile_assumed};
+    for (std::size_t i = 0; i < w.low.size(); ++i) {
+        const double s = seconds_between(g, i, i + 1);
+        out.low_w = std::max(out.low_w, w.low[i] / s);
+        out.high_w = std::max(out.high_w, w.high[i] / s);
     }
     return out;
+}
+
+// The truth's highest mean over `steps` windows in a row: between the highest of their
+// lower ends and the highest of their upper ends (each from the ranges at its two cuts).
+std::optional<PowerRange>
+moving_peak_of(const WindowBounds& w, const GridSeries& g, std::optional<std::size_t> steps) {
+    if (!steps || *steps == 0 || *steps > w.low.size()) {
+        return std::nullopt;
+    }
+    PowerRange out{0, 0, w.max_assumed, w.profile_assumed};
+    for (std::size_t i = 0; i + *steps <= w.low.size(); ++i) {
+        const double s = seconds_between(g, i, i + *steps);
+        out.low_w = std::max(out.low_w, std::max(0.0, w.cut_lo[i + *steps] - w.cut_hi[i]) / s);
+        out.high_w = std::max(out.high_w, (w.cut_hi[i + *steps] - w.cut_lo[i]) / s);
+    }
+    return out;
+}
+
+// A percentile grows with each window's value: the truth's lies between the percentiles
+// of the windows' lower ends and of their upper ends, time-weighted as the figure is.
+std::optional<PowerRange> percentile_of(const WindowBounds& w, const GridSeries& g, double q) {
+    std::vector<std::pair<double, double>> lows;
+    std::vector<std::pair<double, double>> highs;
+    lows.reserve(w.low.size());
+    highs.reserve(w.low.size());
+    double total = 0;
+    for (std::size_t i = 0; i < w.low.size(); ++i) {
+        const double s = seconds_between(g, i, i + 1);
+        lows.emplace_back(w.low[i] / s, s);
+        highs.emplace_back(w.high[i] / s, s);
+        total += s;
+    }
+    std::ranges::sort(lows);
+    std::ranges::sort(highs);
+    return PowerRange{percentile(lows, total, q), percentile(highs, total, q), w.max_assumed,
+                      w.profile_assumed};
+}
+
+} // namespace
+
+std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g) {
+    const auto counters = node_counters(d);
+    const auto w = counters ? window_bounds(d, *counters, g) : std::nullopt;
+    return w ? peak_of(*w, g) : std::nullopt;
+}
+
+void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution& out) {
+    const auto counters = node_counters(d);
+    const auto w = counters ? window_bounds(d, *counters, g) : std::nullopt;
+    if (!w) {
+        return;
+    }
+    out.peak_bound = peak_of(*w, g);
+    out.peak_1s_bound = moving_peak_of(*w, g, moving_steps(g, 1.0));
+    out.peak_60s_bound = moving_peak_of(*w, g, moving_steps(g, 60.0));
+    out.p50_bound = percentile_of(*w, g, 0.50);
+    out.p95_bound = percentile_of(*w, g, 0.95);
+    out.p99_bound = percentile_of(*w, g, 0.99);
+}
+
+std::optional<PowerRange> counter_peak_bound(const RunData& d, std::size_t i, const GridSeries& g) {
+    const auto& c = (*d.channels)[i];
+    if (c.quantity != Quantity::energy || d.series[i].empty() || !d.estimated[i].empty()) {
+        return std::nullopt;
+    }
+    const std::vector<Counter> one{{i, counter_limits(d, i)}};
+    const auto w = window_bounds(d, one, g);
+    return w ? peak_of(*w, g) : std::nullopt;
 }
 
 std::vector<BandPoint> node_power_band(const RunData& d, int windows) {

@@ -5,6 +5,40 @@
 #include <utility>
 
 namespace jp::report {
+namespace {
+
+void assumptions(PowerRange& to, const PowerRange& from) {
+    to.max_assumed = to.max_assumed || from.max_assumed;
+    to.profile_assumed = to.profile_assumed || from.profile_assumed;
+}
+
+// A peak over the runs: the highest of the runs' truths lies between the highest ends.
+void highest(std::optional<PowerRange>& to, const std::optional<PowerRange>& from, bool first) {
+    if (first) {
+        to = from;
+    } else if (to && from) {
+        to->low_w = std::max(to->low_w, from->low_w);
+        to->high_w = std::max(to->high_w, from->high_w);
+        assumptions(*to, *from);
+    } else {
+        to.reset();
+    }
+}
+
+// A figure averaged over the runs: its ends summed here, divided by the runs at the end.
+void summed(std::optional<PowerRange>& to, const std::optional<PowerRange>& from, bool first) {
+    if (first) {
+        to = from;
+    } else if (to && from) {
+        to->low_w += from->low_w;
+        to->high_w += from->high_w;
+        assumptions(*to, *from);
+    } else {
+        to.reset();
+    }
+}
+
+} // namespace
 
 std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
     std::optional<PowerStats> out;
@@ -13,6 +47,11 @@ std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
     std::vector<double> p95;
     std::vector<double> p99;
     std::vector<double> above;
+    std::optional<PowerRange> p50_bound;
+    std::optional<PowerRange> p95_bound;
+    std::optional<PowerRange> p99_bound;
+    bool first = true;
+    std::size_t runs_with_power = 0;
     for (const auto& run : runs) {
         if (!run.power) {
             continue;
@@ -22,19 +61,20 @@ std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
             out.emplace();
             out->step_ns = run.power_step_ns;
             out->peak_w = d.peak_w;
-            out->peak_bound = d.peak_bound;
             out->threshold_w = d.threshold_w;
         }
-        if (out->peak_bound && d.peak_bound) { // the highest of the runs' truths
-            out->peak_bound->low_w = std::max(out->peak_bound->low_w, d.peak_bound->low_w);
-            out->peak_bound->high_w = std::max(out->peak_bound->high_w, d.peak_bound->high_w);
-            out->peak_bound->max_assumed =
-                out->peak_bound->max_assumed || d.peak_bound->max_assumed;
-            out->peak_bound->profile_assumed =
-                out->peak_bound->profile_assumed || d.peak_bound->profile_assumed;
-        } else {
-            out->peak_bound.reset();
+        for (auto [to, from] : {std::pair{&out->peak_bound, &d.peak_bound},
+                                std::pair{&out->peak_1s_bound, &d.peak_1s_bound},
+                                std::pair{&out->peak_60s_bound, &d.peak_60s_bound}}) {
+            highest(*to, *from, first);
         }
+        for (auto [to, from] :
+             {std::pair{&p50_bound, &d.p50_bound}, std::pair{&p95_bound, &d.p95_bound},
+              std::pair{&p99_bound, &d.p99_bound}}) {
+            summed(*to, *from, first);
+        }
+        first = false;
+        ++runs_with_power;
         out->step_ns = std::min(out->step_ns, run.power_step_ns);
         out->peak_w = std::max(out->peak_w, d.peak_w);
         for (auto [to, from] : {std::pair{&out->peak_1s_w, &d.peak_1s_w},
@@ -50,6 +90,16 @@ std::optional<PowerStats> power_stats(const std::vector<RunSummary>& runs) {
         above.push_back(d.seconds_above);
     }
     if (out) {
+        // The mean of the runs' percentiles lies between the means of their ends.
+        for (auto [to, from] :
+             {std::pair{&out->p50_bound, &p50_bound}, std::pair{&out->p95_bound, &p95_bound},
+              std::pair{&out->p99_bound, &p99_bound}}) {
+            if (*from) {
+                (*from)->low_w /= static_cast<double>(runs_with_power);
+                (*from)->high_w /= static_cast<double>(runs_with_power);
+            }
+            *to = *from;
+        }
         out->mean_w = stat_of(mean);
         out->p50_w = stat_of(p50);
         out->p95_w = stat_of(p95);

@@ -233,7 +233,7 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     const auto grid = node_grid(*data, data->t0, data->t1);
     if (!grid.watts.empty()) {
         out.power = power_distribution(grid, options.threshold_w);
-        out.power->peak_bound = node_peak_bound(*data, grid);
+        add_distribution_bounds(*data, grid, *out.power);
         out.power_step_ns = grid.step_ns;
     }
     out.power_band = node_power_band(*data, k_band_windows);

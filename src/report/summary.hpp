@@ -30,6 +30,8 @@ struct Item {
     double energy_j = 0;
     double avg_w = 0;
     std::optional<double> peak_w;
+    // Where its sensor's bounds put the true peak (an energy counter's; report/power_band.hpp).
+    std::optional<PowerRange> peak_bound;
     std::optional<double> mean_util; // GPUs: mean utilisation in %, when known
     bool counted = true;
     std::string parent;
@@ -178,6 +180,9 @@ struct PowerStats {
     std::optional<double> peak_1s_w;
     std::optional<double> peak_60s_w;
     Stat mean_w, p50_w, p95_w, p99_w;
+    // The sensors' bounds: on the peaks the runs' highest ends, on the percentiles (means
+    // over the runs) the means of the runs' ends; absent where a run has none.
+    std::optional<PowerRange> peak_1s_bound, peak_60s_bound, p50_bound, p95_bound, p99_bound;
     std::optional<double> threshold_w;
     Stat seconds_above;
 };

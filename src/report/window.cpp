@@ -2,10 +2,12 @@
 #include "report/window.hpp"
 
 #include "report/field_bound.hpp"
+#include "report/power_band.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <utility>
 
 namespace jp::report {
 namespace {
@@ -24,7 +26,12 @@ std::vector<TimedValue> clipped(std::span<const TimedValue> p, std::int64_t t0, 
 
 // The highest power of channel i within [t0, t1]: its highest reading for a
 // power channel; for a counter, the highest mean over spans of its resolution.
-std::optional<double> peak_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) {
+// Channel i's peak over [t0, t1] at its resolution; an energy counter's grid into `grid`.
+std::optional<double> peak_of(const RunData& d,
+                              std::size_t i,
+                              std::int64_t t0,
+                              std::int64_t t1,
+                              GridSeries* grid = nullptr) {
     const auto near = samples_around(d, i, t0, t1);
     if (near.empty() || t1 <= t0) {
         return std::nullopt;
@@ -38,11 +45,15 @@ std::optional<double> peak_of(const RunData& d, std::size_t i, std::int64_t t0, 
         return peak;
     }
     const auto step = d.timing[i].resolution_ns > 0 ? d.timing[i].resolution_ns : t1 - t0;
-    const auto g = channel_grid(c, near, t0, t1, step);
+    auto g = channel_grid(c, near, t0, t1, step);
     if (g.watts.empty()) {
         return std::nullopt;
     }
-    return *std::ranges::max_element(g.watts);
+    const double peak = *std::ranges::max_element(g.watts);
+    if (grid != nullptr) {
+        *grid = std::move(g);
+    }
+    return peak;
 }
 
 Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) {
@@ -57,7 +68,11 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     it.energy_j = integral_of(d, i, t0, t1);
     const double runtime = static_cast<double>(t1 - t0) * 1e-9;
     it.avg_w = runtime > 0 ? it.energy_j / runtime : 0;
-    it.peak_w = peak_of(d, i, t0, t1);
+    GridSeries grid;
+    it.peak_w = peak_of(d, i, t0, t1, &grid);
+    if (c.quantity == Quantity::energy && !grid.watts.empty()) {
+        it.peak_bound = counter_peak_bound(d, i, grid); // where the truth's peak lies
+    }
     if (c.quantity == Quantity::energy) {
         it.bound = counter_bound(d.series[i], t0, t1, counter_limits(d, i), d.estimated[i]);
         if (it.bound && d.profiled[i] && (t0 != d.t0 || t1 != d.t1)) {

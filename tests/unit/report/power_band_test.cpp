@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <tuple>
 
 namespace jp::report {
 namespace {
@@ -101,6 +102,86 @@ TEST(PeakBound, TheHighestWindowsTruthAndTheFigureLieInsideIt) {
     auto sum = summarize_run(r, r.runs()[0]);
     ASSERT_TRUE(sum && sum->power && sum->power->peak_bound);
     EXPECT_EQ(sum->power->peak_bound->low_w, peak->low_w);
+}
+
+// The pulse with its edges between samples (the truth's sum of steps then holds no rounding).
+double between_samples(std::size_t, double t) {
+    return t >= 4.005 && t < 4.305 ? 700 : 300;
+}
+
+TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
+    test::FakeSysfs fs;
+    auto node = test::channel("node", Domain::node, Quantity::energy, Provenance::measured, 1000);
+    node.update_ns = 1'000'000;
+    test::TraceBuilder b{fs.path("/m.jptrace"), {node}};
+    b.run(test::make_run("a", 8, between_samples, 0.01));
+    auto r = b.reader();
+    const auto d = load_run(r, r.runs()[0]);
+    ASSERT_TRUE(d);
+    const auto grid = node_grid(*d, d->t0, d->t1);
+    auto dist = power_distribution(grid);
+    add_distribution_bounds(*d, grid, dist);
+    // The truth on the same grid: each window's mean, its 1 s moving peak and percentiles.
+    std::vector<std::pair<double, double>> truth;
+    std::vector<double> cuts{0};
+    double total = 0;
+    for (std::size_t i = 0; i < grid.watts.size(); ++i) {
+        const double a = cuts.back();
+        const double s = grid.seconds_of(i);
+        truth.emplace_back(test::exact_joules(between_samples, 0, 0.01, a, a + s) / s, s);
+        cuts.push_back(a + s);
+        total += s;
+    }
+    const auto k = moving_steps(grid, 1.0);
+    ASSERT_TRUE(k);
+    double moving = 0;
+    for (std::size_t i = 0; i + *k < cuts.size(); ++i) {
+        moving = std::max(moving, test::exact_joules(between_samples, 0, 0.01, cuts[i], cuts[i + *k]) /
+                                      (cuts[i + *k] - cuts[i]));
+    }
+    EXPECT_NEAR(moving, 420, 1e-6); // 300 ms at 700 W and 700 ms at 300 W
+    ASSERT_TRUE(dist.peak_1s_bound && dist.peak_1s_w);
+    EXPECT_LE(dist.peak_1s_bound->low_w, moving);
+    EXPECT_GE(dist.peak_1s_bound->high_w, moving);
+    EXPECT_LE(dist.peak_1s_bound->low_w, *dist.peak_1s_w);
+    EXPECT_GE(dist.peak_1s_bound->high_w, *dist.peak_1s_w);
+    EXPECT_LT(dist.peak_1s_bound->high_w - dist.peak_1s_bound->low_w, 10); // ±2 J over 1 s
+    EXPECT_FALSE(dist.peak_60s_bound) << "an 8 s run has no 60 s window";
+    std::ranges::sort(truth);
+    for (const auto& [q, range, figure] :
+         {std::tuple{0.50, dist.p50_bound, dist.p50_w}, std::tuple{0.95, dist.p95_bound, dist.p95_w},
+          std::tuple{0.99, dist.p99_bound, dist.p99_w}}) {
+        const double t = percentile(truth, total, q);
+        ASSERT_TRUE(range) << q;
+        EXPECT_LE(range->low_w, t) << q;
+        EXPECT_GE(range->high_w, t) << q;
+        EXPECT_LE(range->low_w, figure) << q;
+        EXPECT_GE(range->high_w, figure) << q;
+    }
+    // The report's JSON carries them.
+    auto sum = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(sum && sum->power && sum->power->p95_bound);
+    EXPECT_EQ(sum->power->p95_bound->high_w, dist.p95_bound->high_w);
+}
+
+TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
+    test::FakeSysfs fs;
+    auto pkg = test::channel("cpu0.package", Domain::cpu_package, Quantity::energy,
+                             Provenance::measured, 1000);
+    pkg.update_ns = 1'000'000;
+    test::TraceBuilder b{fs.path("/part.jptrace"), {pkg}};
+    b.run(test::make_run("a", 8, pulse, 0.01));
+    auto r = b.reader();
+    auto sum = summarize_run(r, r.runs()[0]);
+    ASSERT_TRUE(sum);
+    const auto& parts = sum->parts;
+    ASSERT_FALSE(parts.empty());
+    const auto& part = parts.front();
+    ASSERT_TRUE(part.peak_w && part.peak_bound) << part.name;
+    EXPECT_LE(part.peak_bound->low_w, 700);
+    EXPECT_GE(part.peak_bound->high_w, 700);
+    EXPECT_LE(part.peak_bound->low_w, *part.peak_w);
+    EXPECT_GE(part.peak_bound->high_w, *part.peak_w);
 }
 
 TEST(PeakBound, NoneWhereTheNodesEnergyHasNoBound) {
