@@ -53,7 +53,6 @@ double percentile(const std::vector<std::pair<double, double>>& sorted, double t
     return sorted.empty() ? 0 : sorted.back().first;
 }
 
-
 Distribution power_distribution(const GridSeries& series, std::optional<double> threshold_w) {
     const auto& g = series;
     Distribution d;

@@ -6,9 +6,9 @@
 #include "report/series.hpp"
 
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
-#include <string>
 
 namespace jp::report {
 

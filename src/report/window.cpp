@@ -27,11 +27,8 @@ std::vector<TimedValue> clipped(std::span<const TimedValue> p, std::int64_t t0, 
 // The highest power of channel i within [t0, t1]: its highest reading for a
 // power channel; for a counter, the highest mean over spans of its resolution.
 // Channel i's peak over [t0, t1] at its resolution; an energy counter's grid into `grid`.
-std::optional<double> peak_of(const RunData& d,
-                              std::size_t i,
-                              std::int64_t t0,
-                              std::int64_t t1,
-                              GridSeries* grid = nullptr) {
+std::optional<double> peak_of(
+    const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1, GridSeries* grid = nullptr) {
     const auto near = samples_around(d, i, t0, t1);
     if (near.empty() || t1 <= t0) {
         return std::nullopt;

@@ -136,8 +136,9 @@ TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
     ASSERT_TRUE(k);
     double moving = 0;
     for (std::size_t i = 0; i + *k < cuts.size(); ++i) {
-        moving = std::max(moving, test::exact_joules(between_samples, 0, 0.01, cuts[i], cuts[i + *k]) /
-                                      (cuts[i + *k] - cuts[i]));
+        moving =
+            std::max(moving, test::exact_joules(between_samples, 0, 0.01, cuts[i], cuts[i + *k]) /
+                                 (cuts[i + *k] - cuts[i]));
     }
     EXPECT_NEAR(moving, 420, 1e-6); // 300 ms at 700 W and 700 ms at 300 W
     ASSERT_TRUE(dist.peak_1s_bound && dist.peak_1s_w);
@@ -148,9 +149,9 @@ TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
     EXPECT_LT(dist.peak_1s_bound->high_w - dist.peak_1s_bound->low_w, 10); // ±2 J over 1 s
     EXPECT_FALSE(dist.peak_60s_bound) << "an 8 s run has no 60 s window";
     std::ranges::sort(truth);
-    for (const auto& [q, range, figure] :
-         {std::tuple{0.50, dist.p50_bound, dist.p50_w}, std::tuple{0.95, dist.p95_bound, dist.p95_w},
-          std::tuple{0.99, dist.p99_bound, dist.p99_w}}) {
+    for (const auto& [q, range, figure] : {std::tuple{0.50, dist.p50_bound, dist.p50_w},
+                                           std::tuple{0.95, dist.p95_bound, dist.p95_w},
+                                           std::tuple{0.99, dist.p99_bound, dist.p99_w}}) {
         const double t = percentile(truth, total, q);
         ASSERT_TRUE(range) << q;
         EXPECT_LE(range->low_w, t) << q;
