@@ -14,7 +14,8 @@ double scale_of(std::span<const JobClaim> claims, double JobClaim::*field) {
         const double v = c.*field;
         sum += std::isfinite(v) ? std::clamp(v, 0.0, 1.0) : 0.0;
     }
-    return sum > 1 ? 1 / sum : 1;
+    // Rounding (a sum of parts of a CPU) is not a claim beyond the whole.
+    return sum > 1 + 1e-9 ? 1 / sum : 1;
 }
 
 double part(const JobClaim& c, double JobClaim::*field, double scale) {

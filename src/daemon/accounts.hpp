@@ -16,6 +16,7 @@
 #include "core/channel.hpp"
 #include "core/duration.hpp"
 #include "daemon/history.hpp"
+#include "daemon/ledger.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -36,6 +37,10 @@ struct AccountsSettings {
     // Files of /proc one user's jobs may cost each reading (a process tree: 2 or more per
     // process); a job beyond is not read then, its use left to other processes.
     std::size_t reads_per_user = 4096;
+    // New jobs one user's clients may have set up (each reads several files): at once, and
+    // per second after; root is not limited.
+    double setups_burst = 16;
+    double setups_per_second = 8;
     std::filesystem::path proc_root{"/"};  // /proc and /sys/fs/cgroup
     std::filesystem::path sysfs_root{"/"}; // the CPU topology
 };
@@ -92,7 +97,8 @@ public:
 
     [[nodiscard]] const std::vector<Channel>& channels() const noexcept { return m_channels; }
     [[nodiscard]] const std::vector<ChannelSplit>& totals() const noexcept { return m_totals; }
-    // Open jobs and those ended within keep, oldest first.
+    // Open jobs and those ended within keep, oldest first, as of the last window published
+    // (who runs, and when a job began or ended, is shown no finer than the windows).
     [[nodiscard]] std::vector<const AccountJob*> jobs() const;
     [[nodiscard]] std::size_t open_jobs() const noexcept;
     [[nodiscard]] std::uint64_t splits() const noexcept { return m_splits; }
@@ -101,6 +107,8 @@ public:
     // Splits whose shares given, or used, added up to more than the whole and were scaled.
     [[nodiscard]] std::uint64_t given_scaled() const noexcept { return m_given_scaled; }
     [[nodiscard]] std::uint64_t use_scaled() const noexcept { return m_use_scaled; }
+    // Holders not followed: their pid no longer their user's (a client that ended).
+    [[nodiscard]] std::uint64_t refused() const noexcept { return m_refused; }
     // A job's CPU time not read (beyond its user's reads, or failed): its use went to others.
     [[nodiscard]] std::uint64_t unread() const noexcept { return m_unread; }
     // Why the node's CPU time cannot be read ("" when it can): then nothing is split.
@@ -111,8 +119,12 @@ public:
 
 private:
     void prune(std::int64_t now_ns);
-    using Budget = std::map<uid_t, std::size_t>; // reads left to each user's jobs
-    std::optional<attrib::JobCpu::Reading> read(Tracked& t, Budget& budget);
+    [[nodiscard]] static std::string holder_id(const Holder& h);
+    // A new holder's job (its key), or nullopt where it is not followed.
+    std::optional<std::string> begin_job(const Holder& h, std::int64_t now_ns);
+    [[nodiscard]] std::optional<std::string> joined(const Holder& h) const;
+    // Its CPU time, within its user's reads until the next snapshot.
+    std::optional<attrib::JobCpu::Reading> read(Tracked& t);
     void split(std::size_t channel,
                double energy_j,
                double seconds,
@@ -131,10 +143,14 @@ private:
     std::optional<attrib::NodeCpu> m_node;
     attrib::Allocation m_topology; // the node's CPUs and their packages
     std::string m_unavailable;
-    std::map<std::string, std::unique_ptr<Tracked>, std::less<>> m_jobs; // by key
-    std::map<std::string, std::string, std::less<>> m_holder_job;        // holder -> key
-    std::map<std::uint64_t, std::shared_ptr<const Snapshot>> m_pending;  // by window
-    std::vector<Mark> m_marks;                                           // per channel
+    std::map<std::string, std::unique_ptr<Tracked>, std::less<>> m_jobs;            // by key
+    std::map<std::string, std::string, std::less<>> m_holder_job;                   // holder -> key
+    std::map<std::string, std::pair<pid_t, std::string>, std::less<>> m_holder_pid; // and pid
+    std::map<uid_t, std::size_t> m_budget; // reads left to each user's jobs
+    CallBudget m_setups;
+    std::vector<AccountJob> m_shown; // as of the last window published
+    std::map<std::uint64_t, std::shared_ptr<const Snapshot>> m_pending; // by window
+    std::vector<Mark> m_marks;                                          // per channel
     std::vector<ChannelSplit> m_totals;
     std::int64_t m_last_snapshot_ns = 0;
     std::uint64_t m_splits = 0;
@@ -142,6 +158,7 @@ private:
     std::uint64_t m_given_scaled = 0;
     std::uint64_t m_use_scaled = 0;
     std::uint64_t m_unread = 0;
+    std::uint64_t m_refused = 0;
 };
 
 } // namespace jp::daemon

@@ -8,11 +8,44 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 
 namespace jp::daemon {
 namespace {
 
 constexpr double k_conservation_j = 1e-3;
+
+// A CPU's (or a GPU's) holders: per user, the parts of the interval its jobs held it.
+using Holders = std::map<uid_t, double>;
+
+// A job's part of a CPU several held: the CPU divided among the users holding it (each
+// counting once, for the part of the interval it held it), a user's part among its jobs
+// by the part each held it; held by nobody for part of the interval, that part is nobody's.
+// No user gets more of another's CPU by holding it from many jobs.
+double part(const Holders& holders, uid_t uid, double held) {
+    double users = 0;
+    for (const auto& [u, h] : holders) {
+        users += std::min(h, 1.0);
+    }
+    const auto mine = holders.find(uid);
+    const double own = mine == holders.end() ? 0.0 : mine->second;
+    return own <= 0 ? 0.0 : held / std::max(own, 1.0) / std::max(users, 1.0);
+}
+
+// No user's jobs together claim more than the whole, given or used (many jobs of one user
+// that each claim all of a channel dilute nobody else's share, as they would once scaled).
+void per_user(std::span<const uid_t> uids, std::vector<attrib::JobClaim>& claims) {
+    std::map<uid_t, std::pair<double, double>> sums;
+    for (std::size_t k = 0; k < claims.size(); ++k) {
+        sums[uids[k]].first += std::max(claims[k].given, 0.0);
+        sums[uids[k]].second += std::max(claims[k].use, 0.0);
+    }
+    for (std::size_t k = 0; k < claims.size(); ++k) {
+        const auto& [given, use] = sums[uids[k]];
+        claims[k].given /= std::max(given, 1.0);
+        claims[k].use /= std::max(use, 1.0);
+    }
+}
 
 double delta(const std::vector<double>& a, const std::vector<double>& b, int cpu) {
     const auto i = static_cast<std::size_t>(cpu);
@@ -92,8 +125,9 @@ void Accounts::split(std::size_t channel,
     };
     const double span = static_cast<double>(b.t_ns - a.t_ns);
     std::vector<In> in;
-    std::map<int, double> cpu_holders; // the parts of the interval its holders held it
-    std::map<int, double> gpu_holders;
+    // For each CPU (and GPU): each user's holders, by the parts of the interval they held it.
+    std::map<int, Holders> cpu_holders;
+    std::map<int, Holders> gpu_holders;
     for (const auto& [key, end] : b.jobs) {
         const auto t = m_jobs.find(key);
         if (t == m_jobs.end()) {
@@ -113,10 +147,10 @@ void Accounts::split(std::size_t channel,
                      : 1.0;
         auto rule = report::rule_for(c, t->second->alloc);
         for (const int cpu : t->second->alloc.given_cpus) {
-            cpu_holders[cpu] += held;
+            cpu_holders[cpu][t->second->job.uid] += held;
         }
         if (rule.gpu && rule.given > 0) {
-            gpu_holders[rule.gpu_index] += held;
+            gpu_holders[rule.gpu_index][t->second->job.uid] += held;
         }
         in.push_back({t->second.get(), &start->reading, &end.reading, held, std::move(rule)});
     }
@@ -134,20 +168,19 @@ void Accounts::split(std::size_t channel,
     const bool gpu = node_rule.gpu;
     std::vector<attrib::JobClaim> claims;
     claims.reserve(in.size());
-    // A CPU (or a GPU) several jobs held: its idle power divided among them by the part
-    // of the interval each held it; held by none for part of it, that part is nobody's.
-    const auto part = [](double held, double holders) { return held / std::max(holders, 1.0); };
     for (const auto& j : in) {
         attrib::JobClaim claim;
         const auto& alloc = j.t->alloc;
         if (j.rule.gpu) {
-            claim.given = j.rule.given > 0 ? part(j.held, gpu_holders[j.rule.gpu_index]) : 0.0;
+            claim.given =
+                j.rule.given > 0 ? part(gpu_holders[j.rule.gpu_index], j.t->job.uid, j.held) : 0.0;
             claim.use = claim.given; // who used a shared GPU how much is not known here
         } else {
             if (j.rule.by_cpus && !alloc.cpus_counted && package_cpus > 0) {
                 double cpus = 0;
                 for (const int cpu : alloc.given_cpus) {
-                    cpus += on(alloc, package, cpu) ? part(j.held, cpu_holders[cpu]) : 0.0;
+                    cpus += on(alloc, package, cpu) ? part(cpu_holders[cpu], j.t->job.uid, j.held)
+                                                    : 0.0;
                 }
                 claim.given = cpus / package_cpus;
             } else {
@@ -159,6 +192,12 @@ void Accounts::split(std::size_t channel,
         }
         claims.push_back(claim);
     }
+    std::vector<uid_t> uids;
+    uids.reserve(in.size());
+    for (const auto& j : in) {
+        uids.push_back(j.t->job.uid);
+    }
+    per_user(uids, claims);
     const auto s = attrib::split_node({energy_j, seconds, idle_w, gpu || package_busy > 0}, claims);
     auto& total = m_totals[channel];
     total.energy_j += energy_j;

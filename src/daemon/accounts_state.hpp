@@ -29,6 +29,8 @@ struct Accounts::Tracked {
     std::optional<attrib::JobCpu> cpu; // none once it ended (its last reading taken)
     std::optional<JobPoint> first;     // when it was first seen (unless unread then)
     std::optional<JobPoint> last;      // when it ended, until a snapshot has taken it
+    std::uint64_t last_window = 0;     // the window whose snapshot took it (0: none yet)
+    bool settled = false;              // that window was split: its figures are final
     std::size_t holders = 0;
 };
 

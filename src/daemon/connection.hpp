@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace jp::daemon {
@@ -28,6 +29,9 @@ struct Connection {
     sys::UniqueFd fd;
     Kind kind;
     sys::PeerCredentials peer; // clients only
+    // When peer.pid started, read as the connection was accepted: a session opened later is
+    // the connecting process's only while that pid still names it.
+    std::optional<std::uint64_t> peer_start_time;
     Grant grant = Grant::denied;
     bool said_hello = false;
     LineReader in;                     // clients: request lines

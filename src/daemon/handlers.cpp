@@ -148,8 +148,15 @@ Reply op_open(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
     if (!label) {
         return std::unexpected(label.error());
     }
-    auto s =
-        d.sessions.open(c.id, c.peer, c.grant, *label, now, d.config.daemon.max_sessions_per_user);
+    // The process that connected, still: its pid may have ended and named another since
+    // (whose CPUs, and in the accounts whose work, would be taken as this client's).
+    const auto started = c.peer.pid > 0 ? sys::process_start_time(c.peer.pid) : std::nullopt;
+    if (c.peer.pid > 0 && (!started || started != c.peer_start_time)) {
+        return refuse(ErrorCode::bad_request,
+                      "the process that connected has ended: a session is its own process's");
+    }
+    auto s = d.sessions.open(c.id, c.peer, c.peer_start_time, c.grant, *label, now,
+                             d.config.daemon.max_sessions_per_user);
     if (!s) {
         return refuse(ErrorCode::too_many_sessions, s.error());
     }

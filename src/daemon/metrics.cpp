@@ -2,6 +2,7 @@
 #include "daemon/metrics.hpp"
 
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "jp_version.hpp"
 #include "sys/proc.hpp"
 
@@ -11,7 +12,10 @@
 namespace jp::daemon {
 namespace {
 
-std::string escaped(std::string_view v) {
+// A label value: valid UTF-8 (what is not, replaced; a cgroup's name may be any bytes), with
+// the exposition format's escapes.
+std::string escaped(std::string_view raw) {
+    const std::string v = valid_utf8(raw);
     std::string out;
     for (char c : v) {
         if (c == '\\' || c == '"') {

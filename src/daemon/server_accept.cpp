@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "daemon/http.hpp"
 #include "daemon/server.hpp"
+#include "sys/proc.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -96,6 +97,7 @@ void Server::accept_all(int listen_fd, Connection::Kind kind) {
                                                            peer->uid, cfg.max_clients_per_user)));
                 continue;
             }
+            c->peer_start_time = sys::process_start_time(peer->pid);
             c->peer = std::move(*peer);
             ++m_state.clients;
         }

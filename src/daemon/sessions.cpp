@@ -23,6 +23,7 @@ std::string random_id() {
 
 std::expected<Session*, std::string> SessionTable::open(std::uint64_t connection,
                                                         const sys::PeerCredentials& owner,
+                                                        std::optional<std::uint64_t> start_time,
                                                         Grant grant,
                                                         std::string label,
                                                         std::int64_t now_ns,
@@ -35,7 +36,7 @@ std::expected<Session*, std::string> SessionTable::open(std::uint64_t connection
     s.id = random_id();
     s.connection = connection;
     s.owner = owner;
-    s.start_time = owner.pid > 0 ? sys::process_start_time(owner.pid) : std::nullopt;
+    s.start_time = start_time;
     s.grant = grant;
     s.label = std::move(label);
     s.opened_ns = now_ns;

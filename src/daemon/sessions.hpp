@@ -50,8 +50,10 @@ public:
 
     // A new session; too_many_sessions when the owner (not root) has
     // max_per_user open already.
+    // start_time: when owner.pid started, as read when it connected.
     std::expected<Session*, std::string> open(std::uint64_t connection,
                                               const sys::PeerCredentials& owner,
+                                              std::optional<std::uint64_t> start_time,
                                               Grant grant,
                                               std::string label,
                                               std::int64_t now_ns,

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <map>
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,12 +74,14 @@ struct AccountsTest : ::testing::Test {
         }
         put(root / "proc/stat", text);
     }
-    // Slurm job `job`'s step 0, holding process pid, having used usec.
-    void step(int job, pid_t pid, long usec) const {
+    // Slurm job `job`'s step 0, holding process pid of user uid, having used usec.
+    void step(int job, pid_t pid, long usec, uid_t uid = 1000) const {
         const auto dir = slurm / fmt::format("job_{}/step_0", job);
         put(dir / "cpu.stat", fmt::format("usage_usec {}\n", usec));
         put(root / fmt::format("proc/{}/cgroup", pid),
             fmt::format("0::/system.slice/slurmstepd.scope/job_{}/step_0/slurm\n", job));
+        // /proc/PID is its user's, as the kernel shows it.
+        EXPECT_EQ(::chown(fs::path(root / fmt::format("proc/{}", pid)).c_str(), uid, 0), 0);
     }
     [[nodiscard]] AccountsSettings settings() const {
         AccountsSettings s;
@@ -103,7 +106,7 @@ TEST_F(AccountsTest, TwoStepsSplitEachPackageByWhatTheyHoldAndWhatTheyUsed) {
     const Client a{0};
     const Client b{1};
     step(7, a.pid, 0);
-    step(8, b.pid, 0);
+    step(8, b.pid, 0, 1001);
     Accounts accounts{settings(), packages()};
     ASSERT_EQ(accounts.unavailable(), "");
     const std::vector<Holder> both{{a.pid, 1, 1000}, {b.pid, 1, 1001}};
@@ -115,7 +118,7 @@ TEST_F(AccountsTest, TwoStepsSplitEachPackageByWhatTheyHoldAndWhatTheyUsed) {
     // A second on: step 7 used 0.6 s (on CPU 0), step 8 0.2 s (CPU 1), and something
     // outside both 0.2 s on CPU 2. Package 0 drew 100 J, package 1 50 J.
     step(7, a.pid, 600'000);
-    step(8, b.pid, 200'000);
+    step(8, b.pid, 200'000, 1001);
     stat({60, 20, 20, 0});
     accounts.follow(both, k_s + k_s / 2);
     EXPECT_FALSE(accounts.snapshot(2, k_s + k_s / 2)); // younger than min_period
@@ -124,24 +127,26 @@ TEST_F(AccountsTest, TwoStepsSplitEachPackageByWhatTheyHoldAndWhatTheyUsed) {
     accounts.account(
         3, std::vector<std::optional<Reading>>{Reading{2 * k_s, 100}, Reading{2 * k_s, 50}}, idle);
 
-    const auto jobs = accounts.jobs();
-    ASSERT_EQ(jobs.size(), 2U);
-    const auto& j7 = jobs[0]->slurm_job == "7" ? *jobs[0] : *jobs[1];
-    const auto& j8 = jobs[0]->slurm_job == "7" ? *jobs[1] : *jobs[0];
-    EXPECT_EQ(j7.slurm_job, "7");
-    EXPECT_EQ(j8.slurm_job, "8");
-    EXPECT_EQ(j7.cpus, std::vector<int>{0});
-    EXPECT_EQ(j7.uid, 1000U);
+    ASSERT_EQ(accounts.jobs().size(), 2U);
+    // Each job as of the last window published.
+    const auto job = [&](const char* id) -> const AccountJob& {
+        const auto jobs = accounts.jobs();
+        return *(jobs[0]->slurm_job == id ? jobs[0] : jobs[1]);
+    };
+    EXPECT_EQ(job("7").slurm_job, "7");
+    EXPECT_EQ(job("8").slurm_job, "8");
+    EXPECT_EQ(job("7").cpus, std::vector<int>{0});
+    EXPECT_EQ(job("7").uid, 1000U);
     // Package 0: 40 J idle, a CPU each of its two: 20 J each; 60 J dynamic by 0.6 : 0.2 of
     // the package's 0.8 s.
-    EXPECT_NEAR(j7.energy[0].idle_j, 20, 1e-9);
-    EXPECT_NEAR(j7.energy[0].dynamic_j, 45, 1e-9);
-    EXPECT_NEAR(j8.energy[0].idle_j, 20, 1e-9);
-    EXPECT_NEAR(j8.energy[0].dynamic_j, 15, 1e-9);
+    EXPECT_NEAR(job("7").energy[0].idle_j, 20, 1e-9);
+    EXPECT_NEAR(job("7").energy[0].dynamic_j, 45, 1e-9);
+    EXPECT_NEAR(job("8").energy[0].idle_j, 20, 1e-9);
+    EXPECT_NEAR(job("8").energy[0].dynamic_j, 15, 1e-9);
     // Package 1: nobody holds its CPUs (40 J unallocated); its 10 J dynamic was used by
     // something outside both jobs.
-    EXPECT_NEAR(j7.energy[1].total_j(), 0, 1e-9);
-    EXPECT_NEAR(j8.energy[1].total_j(), 0, 1e-9);
+    EXPECT_NEAR(job("7").energy[1].total_j(), 0, 1e-9);
+    EXPECT_NEAR(job("8").energy[1].total_j(), 0, 1e-9);
     const auto& t0 = accounts.totals()[0];
     const auto& t1 = accounts.totals()[1];
     EXPECT_NEAR(t0.unallocated_j, 0, 1e-9);
@@ -155,7 +160,7 @@ TEST_F(AccountsTest, TwoStepsSplitEachPackageByWhatTheyHoldAndWhatTheyUsed) {
 
     // Step 8's client goes: its last reading is taken, then it is ended, kept, and charged
     // nothing more; the idle power of CPU 1 is nobody's from then on.
-    step(8, b.pid, 300'000);
+    step(8, b.pid, 300'000, 1001);
     step(7, a.pid, 700'000);
     stat({70, 30, 20, 0});
     accounts.follow(std::vector<Holder>{both[0]}, 3 * k_s);
@@ -163,17 +168,17 @@ TEST_F(AccountsTest, TwoStepsSplitEachPackageByWhatTheyHoldAndWhatTheyUsed) {
     accounts.account(
         4, std::vector<std::optional<Reading>>{Reading{3 * k_s, 180}, Reading{3 * k_s, 90}}, idle);
     EXPECT_EQ(accounts.open_jobs(), 1U);
-    EXPECT_NE(j8.ended_ns, 0);
-    EXPECT_NEAR(j8.energy[0].dynamic_j, 15 + 40 * 0.1 / 0.2, 1e-9);
+    EXPECT_NE(job("8").ended_ns, 0);
+    EXPECT_NEAR(job("8").energy[0].dynamic_j, 15 + 40 * 0.1 / 0.2, 1e-9);
     accounts.follow(std::vector<Holder>{both[0]}, 4 * k_s);
     ASSERT_TRUE(accounts.snapshot(5, 4 * k_s));
     accounts.account(
         5, std::vector<std::optional<Reading>>{Reading{4 * k_s, 280}, Reading{4 * k_s, 140}}, idle);
-    EXPECT_NEAR(j8.energy[0].total_j(), 20 + 20 + 15 + 20, 1e-9);
-    EXPECT_NEAR(j7.energy[0].idle_j, 20 + 20 + 20, 1e-9);
+    EXPECT_NEAR(job("8").energy[0].total_j(), 20 + 20 + 15 + 20, 1e-9);
+    EXPECT_NEAR(job("7").energy[0].idle_j, 20 + 20 + 20, 1e-9);
     // Nobody used package 0 in that last second: its 60 J above idle go by what was given,
     // like its idle power (half to step 7, half nobody's).
-    EXPECT_NEAR(j7.energy[0].dynamic_j, 45 + 20 + 30, 1e-9);
+    EXPECT_NEAR(job("7").energy[0].dynamic_j, 45 + 20 + 30, 1e-9);
     EXPECT_NEAR(accounts.totals()[0].unallocated_j, 20 + 30, 1e-9);
     EXPECT_EQ(accounts.conservation_failures(), 0U);
 }
@@ -191,9 +196,9 @@ TEST_F(AccountsTest, AJobThatBeginsOrEndsWithinAnIntervalPaysForThePartItRan) {
     accounts.account(1, std::vector<std::optional<Reading>>{Reading{k_s, 0}, std::nullopt}, idle);
     // Step 8's client comes half a second in; its CPU time counts from then (0.1 s by the
     // snapshot), and it holds CPU 1 for half of the interval.
-    step(8, b.pid, 500'000);
+    step(8, b.pid, 500'000, 1001);
     accounts.follow(both, k_s + k_s / 2);
-    step(8, b.pid, 600'000);
+    step(8, b.pid, 600'000, 1001);
     step(7, a.pid, 300'000);
     stat({30, 10, 0, 0});
     accounts.follow(both, 2 * k_s);
@@ -217,15 +222,17 @@ TEST_F(AccountsTest, AJobThatBeginsOrEndsWithinAnIntervalPaysForThePartItRan) {
     EXPECT_NEAR(j8->energy[0].dynamic_j, 10, 1e-9); // 0.1 s
     EXPECT_NEAR(accounts.totals()[0].unallocated_j, 10, 1e-9);
     // It goes a quarter of a second into the next one, having used 0.1 s more.
-    step(8, b.pid, 700'000);
+    step(8, b.pid, 700'000, 1001);
     step(7, a.pid, 400'000);
     stat({40, 20, 0, 0});
     accounts.follow(one, 2 * k_s + k_s / 4);
-    step(8, b.pid, 900'000); // after it ended: not its own
+    step(8, b.pid, 900'000, 1001); // after it ended: not its own
     accounts.follow(one, 3 * k_s);
     ASSERT_TRUE(accounts.snapshot(3, 3 * k_s));
     accounts.account(3, std::vector<std::optional<Reading>>{Reading{3 * k_s, 160}, std::nullopt},
                      idle);
+    j8 = find("8"); // as of this window
+    ASSERT_TRUE(j8 != nullptr);
     EXPECT_NEAR(j8->energy[0].idle_j, 10 + 5, 1e-9);
     EXPECT_NEAR(j8->energy[0].dynamic_j, 10 + 20, 1e-9); // 0.1 s of 0.2 s, of 40 J
     EXPECT_NEAR(accounts.totals()[0].unallocated_j, 10 + 15, 1e-9);
@@ -263,21 +270,25 @@ TEST_F(AccountsTest, EndedJobsAreForgottenAfterKeepOrBeyondTheMost) {
     Accounts accounts{s, packages()};
     const Client a{0};
     const Client b{1};
-    step(7, a.pid, 0);
-    step(8, b.pid, 0);
+    step(7, a.pid, 0, 1);
+    step(8, b.pid, 0, 2);
     accounts.follow(std::vector<Holder>{{a.pid, 1, 1}, {b.pid, 1, 2}}, k_s);
     ASSERT_TRUE(accounts.snapshot(1, k_s));
+    accounts.account(1, {}, {});
     EXPECT_EQ(accounts.jobs().size(), 2U); // open jobs are never forgotten
     accounts.follow(std::vector<Holder>{{a.pid, 1, 1}}, 2 * k_s);
     ASSERT_TRUE(accounts.snapshot(2, 2 * k_s));
+    accounts.account(2, {}, {});
     EXPECT_EQ(accounts.jobs().size(), 1U); // the ended one is beyond the most kept
     EXPECT_EQ(accounts.jobs()[0]->slurm_job, "7");
     accounts.follow(std::vector<Holder>{}, 3 * k_s);
     ASSERT_TRUE(accounts.snapshot(3, 3 * k_s));
+    accounts.account(3, {}, {});
     ASSERT_EQ(accounts.jobs().size(), 1U); // ended now, and kept
     EXPECT_NE(accounts.jobs()[0]->ended_ns, 0);
     accounts.follow(std::vector<Holder>{}, 14 * k_s);
     ASSERT_TRUE(accounts.snapshot(4, 14 * k_s));
+    accounts.account(4, {}, {});
     EXPECT_TRUE(accounts.jobs().empty());
 }
 
@@ -309,6 +320,65 @@ TEST_F(AccountsTest, AUsersJobsBeyondWhatTheyMayCostAreNotReadAndTheirUseIsOther
     EXPECT_NEAR(jobs, 50, 1e-9); // the one read: half the use
     EXPECT_NEAR(accounts.totals()[0].other_j, 50, 1e-9);
     EXPECT_EQ(accounts.conservation_failures(), 0U);
+}
+
+TEST_F(AccountsTest, AHolderWhosePidIsAnotherUsersIsNotFollowed) {
+    const Client a{0};
+    step(7, a.pid, 0, 1001); // the pid names user 1001's process now
+    Accounts accounts{settings(), packages()};
+    accounts.follow(std::vector<Holder>{{a.pid, 1, 1000}}, k_s);
+    ASSERT_TRUE(accounts.snapshot(1, k_s));
+    accounts.account(1, {}, {});
+    EXPECT_TRUE(accounts.jobs().empty());
+    EXPECT_EQ(accounts.refused(), 1U);
+}
+
+TEST_F(AccountsTest, AGroupNamedLikeSlurmsThatRootDidNotMakeIsNoSlurmJob) {
+    const Client a{0};
+    step(4242, a.pid, 0);
+    // A user's own delegated group, named as a Slurm step.
+    ASSERT_EQ(::chown((slurm / "job_4242/step_0").c_str(), 1000, 1000), 0);
+    Accounts accounts{settings(), packages()};
+    accounts.follow(std::vector<Holder>{{a.pid, 1, 1000}}, k_s);
+    ASSERT_TRUE(accounts.snapshot(1, k_s));
+    accounts.account(1, {}, {});
+    ASSERT_EQ(accounts.jobs().size(), 1U);
+    const auto& j = *accounts.jobs()[0];
+    EXPECT_EQ(j.slurm_job, "");
+    EXPECT_NE(j.method.find("not taken as Slurm's"), std::string::npos) << j.method;
+}
+
+TEST_F(AccountsTest, ManyJobsOfOneUserOnACpuDiluteNobodyElsesShare) {
+    // User 1001 holds CPU 0 from three jobs, user 1000 from one: the CPU is half each
+    // user's, user 1001's half split among its three.
+    const Client a{0};
+    const Client b{0};
+    const Client c{0};
+    const Client d{0};
+    step(7, a.pid, 0);
+    step(8, b.pid, 0, 1001);
+    step(9, c.pid, 0, 1001);
+    step(10, d.pid, 0, 1001);
+    Accounts accounts{settings(), packages()};
+    const std::vector<Holder> all{
+        {a.pid, 1, 1000}, {b.pid, 1, 1001}, {c.pid, 1, 1001}, {d.pid, 1, 1001}};
+    const std::vector<double> idle{40, 0};
+    accounts.follow(all, k_s);
+    ASSERT_TRUE(accounts.snapshot(1, k_s));
+    accounts.account(1, std::vector<std::optional<Reading>>{Reading{k_s, 0}, std::nullopt}, idle);
+    accounts.follow(all, 2 * k_s);
+    ASSERT_TRUE(accounts.snapshot(2, 2 * k_s));
+    accounts.account(2, std::vector<std::optional<Reading>>{Reading{2 * k_s, 40}, std::nullopt},
+                     idle);
+    std::map<uid_t, double> idle_of;
+    for (const auto* j : accounts.jobs()) {
+        idle_of[j->uid] += j->energy[0].idle_j;
+    }
+    // CPU 0 is half of package 0: 20 J of its 40 J idle, 10 J to each user.
+    EXPECT_NEAR(idle_of[1000], 10, 1e-9);
+    EXPECT_NEAR(idle_of[1001], 10, 1e-9);
+    EXPECT_NEAR(accounts.totals()[0].unallocated_j, 20, 1e-9);
+    EXPECT_EQ(accounts.given_scaled(), 0U);
 }
 
 TEST(Accounts, WithoutTheNodesCpuTimeNothingIsSplitAndItSaysWhy) {

@@ -2,6 +2,7 @@
 #pragma once
 // A daemon's state on a fake powercap tree, for handler and metric tests.
 #include "daemon/handlers.hpp"
+#include "sys/proc.hpp"
 #include "fake_sysfs.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +34,7 @@ struct World {
         auto c = std::make_unique<Connection>(next_id++, sys::UniqueFd{sv[0]},
                                               Connection::Kind::client, k_max_request_bytes);
         c->peer = sys::PeerCredentials{::getpid(), uid, uid, std::move(groups)};
+        c->peer_start_time = sys::process_start_time(::getpid()); // as the server's accept does
         return c;
     }
 

@@ -81,6 +81,18 @@ TEST(Handlers, AJobSessionFromOpenToClose) {
     EXPECT_EQ(w.call(*c, {{"op", "session"}, {"session", id}})["error"], "no_such_session");
 }
 
+TEST(Handlers, AClientWhosePidNowNamesAnotherProcessGetsNoSession) {
+    World w;
+    auto c = w.connect(1000);
+    ASSERT_EQ(w.call(*c, hello())["ok"], true);
+    // The process that connected ended and its pid names another now (started at another time).
+    c->peer_start_time = c->peer_start_time.value_or(0) + 1;
+    const auto r = w.call(*c, {{"op", "open"}, {"label", "x"}});
+    EXPECT_EQ(r["error"], "bad_request") << r.dump();
+    EXPECT_NE(r["message"].get<std::string>().find("has ended"), std::string::npos) << r.dump();
+    EXPECT_EQ(w.state->sessions.size(), 0U);
+}
+
 TEST(Handlers, OnlyTheOwnerAndRootMayUseASession) {
     World w;
     auto alice = w.connect(1000);
@@ -222,7 +234,7 @@ TEST(Handlers, StreamsDeliverEveryReadingInOrderAndCountWhatWasLost) {
     World w{c};
     auto root = w.connect(0);
     w.call(*root, hello());
-    auto& s = **w.state->sessions.open(root->id, root->peer, Grant::full, "", 0, 10);
+    auto& s = **w.state->sessions.open(root->id, root->peer, root->peer_start_time, Grant::full, "", 0, 10);
     const auto st = w.call(*root, {{"op", "stream"}, {"session", s.id}, {"interval_ms", 1}});
     EXPECT_EQ(st["interval_ms"], 10) << "no faster than the daemon samples";
     EXPECT_EQ(w.call(*root, {{"op", "stream"}, {"session", s.id}, {"interval_ms", -1}})["error"],
