@@ -2,8 +2,8 @@
 #pragma once
 // A daemon's state on a fake powercap tree, for handler and metric tests.
 #include "daemon/handlers.hpp"
-#include "sys/proc.hpp"
 #include "fake_sysfs.hpp"
+#include "sys/proc.hpp"
 
 #include <fmt/format.h>
 #include <memory>
