@@ -234,7 +234,8 @@ TEST(Handlers, StreamsDeliverEveryReadingInOrderAndCountWhatWasLost) {
     World w{c};
     auto root = w.connect(0);
     w.call(*root, hello());
-    auto& s = **w.state->sessions.open(root->id, root->peer, root->peer_start_time, Grant::full, "", 0, 10);
+    auto& s = **w.state->sessions.open(root->id, root->peer, root->peer_start_time, Grant::full, "",
+                                       0, 10);
     const auto st = w.call(*root, {{"op", "stream"}, {"session", s.id}, {"interval_ms", 1}});
     EXPECT_EQ(st["interval_ms"], 10) << "no faster than the daemon samples";
     EXPECT_EQ(w.call(*root, {{"op", "stream"}, {"session", s.id}, {"interval_ms", -1}})["error"],
