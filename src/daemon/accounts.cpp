@@ -70,6 +70,8 @@ bool Accounts::snapshot(std::uint64_t window, std::int64_t now_ns) {
         if (t->cpu) {
             if (auto r = read(*t)) {
                 s->jobs.emplace(key, JobPoint{std::move(*r), now_ns});
+            } else {
+                s->unread.insert(key);
             }
         } else if (t->last) { // ended since the last snapshot
             s->jobs.emplace(key, std::move(*t->last));

@@ -103,28 +103,42 @@ void Accounts::follow(std::span<const Holder> holders, std::int64_t now_ns) {
     for (const auto& h : holders) {
         now.emplace(holder_id(h), &h);
     }
-    for (auto it = m_holder_job.begin(); it != m_holder_job.end();) {
-        if (now.contains(it->first)) {
-            ++it;
-            continue;
+    std::vector<std::string> gone;
+    for (const auto& [id, key] : m_holder_job) {
+        if (!now.contains(id)) {
+            gone.push_back(id);
         }
-        const auto job = m_jobs.find(it->second);
-        m_holder_pid.erase(it->first);
-        it = m_holder_job.erase(it);
+    }
+    for (const auto& id : gone) {
+        const auto at = m_holder_job.find(id);
+        if (at == m_holder_job.end()) {
+            continue; // its job ended with its tree's root, below
+        }
+        const auto key = at->second;
+        m_holder_job.erase(at);
+        m_holder_pid.erase(id);
+        const auto job = m_jobs.find(key);
         if (job == m_jobs.end() || !job->second->cpu) {
             continue;
         }
         auto& t = *job->second;
         t.holders -= std::min<std::size_t>(t.holders, 1);
-        if (t.holders == 0) { // what it used until now is its own; nothing after
-            if (auto r = read(t)) {
-                t.last = JobPoint{std::move(*r), now_ns};
-            } else {
-                t.settled = true; // nothing more of it to split
-            }
-            t.cpu.reset();
-            t.job.ended_ns = now_ns;
+        // A process tree ends with its root (its pid may name another's process next); the
+        // clients that joined it are taken up anew.
+        const bool root = !t.root.empty() && t.root == id;
+        if (t.holders > 0 && !root) {
+            continue;
         }
+        if (auto r = read(t)) { // what it used until now is its own; nothing after
+            t.last = JobPoint{std::move(*r), now_ns};
+        } else {
+            t.settled = true; // nothing more of it to split
+        }
+        t.cpu.reset();
+        t.job.ended_ns = now_ns;
+        t.holders = 0;
+        std::erase_if(m_holder_job, [&](const auto& kv) { return kv.second == key; });
+        std::erase_if(m_holder_pid, [&](const auto& kv) { return kv.second.second == key; });
     }
     // New holders, the earliest started first (a holder started under another joins its
     // job), each user's at most as fast as its setups allow (each reads several files).
@@ -186,11 +200,11 @@ std::optional<std::string> Accounts::begin_job(const Holder& h, std::int64_t now
             return key;
         }
     }
-    const auto key = cpu.group().empty()
-                         ? fmt::format("process tree of pid {}{}", h.pid,
-                                       h.start_time ? fmt::format(" (started {})", *h.start_time)
-                                                    : std::string{})
-                         : cpu.group().string();
+    auto key = cpu.group().empty()
+                   ? fmt::format("process tree of pid {}{}", h.pid,
+                                 h.start_time ? fmt::format(" (started {})", *h.start_time)
+                                              : std::string{})
+                   : cpu.group().string();
     auto& t = m_jobs[key];
     if (t && t->cpu) {
         return t->job.uid == h.uid ? std::optional{key} : std::nullopt; // a group others share
@@ -220,6 +234,7 @@ std::optional<std::string> Accounts::begin_job(const Holder& h, std::int64_t now
               first,
               0};
     t->alloc = std::move(alloc);
+    t->root = cpu.group().empty() ? holder_id(h) : std::string{};
     t->cpu.emplace(std::move(cpu));
     if (auto r = read(*t)) {
         t->first = JobPoint{std::move(*r), now_ns};

@@ -103,6 +103,92 @@ double job_seconds(const attrib::Allocation& a,
 
 } // namespace
 
+namespace {
+
+// One job in one interval: its readings at both ends (both null: running, but not read at
+// both), the part of the interval it ran, and how the channel is split for it.
+struct In {
+    Accounts::Tracked* t;
+    const attrib::JobCpu::Reading* ra;
+    const attrib::JobCpu::Reading* rb;
+    double held;
+    report::ChannelRule rule;
+};
+
+// The channel's package (-1: the node): its busy time in the interval and its CPUs.
+struct Package {
+    int index = -1;
+    double busy = 0;
+    double cpus = 0;
+};
+
+// Each job's claim on the channel: idle by what it held (divided among users first), use by
+// its CPU time on the package; a GPU by who holds it.
+std::vector<attrib::JobClaim> claims_of(const std::vector<In>& in,
+                                        std::map<int, Holders>& cpu_holders,
+                                        std::map<int, Holders>& gpu_holders,
+                                        const Package& p,
+                                        const std::vector<double>& busy) {
+    std::vector<attrib::JobClaim> claims;
+    claims.reserve(in.size());
+    for (const auto& j : in) {
+        attrib::JobClaim claim;
+        const auto& alloc = j.t->alloc;
+        if (j.rule.gpu) {
+            claim.given =
+                j.rule.given > 0 ? part(gpu_holders[j.rule.gpu_index], j.t->job.uid, j.held) : 0.0;
+            claim.use = claim.given; // who used a shared GPU how much is not known here
+        } else {
+            if (j.rule.by_cpus && !alloc.cpus_counted && p.cpus > 0) {
+                double cpus = 0;
+                for (const int cpu : alloc.given_cpus) {
+                    cpus += on(alloc, p.index, cpu) ? part(cpu_holders[cpu], j.t->job.uid, j.held)
+                                                    : 0.0;
+                }
+                claim.given = cpus / p.cpus;
+            } else {
+                claim.given = j.rule.given * j.held;
+            }
+            claim.use = p.busy > 0 && j.ra != nullptr
+                            ? job_seconds(alloc, p.index, *j.ra, *j.rb, busy) / p.busy
+                            : 0.0;
+        }
+        claims.push_back(claim);
+    }
+    return claims;
+}
+
+// A job not read at both ends: charged what nobody read explains on its CPUs (its own busy
+// time there at most), so being too costly to read lowers nobody's share but its own.
+void charge_unread(const std::vector<In>& in,
+                   std::vector<attrib::JobClaim>& claims,
+                   const attrib::Allocation& topology,
+                   const Package& p,
+                   const std::vector<double>& busy) {
+    if (p.busy <= 0) {
+        return;
+    }
+    double explained = 0;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+        explained += in[k].ra != nullptr ? claims[k].use * p.busy : 0.0;
+    }
+    const double unexplained = std::max(p.busy - explained, 0.0);
+    for (std::size_t k = 0; k < in.size(); ++k) {
+        if (in[k].ra != nullptr || in[k].rule.gpu) {
+            continue;
+        }
+        double on_its_cpus = 0;
+        for (const int cpu : in[k].t->alloc.given_cpus) {
+            on_its_cpus += on(topology, p.index, cpu) && static_cast<std::size_t>(cpu) < busy.size()
+                               ? busy[static_cast<std::size_t>(cpu)]
+                               : 0.0;
+        }
+        claims[k].use = std::min(on_its_cpus, unexplained) / p.busy;
+    }
+}
+
+} // namespace
+
 void Accounts::split(std::size_t channel,
                      double energy_j,
                      double seconds,
@@ -114,91 +200,58 @@ void Accounts::split(std::size_t channel,
     for (std::size_t cpu = 0; cpu < busy.size(); ++cpu) {
         busy[cpu] = delta(a.node, b.node, static_cast<int>(cpu));
     }
-    // The jobs read at both ends (or from when they began, within the interval), and how
-    // many of them hold each CPU and each GPU.
-    struct In {
-        Tracked* t;
-        const attrib::JobCpu::Reading* ra;
-        const attrib::JobCpu::Reading* rb;
-        double held; // the part of the interval it ran
-        report::ChannelRule rule;
-    };
-    const double span = static_cast<double>(b.t_ns - a.t_ns);
+    // The jobs read at both ends (or from when they began, within the interval), and for
+    // each CPU (and GPU) each user's holders, by the parts of the interval they held it.
+    const auto span = static_cast<double>(b.t_ns - a.t_ns);
     std::vector<In> in;
-    // For each CPU (and GPU): each user's holders, by the parts of the interval they held it.
     std::map<int, Holders> cpu_holders;
     std::map<int, Holders> gpu_holders;
-    for (const auto& [key, end] : b.jobs) {
-        const auto t = m_jobs.find(key);
-        if (t == m_jobs.end()) {
-            continue;
-        }
-        const JobPoint* start = nullptr;
-        if (const auto ra = a.jobs.find(key); ra != a.jobs.end()) {
-            start = &ra->second;
-        } else if (const auto& first = t->second->first;
-                   first && first->t_ns > a.t_ns && first->t_ns < b.t_ns) {
-            start = &*first;
-        } else {
-            continue;
-        }
-        const double held =
-            span > 0 ? std::clamp(static_cast<double>(end.t_ns - start->t_ns) / span, 0.0, 1.0)
-                     : 1.0;
-        auto rule = report::rule_for(c, t->second->alloc);
-        for (const int cpu : t->second->alloc.given_cpus) {
-            cpu_holders[cpu][t->second->job.uid] += held;
+    const auto add = [&](Tracked& t, const JobPoint* start, const JobPoint* end, double held) {
+        auto rule = report::rule_for(c, t.alloc);
+        for (const int cpu : t.alloc.given_cpus) {
+            cpu_holders[cpu][t.job.uid] += held;
         }
         if (rule.gpu && rule.given > 0) {
-            gpu_holders[rule.gpu_index][t->second->job.uid] += held;
+            gpu_holders[rule.gpu_index][t.job.uid] += held;
         }
-        in.push_back({t->second.get(), &start->reading, &end.reading, held, std::move(rule)});
+        in.push_back({&t, start != nullptr ? &start->reading : nullptr,
+                      end != nullptr ? &end->reading : nullptr, held, std::move(rule)});
+    };
+    const auto fraction = [&](std::int64_t from, std::int64_t to) {
+        return span > 0 ? std::clamp(static_cast<double>(to - from) / span, 0.0, 1.0) : 1.0;
+    };
+    for (const auto& [key, t] : m_jobs) {
+        const auto end = b.jobs.find(key);
+        const auto& first = t->first;
+        const bool began = first && first->t_ns > a.t_ns && first->t_ns < b.t_ns;
+        const auto ra = a.jobs.find(key);
+        if (end != b.jobs.end() && ra != a.jobs.end()) {
+            add(*t, &ra->second, &end->second, fraction(ra->second.t_ns, end->second.t_ns));
+        } else if (end != b.jobs.end() && began) {
+            add(*t, &*first, &end->second, fraction(first->t_ns, end->second.t_ns));
+        } else if (b.unread.contains(key) || (end != b.jobs.end() && a.unread.contains(key))) {
+            add(*t, nullptr, nullptr, began ? fraction(first->t_ns, b.t_ns) : 1.0);
+        }
     }
     const auto node_rule = report::rule_for(c, m_topology); // which package, whether a GPU
-    const int package = node_rule.package;
-    double package_busy = 0;
-    double package_cpus = 0;
+    Package p{node_rule.package, 0, 0};
     for (const int cpu : m_node->cpus()) {
-        const bool here = on(m_topology, package, cpu);
-        package_busy += here && static_cast<std::size_t>(cpu) < busy.size()
-                            ? busy[static_cast<std::size_t>(cpu)]
-                            : 0.0;
-        package_cpus += here ? 1.0 : 0.0;
+        const bool here = on(m_topology, p.index, cpu);
+        p.busy += here && static_cast<std::size_t>(cpu) < busy.size()
+                      ? busy[static_cast<std::size_t>(cpu)]
+                      : 0.0;
+        p.cpus += here ? 1.0 : 0.0;
     }
-    const bool gpu = node_rule.gpu;
-    std::vector<attrib::JobClaim> claims;
-    claims.reserve(in.size());
-    for (const auto& j : in) {
-        attrib::JobClaim claim;
-        const auto& alloc = j.t->alloc;
-        if (j.rule.gpu) {
-            claim.given =
-                j.rule.given > 0 ? part(gpu_holders[j.rule.gpu_index], j.t->job.uid, j.held) : 0.0;
-            claim.use = claim.given; // who used a shared GPU how much is not known here
-        } else {
-            if (j.rule.by_cpus && !alloc.cpus_counted && package_cpus > 0) {
-                double cpus = 0;
-                for (const int cpu : alloc.given_cpus) {
-                    cpus += on(alloc, package, cpu) ? part(cpu_holders[cpu], j.t->job.uid, j.held)
-                                                    : 0.0;
-                }
-                claim.given = cpus / package_cpus;
-            } else {
-                claim.given = j.rule.given * j.held;
-            }
-            claim.use = package_busy > 0
-                            ? job_seconds(alloc, package, *j.ra, *j.rb, busy) / package_busy
-                            : 0.0;
-        }
-        claims.push_back(claim);
-    }
+    auto claims = claims_of(in, cpu_holders, gpu_holders, p, busy);
+    charge_unread(in, claims, m_topology, p, busy);
     std::vector<uid_t> uids;
     uids.reserve(in.size());
     for (const auto& j : in) {
         uids.push_back(j.t->job.uid);
     }
     per_user(uids, claims);
-    const auto s = attrib::split_node({energy_j, seconds, idle_w, gpu || package_busy > 0}, claims);
+    const auto s =
+        attrib::split_node({energy_j, seconds, idle_w, node_rule.gpu || p.busy > 0}, claims);
     auto& total = m_totals[channel];
     total.energy_j += energy_j;
     total.unallocated_j += s.unallocated_j;

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct Accounts::Snapshot {
     std::int64_t t_ns = 0;
     std::vector<double> node;                          // busy seconds per CPU id
     std::map<std::string, JobPoint, std::less<>> jobs; // read now, or when it ended since
+    std::set<std::string, std::less<>> unread;         // running, but not read then
 };
 
 struct Accounts::Tracked {
@@ -32,6 +34,7 @@ struct Accounts::Tracked {
     std::uint64_t last_window = 0;     // the window whose snapshot took it (0: none yet)
     bool settled = false;              // that window was split: its figures are final
     std::size_t holders = 0;
+    std::string root; // the holder whose process tree it is ("" for a group)
 };
 
 } // namespace jp::daemon

@@ -25,7 +25,7 @@ struct DaemonState {
         CallBudget::k_view_burst,
         CallBudget::k_views_per_second}; // per uid: the ledger's views walk every kept job
     // Every job's share, where [prometheus] per_job asks for it (daemon/accounts.hpp).
-    std::unique_ptr<Accounts> accounts{};
+    std::unique_ptr<Accounts> accounts = nullptr;
     std::uint64_t accounts_chosen = 0;    // the engine's last window they read CPU time for
     std::uint64_t accounts_published = 0; // and the last one published
 };

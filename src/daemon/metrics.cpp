@@ -186,7 +186,7 @@ void account_metrics(std::string& out, const DaemonState& d) {
     const auto& a = *d.accounts;
     const auto& chans = a.channels();
     const auto channel = [&](std::size_t i) {
-        return fmt::format("channel=\"{}\",domain=\"{}\",counted=\"{}\"", escaped(chans[i].name),
+        return fmt::format(R"(channel="{}",domain="{}",counted="{}")", escaped(chans[i].name),
                            to_string(chans[i].domain), chans[i].counted ? "true" : "false");
     };
     std::string split;
@@ -211,11 +211,12 @@ void account_metrics(std::string& out, const DaemonState& d) {
     std::string info;
     for (const auto* job : a.jobs()) {
         const auto id = escaped(job->key);
-        info += fmt::format(
-            "jouleprof_job_info{{job=\"{}\",uid=\"{}\",user=\"{}\",slurm_job=\"{}\","
-            "cpus=\"{}\",method=\"{}\",state=\"{}\"}} 1\n",
-            id, job->uid, escaped(job->user), escaped(job->slurm_job), cpu_list(job->cpus),
-            escaped(job->method), job->ended_ns == 0 ? "running" : "ended");
+        info += fmt::format(R"(jouleprof_job_info{{job="{}",uid="{}",user="{}",slurm_job="{}",)"
+                            R"(cpus="{}",method="{}",state="{}"}} 1)"
+                            "\n",
+                            id, job->uid, escaped(job->user), escaped(job->slurm_job),
+                            cpu_list(job->cpus), escaped(job->method),
+                            job->ended_ns == 0 ? "running" : "ended");
         for (std::size_t i = 0; i < chans.size() && i < job->energy.size(); ++i) {
             if (a.totals()[i].energy_j <= 0) {
                 continue;

@@ -129,14 +129,15 @@ TEST_F(DaemonAccounts, EachJobIsChargedItsOwnShareAndThePartsAddUpToTheNode) {
     const double bob_dynamic = share[k_bob]["dynamic"];
     // The busy job did about half the package's work (the burner the other half); the
     // sleeper next to the burner, next to none of it.
-    EXPECT_GT(alice_dynamic, 10 * bob_dynamic) << after;
+    EXPECT_GT(alice_dynamic, 4 * bob_dynamic) << after; // 40x on a quiet machine, 7x under load
     EXPECT_GT(split["other"], 10 * bob_dynamic) << after;
     // Idle power by what each held: a CPU each of the package's two, for about as long.
     EXPECT_GT(share[k_bob]["idle"], 0.6 * share[k_alice]["idle"]) << after;
     EXPECT_LT(share[k_bob]["idle"], 1.6 * share[k_alice]["idle"]) << after;
     // 30 W (half of the package's 60 W idle) for about the 3 s its client ran: from the tick
-    // that saw its session open to the one that saw it close (seen 2.6-3.1 s).
-    EXPECT_GT(share[k_alice]["idle"], 30 * 2.5) << after;
+    // that saw its session open to the one that saw it close (seen 2.5-3.1 s; the load of a
+    // 2-core CI machine delays the client's start and end).
+    EXPECT_GT(share[k_alice]["idle"], 30 * 2.0) << after;
     EXPECT_LT(share[k_alice]["idle"], 30 * 4.0) << after;
     if (sh("command -v promtool >/dev/null").exit_code == 0) {
         fs.add({"/metrics.txt", after, 0644});
