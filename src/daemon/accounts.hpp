@@ -35,7 +35,8 @@ struct AccountsSettings {
     Nanos keep{std::chrono::minutes{10}};      // how long an ended job stays
     Nanos min_period{std::chrono::seconds{1}}; // CPU time read at most this often
     // Files of /proc one user's jobs may cost each reading (a process tree: 2 or more per
-    // process); a job beyond is not read then, its use left to other processes.
+    // process); a job beyond is not read then, and is charged what nobody read explains on its
+    // CPUs.
     std::size_t reads_per_user = 4096;
     // New jobs one user's clients may have set up (each reads several files): at once, and
     // per second after; root is not limited.
