@@ -31,15 +31,15 @@ struct BandPoint {
 // the highest of their upper ends. Absent where the node's energy has no bound (as above).
 [[nodiscard]] std::optional<PowerRange> node_peak_bound(const RunData& data,
                                                         const GridSeries& grid);
-// The same for the rest of the node's distribution on `grid`, set in d where the node's
+// The same for the rest of the node's distribution on grid g, set in `out` where the node's
 // energy has a bound: the peak, the 1 s and 60 s moving peaks (a window of several steps
 // bounded at its two cuts) and the percentiles (a percentile grows with each window's
 // value, so the truth's lies between the percentiles of the windows' lower ends and of
 // their upper ends, time-weighted as the figure is).
-void add_distribution_bounds(const RunData& data, const GridSeries& grid, Distribution& d);
+void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution& out);
 // A part's peak on its own grid: channel i's energy counter bounded as the node's are;
 // absent for a power reading or a counter estimated over a jump.
 [[nodiscard]] std::optional<PowerRange>
-counter_peak_bound(const RunData& data, std::size_t channel, const GridSeries& grid);
+counter_peak_bound(const RunData& d, std::size_t i, const GridSeries& g);
 
 } // namespace jp::report
