@@ -16,6 +16,16 @@ void add_range(json& j, const std::string& name, const std::optional<PowerRange>
     j[name + "_high_w"] = r ? json(r->high_w) : json(nullptr);
 }
 
+// The sensors' ranges of the moving peaks and percentiles, as a run's Distribution and a
+// group's PowerStats both hold them.
+template <class Power> void add_distribution_ranges(json& j, const Power& p) {
+    add_range(j, "peak_1s", p.peak_1s_bound);
+    add_range(j, "peak_60s", p.peak_60s_bound);
+    add_range(j, "p50", p.p50_bound);
+    add_range(j, "p95", p.p95_bound);
+    add_range(j, "p99", p.p99_bound);
+}
+
 json opt(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
@@ -126,11 +136,7 @@ json distribution_figures(const Distribution& d, std::int64_t step_ns) {
 
 json distribution_json(const Distribution& d, std::int64_t step_ns) {
     json j = distribution_figures(d, step_ns);
-    add_range(j, "peak_1s", d.peak_1s_bound);
-    add_range(j, "peak_60s", d.peak_60s_bound);
-    add_range(j, "p50", d.p50_bound);
-    add_range(j, "p95", d.p95_bound);
-    add_range(j, "p99", d.p99_bound);
+    add_distribution_ranges(j, d);
     return j;
 }
 
@@ -262,11 +268,7 @@ json power_figures(const PowerStats& p) {
 
 json power_json(const PowerStats& p) {
     json j = power_figures(p);
-    add_range(j, "peak_1s", p.peak_1s_bound);
-    add_range(j, "peak_60s", p.peak_60s_bound);
-    add_range(j, "p50", p.p50_bound);
-    add_range(j, "p95", p.p95_bound);
-    add_range(j, "p99", p.p99_bound);
+    add_distribution_ranges(j, p);
     return j;
 }
 
