@@ -121,7 +121,12 @@ std::int64_t Recorder::begin_run(trace::RunInfo& run) {
 void Recorder::end_run(const trace::RunInfo& run) {
     const std::lock_guard lock{m_mutex};
     flush_locked();
+    // At the run's end (the sampler stopped), how long its reads took: a bound's term.
+    const auto read_times = run.end_ns ? m_sampler.read_times() : std::vector<std::int64_t>{};
     write([&]() -> Result<void> {
+        if (auto r = m_writer.add_read_times(run.id, read_times); !r) {
+            return r;
+        }
         if (auto r = m_writer.end_run(run); !r) {
             return r;
         }

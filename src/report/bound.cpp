@@ -14,30 +14,33 @@ constexpr double k_ns = 1e-9;
 
 } // namespace
 
-// A reading v taken at s shows the counter as it was at some instant in [s - U, s],
-// truncated to its quantum q, and the counter only grows, by at most max_watts.
+// A reading v stamped at s shows the counter as it was at some instant in
+// [s - U - r, s + r] (U its update period, r half the longest read call: the stamp is the
+// call's middle), truncated to its quantum q, and the counter only grows, by at most max_watts.
 CounterRange
 counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) noexcept {
     const auto after = std::ranges::lower_bound(r, t, {}, &TimedValue::t_ns);
-    const double lag_j = l.max_watts * static_cast<double>(l.update_ns) * k_ns;
+    const std::int64_t half = l.read_ns / 2;
+    const auto joules = [&](std::int64_t ns) {
+        return l.max_watts * static_cast<double>(std::max<std::int64_t>(ns, 0)) * k_ns;
+    };
     CounterRange out{-1e300, 1e300};
     if (after != r.begin()) { // a reading at or before t
         const auto& a = *std::prev(after);
-        out.lo = std::max(out.lo, a.value);
-        out.hi = std::min(out.hi, a.value + l.quantum_j + lag_j +
-                                      l.max_watts * static_cast<double>(t - a.t_ns) * k_ns);
+        out.lo = std::max(out.lo, a.value - joules(a.t_ns + half - t));
+        out.hi = std::min(out.hi, a.value + l.quantum_j + joules(t - a.t_ns + l.update_ns + half));
     }
     if (after != r.end()) { // a reading at or after t
         const auto& b = *after;
-        out.hi = std::min(out.hi, b.value + l.quantum_j + lag_j);
-        out.lo = std::max(out.lo, b.value - l.max_watts * static_cast<double>(b.t_ns - t) * k_ns);
+        out.hi = std::min(out.hi, b.value + l.quantum_j + joules(l.update_ns + half));
+        out.lo = std::max(out.lo, b.value - joules(b.t_ns + half - t));
     }
     return out;
 }
 
 std::string_view dominant_of(const BoundTerms& t) noexcept {
     const double most =
-        std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared, t.field, t.wrap});
+        std::max({t.quantum, t.lag, t.gap, t.jump, t.knee, t.shared, t.field, t.wrap, t.read});
     return most == t.wrap      ? "ambiguous wrap"
            : most == t.jump    ? "counter jump"
            : most == t.quantum ? "quantum"
@@ -45,6 +48,7 @@ std::string_view dominant_of(const BoundTerms& t) noexcept {
            : most == t.gap     ? "gap between readings"
            : most == t.knee    ? "idle power crossing"
            : most == t.field   ? "power between readings"
+           : most == t.read    ? "read time"
                                : "who used a shared GPU";
 }
 
@@ -54,7 +58,8 @@ BoundTerms terms_of(const Bound& b, const CounterLimits& l) {
     BoundTerms t;
     t.quantum = 2 * l.quantum_j;
     t.lag = 2 * l.max_watts * static_cast<double>(l.update_ns) * k_ns;
-    t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag);
+    t.read = 2 * l.max_watts * static_cast<double>(l.read_ns / 2 * 2) * k_ns;
+    t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag - t.read);
     return t;
 }
 
@@ -104,7 +109,8 @@ CounterLimits limits_of(const Channel& c,
                         std::span<const TimedValue> readings,
                         std::optional<double> seen_peak_w,
                         std::span<const EstimatedSpan> estimated) noexcept {
-    CounterLimits l{quantum_of(c), plausible_max_watts(c), c.update_ns.value_or(0), false};
+    CounterLimits l{quantum_of(c), plausible_max_watts(c), c.update_ns.value_or(0), false,
+                    t.read_ns};
     const bool stated = c.max_watts.value_or(0) > 0 || c.limit_watts.value_or(0) > 0;
     if (!stated && seen_peak_w && *seen_peak_w > 0) {
         l.max_watts = std::min(l.max_watts, 2 * *seen_peak_w);
@@ -237,6 +243,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
         const auto t = terms_of(*sub, limits);
         terms.quantum += t.quantum;
         terms.lag += t.lag;
+        terms.read += t.read;
         terms.gap += t.gap;
     };
     auto from = std::numeric_limits<std::int64_t>::min();

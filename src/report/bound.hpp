@@ -23,6 +23,9 @@ struct CounterLimits {
     double max_watts = 0;       // the most the domain can draw
     std::int64_t update_ns = 0; // the longest a reading can lag the counter
     bool max_assumed = false;   // max_watts is twice the highest power seen, not the sensor's
+    // The longest read call (an H100's energy read spins ~4 ms): a value stamped at the
+    // middle of its call may be from anywhere in it, up to half a call either side.
+    std::int64_t read_ns = 0;
 };
 
 // What each term of a bound adds to its width (joules, or watts for a power's bound):
@@ -31,7 +34,8 @@ struct CounterLimits {
 // where the counter's values were estimated over a jump; for a job's share, intervals
 // whose energy could cross idle power and a GPU others had too, whose use nobody can split
 // (report/share_bound.hpp); for a power field, what its readings leave open between them
-// (report/field_bound.hpp). Their sum is the width before the bound is cut at what is
+// (report/field_bound.hpp); and the time a read call takes, within which its value was
+// taken. Their sum is the width before the bound is cut at what is
 // physically possible.
 struct BoundTerms {
     double quantum = 0;
@@ -42,6 +46,7 @@ struct BoundTerms {
     double shared = 0;
     double field = 0;
     double wrap = 0;
+    double read = 0;
     BoundTerms& operator+=(const BoundTerms& o) noexcept {
         quantum += o.quantum;
         lag += o.lag;
@@ -51,15 +56,17 @@ struct BoundTerms {
         shared += o.shared;
         field += o.field;
         wrap += o.wrap;
+        read += o.read;
         return *this;
     }
     [[nodiscard]] BoundTerms scaled(double k) const noexcept {
-        return {quantum * k, lag * k, gap * k, jump * k, knee * k, shared * k, field * k, wrap * k};
+        return {quantum * k, lag * k,   gap * k,  jump * k, knee * k,
+                shared * k,  field * k, wrap * k, read * k};
     }
 };
 // The name of the largest term: "quantum", "edge staleness", "gap between readings",
 // "counter jump", "idle power crossing", "who used a shared GPU", "power between
-// readings" or "ambiguous wrap".
+// readings", "ambiguous wrap" or "read time".
 [[nodiscard]] std::string_view dominant_of(const BoundTerms& terms) noexcept;
 
 // What the figure could be, and which term of the bound is the largest.

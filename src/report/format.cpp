@@ -257,10 +257,10 @@ std::string bound_text(const Bound& b, double value) {
 }
 
 nlohmann::json bound_terms_json(const BoundTerms& t) {
-    return {{"quantum", t.quantum},          {"edge_staleness", t.lag},
-            {"gap_between_readings", t.gap}, {"counter_jump", t.jump},
-            {"idle_crossing", t.knee},       {"shared_gpu", t.shared},
-            {"between_readings", t.field},   {"ambiguous_wrap", t.wrap}};
+    return {
+        {"quantum", t.quantum},        {"edge_staleness", t.lag},  {"gap_between_readings", t.gap},
+        {"counter_jump", t.jump},      {"idle_crossing", t.knee},  {"shared_gpu", t.shared},
+        {"between_readings", t.field}, {"ambiguous_wrap", t.wrap}, {"read_time", t.read}};
 }
 
 void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string_view figure) {

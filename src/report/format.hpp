@@ -51,7 +51,7 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 [[nodiscard]] std::string assumptions_text(const Bound& b);
 // What each term adds to a bound's width: {"quantum", "edge_staleness",
 // "gap_between_readings", "counter_jump", "idle_crossing", "shared_gpu", "between_readings",
-// "ambiguous_wrap"}
+// "ambiguous_wrap", "read_time"}
 // (docs/uncertainty.md).
 [[nodiscard]] nlohmann::json bound_terms_json(const BoundTerms& t);
 // A bound's fields beside the figure `value` it bounds, for figure "energy" (energy_low_j,

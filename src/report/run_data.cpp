@@ -74,6 +74,10 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
     d.facts = node_facts(reader);
     std::tie(d.t0, d.t1) = *window;
     const auto profiles = profile_index(*d.channels);
+    auto read_times = reader.read_times(run.id);
+    if (!read_times) {
+        return std::unexpected(read_times.error());
+    }
     for (std::size_t i = 0; i < d.channels->size(); ++i) {
         auto s = run_readings(reader, run.id, i, profiles);
         if (!s) {
@@ -82,6 +86,7 @@ Result<RunData> load_run(trace::Reader& reader, const trace::RunInfo& run) {
         drop_non_finite(*s);
         const auto& c = (*d.channels)[i];
         d.timing.push_back(timing_of(c, s->points, s->flags));
+        d.timing.back().read_ns = (*read_times)[i];
         d.profiled.push_back(shaped_by_profile(s->flags));
         d.estimated.push_back(
             c.quantity == Quantity::energy

@@ -83,7 +83,8 @@ Bound bound_known(std::span<const attrib::Interval> intervals, std::span<const C
         const double weight = std::abs(d);
         terms.quantum += weight * c.quantum;
         terms.lag += weight * c.lag;
-        terms.gap += std::max(0.0, weight * ((c.hi - c.lo) - c.quantum - c.lag));
+        terms.read += weight * c.read;
+        terms.gap += std::max(0.0, weight * ((c.hi - c.lo) - c.quantum - c.lag - c.read));
         flags(c);
     }
     // Where an error could carry an interval's energy past a knee of the split: the
@@ -212,10 +213,17 @@ std::optional<CutError> CutErrors::channel_at(std::size_t k, std::int64_t t) con
     const double value = interpolate(series, t);
     const auto r = counter_range(series, t, *limits);
     const bool edge = t == m_data->t0 || t == m_data->t1; // an anchored counter's own reads
-    return CutError{
-        r.lo - value,        r.hi - value,
-        limits->quantum_j,   limits->max_watts * static_cast<double>(limits->update_ns) * 1e-9,
-        limits->max_assumed, m_data->profiled[i] && !edge};
+    const auto watts_over = [&](std::int64_t ns) {
+        return limits->max_watts * static_cast<double>(ns) * 1e-9;
+    };
+    return CutError{r.lo - value,
+                    r.hi - value,
+                    limits->quantum_j,
+                    watts_over(limits->update_ns),
+                    limits->max_assumed,
+                    m_data->profiled[i] && !edge,
+                    true,
+                    watts_over(limits->read_ns / 2 * 2)};
 }
 
 std::optional<CutError> CutErrors::at(std::size_t n, std::int64_t t) const {
@@ -240,6 +248,7 @@ std::optional<CutError> CutErrors::at(std::size_t n, std::int64_t t) const {
         rest->hi -= p->lo;
         rest->quantum += p->quantum;
         rest->lag += p->lag;
+        rest->read += p->read;
         rest->max_assumed = rest->max_assumed || p->max_assumed;
         rest->profile_used = rest->profile_used || p->profile_used;
     }

@@ -32,6 +32,7 @@ struct CutError {
     bool max_assumed = false;  // the most it can draw is twice its highest power seen
     bool profile_used = false; // the value there follows an anchored counter's profile
     bool grows = true;         // a counter's own value: it never goes down from one cut to the next
+    double read = 0;           // the most it can draw over its longest read call
 };
 
 // The job's share of consecutive intervals (interval k from cut k to cut k+1, so

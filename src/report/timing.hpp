@@ -29,6 +29,9 @@ struct Timing {
     std::int64_t update_ns = 0;
     bool update_learned = false;
     std::int64_t resolution_ns = 0; // shortest span power is derived over
+    // The longest call that read it in the run, where its values are stamped at their
+    // call's middle (the trace's read_time table; 0: not recorded, or the source's own times).
+    std::int64_t read_ns = 0;
     // True when the readings were taken faster than the source updates.
     [[nodiscard]] bool oversampled() const noexcept { return update_ns > sample_ns; }
 };

@@ -24,8 +24,9 @@ struct Sampler::ChannelState {
     std::int64_t last_t = 0;
     double last_watts = 0;
     bool have_last = false;
-    bool needs_reset = true; // the next reading starts the run's counter at zero
-    bool reported = false;   // gone/fatal said once
+    bool needs_reset = true;       // the next reading starts the run's counter at zero
+    bool reported = false;         // gone/fatal said once
+    std::int64_t longest_call = 0; // the run's longest call whose value was stamped at its middle
 };
 
 struct Sampler::Slot {
@@ -108,6 +109,7 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
         st->reported = false;
         st->live_joules = 0;
         st->live_watts = 0;
+        st->longest_call = 0;
     }
     read_edges(nullptr);
     const std::int64_t edge = now(); // the job starts right after these reads
@@ -247,6 +249,10 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
         // A source's own time may lie anywhere in the call (a daemon's edge read that
         // waited for its floor is taken at the call's end), never after it.
         const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, after) : t_read;
+        if (v.t_mono_ns == 0 && v.status == ReadStatus::ok) {
+            auto& longest = m_states[slot.first + i]->longest_call;
+            longest = std::max(longest, after - before);
+        }
         // Stale: taken before the edge was asked for. A value taken during a
         // slow call (a daemon on a busy machine) is exact and keeps its own time.
         if (edge && v.status == ReadStatus::ok && before - t > k_stale_edge_ns) {
@@ -261,6 +267,15 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
             out->push_back(*rec);
         }
     }
+}
+
+std::vector<std::int64_t> Sampler::read_times() const {
+    std::vector<std::int64_t> out;
+    out.reserve(m_states.size());
+    for (const auto& st : m_states) {
+        out.push_back(st->longest_call);
+    }
+    return out;
 }
 
 std::optional<SampleRecord>

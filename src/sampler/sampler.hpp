@@ -68,6 +68,9 @@ public:
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept { return m_missed.load(); }
     // How late the fast sensors' ticks of the last run were read; valid after end().
     [[nodiscard]] const LatenessHistogram& lateness() const noexcept { return m_lateness; }
+    // Each channel's longest read call in the last run, where its values were stamped at
+    // their call's middle (0: none, or the source gave its own times); valid after end().
+    [[nodiscard]] std::vector<std::int64_t> read_times() const;
 
     // An edge value taken this long before the edge read began (a source that
     // gives its own timestamps) is recorded with a "stale_edge" event.

@@ -87,6 +87,11 @@ Result<void> check_times(const std::filesystem::path& path, std::span<const Time
     return {};
 }
 
+bool has_table(Database& db, const char* name) {
+    auto has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    return has && has->bind(1, std::string{name}).step().value_or(false);
+}
+
 } // namespace
 
 Result<Reader> Reader::open(const std::filesystem::path& path) {
@@ -279,16 +284,38 @@ Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
     return out;
 }
 
+Result<std::vector<std::int64_t>> Reader::read_times(std::int64_t run_id) {
+    std::vector<std::int64_t> out(m_channels.size(), 0);
+    if (!has_table(m_db, "read_time")) {
+        return out;
+    }
+    auto stmt = m_db.prepare("SELECT channel_id, longest_ns FROM read_time WHERE run_id = ?");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    stmt->bind(1, run_id);
+    while (true) {
+        auto row = stmt->step();
+        if (!row) {
+            return std::unexpected(row.error());
+        }
+        if (!*row) {
+            return out;
+        }
+        const auto id = stmt->column_int(0);
+        const auto ns = stmt->column_int(1);
+        if (id >= 1 && static_cast<std::size_t>(id) <= out.size() && ns > 0) {
+            out[static_cast<std::size_t>(id - 1)] = ns;
+        }
+    }
+}
+
 Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
-    const auto has_table = [&](const char* name) {
-        auto has = m_db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-        return has && has->bind(1, std::string{name}).step().value_or(false);
-    };
-    if (!has_table("usage")) {
+    if (!has_table(m_db, "usage")) {
         return std::optional<Usage>{}; // no run recorded usage (or a trace from before it)
     }
     Usage u;
-    if (has_table("allocation")) {
+    if (has_table(m_db, "allocation")) {
         if (auto facts = m_db.prepare("SELECT facts FROM allocation WHERE run_id = ?")) {
             facts->bind(1, run_id);
             if (facts->step().value_or(false)) {
@@ -315,7 +342,7 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
         }
         u.records.push_back(r);
     }
-    if (!u.damaged && has_table("gpu_use")) {
+    if (!u.damaged && has_table(m_db, "gpu_use")) {
         read_gpu_use(run_id, u);
     }
     if (u.facts.empty() && u.records.empty()) {

@@ -38,6 +38,9 @@ public:
     // The run's usage for attribution; nullopt when the trace has none (older
     // traces, a monitor that died before the run's end, a run through jouleprofd).
     Result<std::optional<Usage>> usage(std::int64_t run_id);
+    // Each channel's longest read call in the run (by channel index), where its values are
+    // stamped at their call's middle; 0 where none was recorded (older traces, own times).
+    Result<std::vector<std::int64_t>> read_times(std::int64_t run_id);
     // Time of the last sample of a run (for runs whose end was never written).
     Result<std::optional<std::int64_t>> last_sample_time(std::int64_t run_id);
 

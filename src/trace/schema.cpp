@@ -102,7 +102,21 @@ CREATE TABLE IF NOT EXISTS allocation (            -- what the job was given, ho
 );
 )sql";
 
+// Made at a run's end by a monitor that records how long its reads took.
+constexpr std::string_view k_read_time_schema = R"sql(
+CREATE TABLE IF NOT EXISTS read_time (              -- the run's longest read call per channel
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    channel_id INTEGER NOT NULL REFERENCES channel(id),
+    longest_ns INTEGER NOT NULL,     -- its values are stamped at their call's middle
+    PRIMARY KEY (run_id, channel_id)
+) WITHOUT ROWID;
+)sql";
+
 } // namespace
+
+Result<void> create_read_time_table(Database& db) {
+    return db.exec(k_read_time_schema);
+}
 
 Result<void> create_usage_tables(Database& db) {
     return db.exec(k_usage_schema);

@@ -8,6 +8,8 @@ namespace jp::trace {
 Result<void> create_schema(Database& db);
 // The usage and allocation tables (attribution), made when first written.
 Result<void> create_usage_tables(Database& db);
+// The read_time table (how long each channel's reads took), made when first written.
+Result<void> create_read_time_table(Database& db);
 // Checks the file is a jouleprof trace of a version this build reads.
 Result<int> check_schema(Database& db);
 

@@ -3,6 +3,7 @@
 
 #include "trace/schema.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <fcntl.h>
@@ -206,6 +207,30 @@ Result<void> Writer::add_summary(std::int64_t run_id, std::span<const SummaryRow
     for (const auto& row : rows) {
         stmt->bind(1, run_id).bind(2, row.item).bind(3, row.energy_j).bind(4, row.avg_w);
         stmt->bind(5, row.peak_w).bind(6, to_string(row.provenance));
+        if (auto r = stmt->run(); !r) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<void> Writer::add_read_times(std::int64_t run_id, std::span<const std::int64_t> longest_ns) {
+    if (std::ranges::all_of(longest_ns, [](std::int64_t ns) { return ns <= 0; })) {
+        return {}; // nothing recorded: traces without read times stay as they were
+    }
+    if (auto r = create_read_time_table(m_db); !r) {
+        return r;
+    }
+    auto stmt = m_db.prepare(
+        "INSERT OR REPLACE INTO read_time(run_id, channel_id, longest_ns) VALUES (?,?,?)");
+    if (!stmt) {
+        return std::unexpected(stmt.error());
+    }
+    for (std::size_t i = 0; i < longest_ns.size(); ++i) {
+        if (longest_ns[i] <= 0) {
+            continue;
+        }
+        stmt->bind(1, run_id).bind(2, static_cast<std::int64_t>(i + 1)).bind(3, longest_ns[i]);
         if (auto r = stmt->run(); !r) {
             return r;
         }

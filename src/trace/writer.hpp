@@ -50,6 +50,9 @@ public:
     Result<void> add_summary(std::int64_t run_id, std::span<const SummaryRow> rows);
     // A run's usage for attribution (its rows by time); a trace without it has node figures only.
     Result<void> add_usage(std::int64_t run_id, const Usage& usage);
+    // Each channel's longest read call in the run (by channel index; 0: none recorded).
+    // Written again for the same run, it replaces what was there.
+    Result<void> add_read_times(std::int64_t run_id, std::span<const std::int64_t> longest_ns);
     // Makes everything so far durable and visible to readers.
     Result<void> commit();
 

@@ -54,6 +54,9 @@ TEST_F(GpuNode, A100MillisecondCounterShowsNoPhantomPeak) {
     const double truth = 300.0 * r.at("runtime_s").get<double>();
     EXPECT_LE(g.at("energy_low_j").get<double>(), truth);
     EXPECT_GE(g.at("energy_high_j").get<double>(), truth);
+    // Each energy read spins 3.9 ms and is stamped at its middle: the bound counts that,
+    // at each edge, at no less than the 300 W it draws.
+    EXPECT_GE(g.at("bound_terms").at("read_time").get<double>(), 2 * 300 * 0.0039) << g.dump();
     bool said = false;
     for (const auto& n : r.at("notes")) {
         said = said || n.get<std::string>().find("changes every ~100 ms") != std::string::npos;

@@ -125,7 +125,9 @@ TEST_F(GpuShare, AJobBesideANeighbourGetsASplitWithTheBoundOfNotKnowing) {
     // Half of the power above idle while both were listed (the first listing, at the job's
     // start, may have seen the neighbour alone for up to a second).
     EXPECT_GT(dynamic, 0.5 * 200 * (seconds - 1.2)) << g.dump();
-    EXPECT_LT(dynamic, 0.5 * 200 * seconds + 1);
+    // At most half of it over the run, and half of what its counter's staleness (it changes
+    // every 100 ms) may add at each edge: 9 J over the run alone was seen in CI under load.
+    EXPECT_LT(dynamic, 0.5 * 200 * (seconds + 2 * 0.1) + 1) << g.dump();
     // The bound: from none of the power above idle to all of it.
     const double idle = g.at("idle_j").get<double>();
     EXPECT_LE(g.at("job_low_j").get<double>(), idle + 1) << g.dump();

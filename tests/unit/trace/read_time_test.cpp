@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Each channel's longest read call in a run is kept in the trace (the read_time table,
+// made at the first run that has one) and comes back by channel; a trace without it,
+// and a channel without one, read as 0.
+#include "fake_sysfs.hpp"
+#include "trace/reader.hpp"
+#include "trace/writer.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jp::trace {
+namespace {
+
+std::vector<Channel> two() {
+    Channel gpu;
+    gpu.name = "gpu0";
+    gpu.domain = Domain::gpu;
+    gpu.quantity = Quantity::energy;
+    gpu.backend = "nvml";
+    Channel daemon = gpu;
+    daemon.name = "cpu0.package";
+    daemon.domain = Domain::cpu_package;
+    daemon.backend = "jouleprofd";
+    return {gpu, daemon};
+}
+
+TEST(ReadTime, EachRunsLongestCallComesBackByChannel) {
+    test::FakeSysfs tmp;
+    const auto path = tmp.path("/t.jptrace");
+    std::int64_t first = 0;
+    std::int64_t second = 0;
+    {
+        auto w = Writer::create(path, {});
+        ASSERT_TRUE(w) << w.error().message();
+        ASSERT_TRUE(w->add_channels(two()));
+        RunInfo run;
+        run.label = "r";
+        run.kind = "measure";
+        first = *w->begin_run(run);
+        second = *w->begin_run(run);
+        const std::vector<std::int64_t> none{0, 0};
+        ASSERT_TRUE(w->add_read_times(first, none));
+        ASSERT_TRUE(w->commit());
+        auto r = Reader::open(path);
+        ASSERT_TRUE(r) << r.error().message();
+        EXPECT_EQ(*r->read_times(first), none) << "no table yet: nothing recorded reads as 0";
+        const std::vector<std::int64_t> slow{4'200'000, 0};
+        ASSERT_TRUE(w->add_read_times(second, std::vector<std::int64_t>{1, 0}));
+        ASSERT_TRUE(w->add_read_times(second, slow)); // written again: replaced
+        ASSERT_TRUE(w->commit());
+    }
+    auto r = Reader::open(path);
+    ASSERT_TRUE(r) << r.error().message();
+    const auto times = r->read_times(second);
+    ASSERT_TRUE(times) << times.error().message();
+    EXPECT_EQ(*times, (std::vector<std::int64_t>{4'200'000, 0}));
+    EXPECT_EQ(*r->read_times(first), (std::vector<std::int64_t>{0, 0}));
+}
+
+} // namespace
+} // namespace jp::trace
