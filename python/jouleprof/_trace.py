@@ -12,7 +12,8 @@ _VALUE_COLUMN = {"energy": "energy_j", "power": "power_w", "utilization": "utili
 
 
 _BOUND_COLUMNS = ["energy_low_j", "energy_high_j", "bound_dominant", "measurable",
-                  "job_j", "job_low_j", "job_high_j", "bound_assumes"]
+                  "job_j", "job_low_j", "job_high_j", "bound_assumes", "peak_low_w",
+                  "peak_high_w"]
 
 # What a bound rests on beyond the sensors' limits, as report --json's bound_assumes_* keys.
 _ASSUMPTIONS = ["peak", "profile", "field", "windows"]
@@ -31,7 +32,14 @@ def _bound_columns(item: dict[str, Any]) -> dict[str, Any]:
             "job_high_j": share.get("job_high_j", nan),
             # As the summary CSV: "peak;field", "" for none, None where there is no bound.
             "bound_assumes": (";".join(a for a in _ASSUMPTIONS if item.get("bound_assumes_" + a))
-                              if "bound_assumes_peak" in item else None)}
+                              if "bound_assumes_peak" in item else None),
+            # Where the sensors' bounds put the true peak (a counter's, and the node's).
+            "peak_low_w": _number(item.get("peak_low_w")),
+            "peak_high_w": _number(item.get("peak_high_w"))}
+
+
+def _number(v: Any) -> float:
+    return float("nan") if v is None else float(v)
 
 
 def _pandas() -> Any:

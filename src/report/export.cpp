@@ -49,9 +49,13 @@ void item_rows(std::ostream& out,
                            b ? (it.not_measurable() ? "0" : "1") : "");
         const auto& s = it.share;
         const auto& jb = s ? s->job_bound : std::nullopt;
-        out << fmt::format("{},{},{},{}\n", s ? fmt::format("{}", s->job_j()) : "",
+        out << fmt::format("{},{},{},{},", s ? fmt::format("{}", s->job_j()) : "",
                            jb ? fmt::format("{}", jb->low) : "",
                            jb ? fmt::format("{}", jb->high) : "", b ? assumption_keys(*b) : "");
+        // Where the sensors' bounds put the true peak (a counter's, and the node's).
+        const auto& pk = it.peak_bound;
+        out << fmt::format("{},{}\n", pk ? fmt::format("{}", pk->low_w) : "",
+                           pk ? fmt::format("{}", pk->high_w) : "");
     };
     row(f.node);
     for (const auto& p : f.parts) {
@@ -152,7 +156,7 @@ Result<void> write_markers_csv(trace::Reader& reader, std::ostream& out) {
 Result<void> write_summary_csv(trace::Reader& reader, std::ostream& out) {
     out << "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,provenance,"
            "counted,energy_low_j,energy_high_j,bound_dominant,measurable,job_j,job_low_j,"
-           "job_high_j,bound_assumes\n";
+           "job_high_j,bound_assumes,peak_low_w,peak_high_w\n";
     for (const auto& run : reader.runs()) {
         auto s = summarize_run(reader, run);
         if (!s) {

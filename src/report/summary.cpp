@@ -234,6 +234,9 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     if (!grid.watts.empty()) {
         out.power = power_distribution(grid, options.threshold_w);
         add_distribution_bounds(*data, grid, *out.power);
+        if (out.power->peak_bound) { // the node's row gives the same range as its power line
+            out.node.peak_bound = out.power->peak_bound;
+        }
         out.power_step_ns = grid.step_ns;
     }
     out.power_band = node_power_band(*data, k_band_windows);

@@ -54,6 +54,9 @@ def test_summary_equals_report_json(node: FakeNode, tmp_path: Path) -> None:
     # What the bound rests on, in the CSV export's words (JSON's bound_assumes_* keys).
     said = [k for k in ("peak", "profile", "field", "windows") if first["bound_assumes_" + k]]
     assert node["bound_assumes"] == ";".join(said)
+    # Where the sensors' bounds put the true peak, as the report's JSON gives it.
+    assert (node["peak_low_w"], node["peak_high_w"]) == (first["peak_low_w"], first["peak_high_w"])
+    assert node["peak_low_w"] <= node["peak_high_w"]
     phases = t.phases()
     assert list(phases["phase"]) == ["a"]
     assert phases["energy_j"][0] == expected["groups"][0]["runs"][0]["phases"][0]["node"][
