@@ -39,7 +39,8 @@ public:
     // traces, a monitor that died before the run's end, a run through jouleprofd).
     Result<std::optional<Usage>> usage(std::int64_t run_id);
     // Each channel's longest read call in the run (by channel index), where its values are
-    // stamped at their call's middle; 0 where none was recorded (older traces, own times).
+    // stamped at their call's middle; 0 where none was recorded (older traces, own times) or
+    // the row is damaged (not a positive time of at most a minute).
     Result<std::vector<std::int64_t>> read_times(std::int64_t run_id);
     // Time of the last sample of a run (for runs whose end was never written).
     Result<std::optional<std::int64_t>> last_sample_time(std::int64_t run_id);

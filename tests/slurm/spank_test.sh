@@ -49,6 +49,22 @@ bash "$HERE/slurm_node.sh" start "$dir" 80
 export SLURM_CONF=$dir/slurm.conf
 step_cmd='[ "$SLURM_PROCID" = 0 ] && echo "STEP $SLURM_JOB_ID.$SLURM_STEP_ID"; sleep'
 
+# bench/spank_step_cost.sh: what the plugin adds to a step (start edge + trace closed, from
+# slurmd's log; srun's wall time), nothing else. Figures, no checks: docs/slurm.md.
+if [[ ${JP_SPANK_PART:-checks} == cost ]]; then
+    for mode in plain --jouleprof=result=no --jouleprof; do
+        opts=()
+        [[ $mode != plain ]] && opts=("$mode")
+        t0=$(date +%s%N)
+        for _ in 1 2 3 4 5; do
+            as_user srun "${opts[@]}" -n 2 true >/dev/null 2>&1 || true
+        done
+        echo "srun -n 2 true, $mode: $(( ($(date +%s%N) - t0) / 5000000 )) ms per step (mean of 5)"
+    done
+    grep -o "jouleprof: step .*after [0-9]* ms" "$dir/slurmd.log" | tail -n 10
+    exit 0
+fi
+
 check "srun --help lists --jouleprof" bash -c "runuser -u '$user' -- srun --help | grep -q -- --jouleprof"
 
 # 1. srun -n 2: one trace for the node, the user's, 0700, the profile's energy.
@@ -126,21 +142,7 @@ bad "an unwritable directory" "cannot create $dir/ro/" "dir=$dir/ro" --jouleprof
 bad "no sensor and no jouleprofd" "no energy sensor can be read" "sysfs_root=$dir/empty socket=$dir/none.sock" --jouleprof
 bad "a bad --jouleprof option" "unknown option 'colour'" "" --jouleprof=colour=red
 
-# 6. What the plugin adds to a step (start edge + trace closed), from slurmd's log.
-plug
-# (--jouleprof=result=no: measured, no merged table at the end)
-for mode in plain --jouleprof=result=no --jouleprof; do
-    opts=()
-    [[ $mode != plain ]] && opts=("$mode")
-    t0=$(date +%s%N)
-    for _ in 1 2 3; do
-        as_user srun "${opts[@]}" -n 2 true >/dev/null 2>&1 || true
-    done
-    echo "   srun -n 2 true, $mode: $(( ($(date +%s%N) - t0) / 3000000 )) ms per step"
-done
-grep -o "jouleprof: step .*after [0-9]* ms" "$dir/slurmd.log" | tail -n 4 | sed 's/^/   /'
-
-# 7. Two jobs share the node (1 CPU each of its 2): each merged result is its own share,
+# 6. Two jobs share the node (1 CPU each of its 2): each merged result is its own share,
 # followed through its slurmstepd's process tree (proctrack/linuxproc), given the 1 CPU
 # Slurm counted for it, and the shares add up to the node in each.
 plug

@@ -6,6 +6,7 @@
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 namespace jp::trace {
@@ -46,6 +47,8 @@ TEST(ReadTime, EachRunsLongestCallComesBackByChannel) {
         EXPECT_EQ(*r->read_times(first), none) << "no table yet: nothing recorded reads as 0";
         const std::vector<std::int64_t> slow{4'200'000, 0};
         ASSERT_TRUE(w->add_read_times(second, std::vector<std::int64_t>{1, 0}));
+        // A damaged row (a call of years) reads as none rather than as a bound of years.
+        ASSERT_TRUE(w->add_read_times(first, std::vector<std::int64_t>{INT64_MAX, 0}));
         ASSERT_TRUE(w->add_read_times(second, slow)); // written again: replaced
         ASSERT_TRUE(w->commit());
     }
@@ -54,7 +57,7 @@ TEST(ReadTime, EachRunsLongestCallComesBackByChannel) {
     const auto times = r->read_times(second);
     ASSERT_TRUE(times) << times.error().message();
     EXPECT_EQ(*times, (std::vector<std::int64_t>{4'200'000, 0}));
-    EXPECT_EQ(*r->read_times(first), (std::vector<std::int64_t>{0, 0}));
+    EXPECT_EQ(*r->read_times(first), (std::vector<std::int64_t>{0, 0})) << "damaged: none";
 }
 
 } // namespace
