@@ -122,7 +122,10 @@ void Recorder::end_run(const trace::RunInfo& run) {
     const std::lock_guard lock{m_mutex};
     flush_locked();
     // At the run's end (the sampler stopped), how long its reads took: a bound's term.
-    const auto read_times = run.end_ns ? m_sampler.read_times() : std::vector<std::int64_t>{};
+    // (Not for a run whose job never started: the sampler's figures are another run's.)
+    const auto read_times = run.end_ns && m_sampler.run_id() == run.id
+                                ? m_sampler.read_times()
+                                : std::vector<std::int64_t>{};
     write([&]() -> Result<void> {
         if (auto r = m_writer.add_read_times(run.id, read_times); !r) {
             return r;

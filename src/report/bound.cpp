@@ -20,7 +20,7 @@ constexpr double k_ns = 1e-9;
 CounterRange
 counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) noexcept {
     const auto after = std::ranges::lower_bound(r, t, {}, &TimedValue::t_ns);
-    const std::int64_t half = l.read_ns / 2;
+    const std::int64_t half = (l.read_ns + 1) / 2; // the stamp is the call's middle, rounded down
     const auto joules = [&](std::int64_t ns) {
         return l.max_watts * static_cast<double>(std::max<std::int64_t>(ns, 0)) * k_ns;
     };
@@ -58,7 +58,8 @@ BoundTerms terms_of(const Bound& b, const CounterLimits& l) {
     BoundTerms t;
     t.quantum = 2 * l.quantum_j;
     t.lag = 2 * l.max_watts * static_cast<double>(l.update_ns) * k_ns;
-    t.read = 2 * l.max_watts * static_cast<double>(l.read_ns / 2 * 2) * k_ns;
+    const std::int64_t call = 2 * ((l.read_ns + 1) / 2); // twice the half counter_range takes
+    t.read = 2 * l.max_watts * static_cast<double>(call) * k_ns;
     t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag - t.read);
     return t;
 }
@@ -131,7 +132,8 @@ CounterLimits limits_of(const Channel& c,
         }
     }
     if (t.update_learned || l.update_ns <= 0) {
-        l.update_ns = std::max(l.update_ns, longest);
+        // The stamps the gaps are measured between may each be half a read call off.
+        l.update_ns = std::max(l.update_ns, longest + 2 * ((t.read_ns + 1) / 2));
     }
     return l;
 }
@@ -148,7 +150,16 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     }
     const auto start = counter_range(readings, t0, limits);
     const auto end = counter_range(readings, t1, limits);
-    Bound b{std::max(0.0, end.lo - start.hi), end.hi - start.lo, {}, limits.max_assumed, false, {}};
+    // Never more than the most it can draw over the window, and its quantum at each edge.
+    const double most =
+        limits.max_watts * static_cast<double>(t1 - t0) * k_ns + 2 * limits.quantum_j;
+    Bound b{std::max(0.0, end.lo - start.hi),
+            std::min(end.hi - start.lo, most),
+            {},
+            limits.max_assumed,
+            false,
+            {}};
+    b.high = std::max(b.high, b.low);
     // The terms, as they enter the width: each edge's quantum and lag; the rest
     // is the distance of the edges from the readings that bracket them.
     b.terms = terms_of(b, limits);

@@ -94,7 +94,11 @@ window_bounds(const RunData& d, const std::vector<Counter>& counters, const Grid
                 counter_range(r.subspan(from, std::min(r.size(), k + 1) - from), t, c.limits);
             if (i > 0) {
                 w.low[i - 1] += std::max(0.0, here.lo - before.hi);
-                w.high[i - 1] += here.hi - before.lo;
+                // Never more than it can draw over the window (as counter_bound() cuts it).
+                const double most =
+                    c.limits.max_watts * static_cast<double>(t - cut(i - 1)) * 1e-9 +
+                    2 * c.limits.quantum_j;
+                w.high[i - 1] += std::min(here.hi - before.lo, most);
             }
             w.cut_lo[i] += here.lo;
             w.cut_hi[i] += here.hi;

@@ -71,6 +71,8 @@ public:
     // Each channel's longest read call in the last run, where its values were stamped at
     // their call's middle (0: none, or the source gave its own times); valid after end().
     [[nodiscard]] std::vector<std::int64_t> read_times() const;
+    // The run begin() last started (0: none yet).
+    [[nodiscard]] std::int64_t run_id() const noexcept { return m_run_id; }
 
     // An edge value taken this long before the edge read began (a source that
     // gives its own timestamps) is recorded with a "stale_edge" event.

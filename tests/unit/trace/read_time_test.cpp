@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 namespace jp::trace {
 namespace {
@@ -58,6 +59,44 @@ TEST(ReadTime, EachRunsLongestCallComesBackByChannel) {
     ASSERT_TRUE(times) << times.error().message();
     EXPECT_EQ(*times, (std::vector<std::int64_t>{4'200'000, 0}));
     EXPECT_EQ(*r->read_times(first), (std::vector<std::int64_t>{0, 0})) << "damaged: none";
+}
+
+TEST(ReadTime, ADamagedOrForeignTableIsAsIfNoneAndDuplicatesTakeTheLongest) {
+    test::FakeSysfs tmp;
+    const auto path = tmp.path("/d.jptrace");
+    std::int64_t id = 0;
+    {
+        auto w = Writer::create(path, {});
+        ASSERT_TRUE(w) << w.error().message();
+        ASSERT_TRUE(w->add_channels(two()));
+        RunInfo run;
+        run.label = "r";
+        run.kind = "measure";
+        id = *w->begin_run(run);
+        ASSERT_TRUE(w->commit());
+    }
+    const auto exec = [&](const char* sql) {
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK)
+            << sqlite3_errmsg(db);
+        sqlite3_close(db);
+    };
+    exec("CREATE TABLE read_time (run_id, channel_id)"); // no longest_ns
+    {
+        auto r = Reader::open(path);
+        ASSERT_TRUE(r) << r.error().message();
+        const auto times = r->read_times(id);
+        ASSERT_TRUE(times) << "a report is never refused for it";
+        EXPECT_EQ(*times, (std::vector<std::int64_t>{0, 0}));
+    }
+    exec("DROP TABLE read_time; CREATE TABLE read_time (run_id, channel_id, longest_ns);"
+         "INSERT INTO read_time VALUES (1, 1, 1000), (1, 1, 4000000000), (1, 1, 2000),"
+         "(1, 2, -5), (1, 9, 1000), (1, 2, 'x')");
+    auto r = Reader::open(path);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ(*r->read_times(id), (std::vector<std::int64_t>{4'000'000'000, 0}))
+        << "the longest of duplicates; no channel 9; no negative or text time";
 }
 
 } // namespace
