@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <optional>
 #include <sqlite3.h>
 
 namespace jp::trace {
@@ -26,20 +27,34 @@ std::vector<Channel> two() {
     return {gpu, daemon};
 }
 
+// A writer of a new trace at path with the two channels, or nullopt (and a failure).
+std::optional<Writer> trace_of_two(const std::filesystem::path& path) {
+    auto w = Writer::create(path, {});
+    EXPECT_TRUE(w) << w.error().message();
+    if (!w || !w->add_channels(two())) {
+        ADD_FAILURE() << "no trace at " << path;
+        return std::nullopt;
+    }
+    return std::move(*w);
+}
+
+std::int64_t new_run(Writer& w) {
+    RunInfo run;
+    run.label = "r";
+    run.kind = "measure";
+    return w.begin_run(run).value_or(0);
+}
+
 TEST(ReadTime, EachRunsLongestCallComesBackByChannel) {
     test::FakeSysfs tmp;
     const auto path = tmp.path("/t.jptrace");
     std::int64_t first = 0;
     std::int64_t second = 0;
     {
-        auto w = Writer::create(path, {});
-        ASSERT_TRUE(w) << w.error().message();
-        ASSERT_TRUE(w->add_channels(two()));
-        RunInfo run;
-        run.label = "r";
-        run.kind = "measure";
-        first = *w->begin_run(run);
-        second = *w->begin_run(run);
+        auto w = trace_of_two(path);
+        ASSERT_TRUE(w);
+        first = new_run(*w);
+        second = new_run(*w);
         const std::vector<std::int64_t> none{0, 0};
         ASSERT_TRUE(w->add_read_times(first, none));
         ASSERT_TRUE(w->commit());
@@ -66,13 +81,9 @@ TEST(ReadTime, ADamagedOrForeignTableIsAsIfNoneAndDuplicatesTakeTheLongest) {
     const auto path = tmp.path("/d.jptrace");
     std::int64_t id = 0;
     {
-        auto w = Writer::create(path, {});
-        ASSERT_TRUE(w) << w.error().message();
-        ASSERT_TRUE(w->add_channels(two()));
-        RunInfo run;
-        run.label = "r";
-        run.kind = "measure";
-        id = *w->begin_run(run);
+        auto w = trace_of_two(path);
+        ASSERT_TRUE(w);
+        id = new_run(*w);
         ASSERT_TRUE(w->commit());
     }
     const auto exec = [&](const char* sql) {
