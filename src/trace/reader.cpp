@@ -297,11 +297,11 @@ Result<std::vector<std::int64_t>> Reader::read_times(std::int64_t run_id) {
         return out;
     }
     stmt->bind(1, run_id);
-    const std::vector<std::int64_t> none = out;
     while (true) {
         auto row = stmt->step();
         if (!row) {
-            return none;
+            std::ranges::fill(out, 0);
+            return out;
         }
         if (!*row) {
             return out;
