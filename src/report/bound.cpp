@@ -20,7 +20,8 @@ constexpr double k_ns = 1e-9;
 CounterRange
 counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) noexcept {
     const auto after = std::ranges::lower_bound(r, t, {}, &TimedValue::t_ns);
-    const std::int64_t half = (l.read_ns + 1) / 2; // the stamp is the call's middle, rounded down
+    // Half a call, rounded up: the stamp is the call's middle, rounded down.
+    const std::int64_t half = (l.read_ns + 1) / 2;
     const auto joules = [&](std::int64_t ns) {
         return l.max_watts * static_cast<double>(std::max<std::int64_t>(ns, 0)) * k_ns;
     };
