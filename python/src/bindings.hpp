@@ -6,6 +6,7 @@
 
 #include <pybind11/pybind11.h>
 #include <stdexcept>
+#include <utility>
 
 namespace jp::python {
 
@@ -21,6 +22,14 @@ struct TraceFailure : std::runtime_error {
 // missing file, TraceError (a ValueError) for everything else.
 [[noreturn]] void raise(const Error& error);
 [[noreturn]] void raise_missing(const std::string& path);
+
+// A result's value, or its error raised as above.
+template <class T> T value_or_raise(Result<T> r) {
+    if (!r) {
+        raise(r.error());
+    }
+    return std::move(*r);
+}
 
 void bind_session(pybind11::module_& m);
 void bind_trace(pybind11::module_& m);

@@ -20,13 +20,6 @@ std::string dump(const nlohmann::json& j) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-template <class T> T value_or_raise(Result<T> r) {
-    if (!r) {
-        raise(r.error());
-    }
-    return std::move(*r);
-}
-
 // A summary's figures as the pair Python turns into a Result: `run --json`'s
 // run object (JSON text) and the study's table as text.
 py::tuple as_pair(const report::RunSummary& s) {

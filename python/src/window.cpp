@@ -6,13 +6,6 @@
 namespace jp::python {
 namespace {
 
-template <class T> T value_or_raise(Result<T> r) {
-    if (!r) {
-        raise(r.error());
-    }
-    return std::move(*r);
-}
-
 bool within(std::int64_t b, std::int64_t e, std::int64_t t0, std::int64_t t1) {
     return b >= t0 && e <= t1;
 }

@@ -2,6 +2,7 @@
 #include "report/field_bound.hpp"
 
 #include "core/counter.hpp"
+#include "core/seconds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +12,6 @@
 
 namespace jp::report {
 namespace {
-
-constexpr double k_ns = 1e-9;
-
-double seconds(std::int64_t ns) noexcept {
-    return static_cast<double>(ns) * k_ns;
-}
 
 // The part of (a, b] inside [t0, t1], in nanoseconds.
 std::int64_t overlap_ns(std::int64_t a, std::int64_t b, std::int64_t t0, std::int64_t t1) noexcept {
@@ -50,7 +45,7 @@ struct Boxes {
         double w_minus_chi = 0;
         for (std::size_t i = 0; i + 1 < s.size(); ++i) {
             w_minus_chi += s[i].second;
-            const double dt = seconds(s[i + 1].first - s[i].first);
+            const double dt = seconds_from_ns(s[i + 1].first - s[i].first);
             above += std::max(0.0, -w_minus_chi) * dt;
             below += std::max(0.0, w_minus_chi) * dt;
         }
@@ -86,9 +81,9 @@ Open averaged(std::span<const TimedValue> k,
             continue;
         }
         const auto window = l.window_ns > 0 ? l.window_ns : b - a;
-        const double h = seconds(c) / seconds(window);
-        sum += seconds(c) * k[static_cast<std::size_t>(i) + 1].value;
-        out.terms.quantum += 2 * seconds(c) * l.quantum_w;
+        const double h = seconds_from_ns(c) / seconds_from_ns(window);
+        sum += seconds_from_ns(c) * k[static_cast<std::size_t>(i) + 1].value;
+        out.terms.quantum += 2 * seconds_from_ns(c) * l.quantum_w;
         const auto lag = alike ? 0 : l.update_ns;
         lowest.add(b - window, b - lag, h);
         highest.add(b - lag - window, b, h);
@@ -97,13 +92,13 @@ Open averaged(std::span<const TimedValue> k,
     const double below = highest.open(t0, t1).second; // ∫(w_max − χ)⁺
     // Where no reading's span reaches, nothing is known (a gap, the run before the first
     // reading); the rest of what the windows leave open is theirs.
-    const double uncovered = l.max_watts * std::max(0.0, seconds(t1 - t0 - covered));
+    const double uncovered = l.max_watts * std::max(0.0, seconds_from_ns(t1 - t0 - covered));
     out.terms.gap = std::min(uncovered, l.max_watts * (above + below));
     out.terms.field = l.max_watts * (above + below) - out.terms.gap;
     out.low = sum - out.terms.quantum / 2 - l.max_watts * below;
     out.high = sum + out.terms.quantum / 2 + l.max_watts * above;
     if (alike) { // the whole series shifted by up to U: at most P·U each way
-        const double lag = l.max_watts * seconds(l.update_ns);
+        const double lag = l.max_watts * seconds_from_ns(l.update_ns);
         out.low -= lag;
         out.high += lag;
         out.terms.lag = 2 * lag;
@@ -146,7 +141,7 @@ Open instantaneous(std::span<const TimedValue> r,
     std::ptrdiff_t after = from; // the first reading after mid
     std::ptrdiff_t last = from;  // the first reading more than U after mid
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-        const double s = seconds(cuts[i + 1] - cuts[i]);
+        const double s = seconds_from_ns(cuts[i + 1] - cuts[i]);
         if (s <= 0) {
             continue;
         }
@@ -191,7 +186,7 @@ Open instantaneous(std::span<const TimedValue> r,
 
 // A window's bound from what the readings leave open, cut at what is physically possible.
 Bound bound_of(const Open& open, std::int64_t t0, std::int64_t t1, const FieldLimits& l) {
-    const double most = l.max_watts * seconds(t1 - t0);
+    const double most = l.max_watts * seconds_from_ns(t1 - t0);
     Bound b{std::clamp(open.low, 0.0, most),
             std::clamp(open.high, 0.0, most),
             {},
@@ -263,7 +258,7 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
     }
     if (knots.size() < 2) { // one reading: nothing between readings is known
         Open none;
-        none.high = l.max_watts * seconds(t1 - t0);
+        none.high = l.max_watts * seconds_from_ns(t1 - t0);
         none.terms.gap = none.high;
         return bound_of(none, t0, t1, l);
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/field_shape.hpp"
 
+#include "core/seconds.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -10,10 +12,6 @@ namespace {
 
 // A power reading above this (a megawatt per GPU) is no GPU's: it shapes nothing.
 constexpr double k_max_field_watts = 1e6;
-
-double seconds(std::int64_t ns) {
-    return static_cast<double>(ns) * 1e-9;
-}
 
 } // namespace
 
@@ -37,7 +35,8 @@ FieldIntegral::FieldIntegral(std::span<const TimedValue> readings) : m_p(reading
     double sum = 0;
     for (std::size_t i = 0; i < m_p.size(); ++i) {
         if (i > 0) {
-            sum += 0.5 * (m_p[i - 1].value + m_p[i].value) * seconds(m_p[i].t_ns - m_p[i - 1].t_ns);
+            sum += 0.5 * (m_p[i - 1].value + m_p[i].value) *
+                   seconds_from_ns(m_p[i].t_ns - m_p[i - 1].t_ns);
         }
         m_cum.push_back(sum);
     }
@@ -45,16 +44,16 @@ FieldIntegral::FieldIntegral(std::span<const TimedValue> readings) : m_p(reading
 
 double FieldIntegral::operator()(std::int64_t t) const {
     if (t <= m_p.front().t_ns) {
-        return -m_p.front().value * seconds(m_p.front().t_ns - t);
+        return -m_p.front().value * seconds_from_ns(m_p.front().t_ns - t);
     }
     if (t >= m_p.back().t_ns) {
-        return m_cum.back() + m_p.back().value * seconds(t - m_p.back().t_ns);
+        return m_cum.back() + m_p.back().value * seconds_from_ns(t - m_p.back().t_ns);
     }
     const auto it = std::ranges::upper_bound(m_p, t, {}, &TimedValue::t_ns);
     const auto i = static_cast<std::size_t>(it - m_p.begin()) - 1;
     const auto& a = m_p[i];
     const double v = interpolated_at(m_p, t);
-    return m_cum[i] + 0.5 * (a.value + v) * seconds(t - a.t_ns);
+    return m_cum[i] + 0.5 * (a.value + v) * seconds_from_ns(t - a.t_ns);
 }
 
 std::vector<TimedValue> usable_power(std::span<const TimedValue> readings, std::int64_t centre_ns) {
@@ -99,7 +98,7 @@ Shape level_and_detail(std::span<const TimedValue> level,
                 const std::int64_t t = instant[i].t_ns;
                 const std::int64_t h = std::min({half, t - from, to - t});
                 const double mean =
-                    h > 0 ? (g(t + h) - g(t - h)) / seconds(2 * h) : instant[i].value;
+                    h > 0 ? (g(t + h) - g(t - h)) / seconds_from_ns(2 * h) : instant[i].value;
                 // After the level's last reading (a mean stands half its window back, so the
                 // run's last half second has none) the level is only held: the instant
                 // reading is all that is known there.
