@@ -66,6 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         auto [line, next] = jp::fuzz::split_first_line(lines);
         const auto j = parse(line);
         readings_in_range(jpd::reply_readings(j, offset));
+        for (const auto& [channel, ns] : jpd::reply_read_times(j)) {
+            require(channel >= 0 && ns >= 0 && ns <= 60'000'000'000);
+        }
         readings_in_range(jpd::stream_readings(j, "s1", offset));
         lines = next;
     }

@@ -326,6 +326,10 @@ void Engine::note_floored_read(std::int64_t first_ns, std::int64_t last_ns) {
     m_floored_reads.push_back({first_ns, last_ns});
 }
 
+std::vector<std::int64_t> Engine::read_times() const {
+    return m_sampler->read_times();
+}
+
 void Engine::read_now(std::vector<std::pair<std::size_t, Reading>>& out) {
     std::vector<trace::SampleRecord> records;
     m_sampler->sample_now(records);

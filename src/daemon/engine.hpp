@@ -60,6 +60,10 @@ public:
     // Reads every fast sensor now (an exact read); appends (channel, reading)
     // for each value read. Slow channels are not read here.
     void read_now(std::vector<std::pair<std::size_t, Reading>>& out);
+    // Each channel's longest read call since the daemon started (ns; 0 where the source
+    // stamps its own values): a reading's time is its call's middle, so clients widen
+    // their bounds by half of it (docs/uncertainty.md, "read time").
+    [[nodiscard]] std::vector<std::int64_t> read_times() const;
     // A floored caller was given readings taken from first_ns to last_ns: no
     // publication within the floor of them will be shown.
     void note_floored_read(std::int64_t first_ns, std::int64_t last_ns);

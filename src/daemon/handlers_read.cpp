@@ -18,6 +18,18 @@ json values_json(const std::vector<std::pair<std::size_t, Reading>>& values) {
     return out;
 }
 
+// [[channel, longest read call in ns], ...] for the channels whose calls are known.
+json read_times_json(const Engine& engine) {
+    json out = json::array();
+    const auto times = engine.read_times();
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        if (times[i] > 0) {
+            out.push_back({i, times[i]});
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 Reply op_read(DaemonState& d, Connection& c, const json& req, std::int64_t now) {
@@ -44,6 +56,7 @@ Reply op_read(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
         if (*edge == "start") { // what the caller already holds, so the window covers the job
             return json{{"t_ns", mono_ns()},
                         {"values", values_json(last->values)},
+                        {"read_ns", read_times_json(d.engine)},
                         {"reused_ns", std::max<std::int64_t>(0, now - last->t_ns)}};
         }
         const auto wait_ms = (last->t_ns + a.floor.count() - now + 999'999) / 1'000'000;
@@ -81,7 +94,9 @@ Reply op_read(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
             values.emplace_back(i, h.latest());
         }
     }
-    auto reply = json{{"t_ns", mono_ns()}, {"values", values_json(values)}};
+    auto reply = json{{"t_ns", mono_ns()},
+                      {"values", values_json(values)},
+                      {"read_ns", read_times_json(d.engine)}};
     if (floored) {
         d.spacing.remember(c.peer.uid, ExactRead{std::max(last_t, now), std::move(values)},
                            a.floor.count());

@@ -24,9 +24,11 @@ struct Sampler::ChannelState {
     std::int64_t last_t = 0;
     double last_watts = 0;
     bool have_last = false;
-    bool needs_reset = true;       // the next reading starts the run's counter at zero
-    bool reported = false;         // gone/fatal said once
-    std::int64_t longest_call = 0; // the run's longest call whose value was stamped at its middle
+    bool needs_reset = true; // the next reading starts the run's counter at zero
+    bool reported = false;   // gone/fatal said once
+    // The run's longest call whose value was stamped at its middle: ours, or the source's own
+    // where it stamps its values and says (a daemon's). Read while the run goes on (jouleprofd).
+    std::atomic<std::int64_t> longest_call{0};
 };
 
 struct Sampler::Slot {
@@ -249,9 +251,12 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
         // A source's own time may lie anywhere in the call (a daemon's edge read that
         // waited for its floor is taken at the call's end), never after it.
         const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, after) : t_read;
-        if (v.t_mono_ns == 0 && v.status == ReadStatus::ok) {
+        if (v.status == ReadStatus::ok) {
             auto& longest = m_states[slot.first + i]->longest_call;
-            longest = std::max(longest, after - before);
+            const auto call = v.t_mono_ns == 0 ? after - before : v.call_ns;
+            if (call > longest.load(std::memory_order_relaxed)) {
+                longest.store(call, std::memory_order_relaxed); // writers hold the slot's mutex
+            }
         }
         // Stale: taken before the edge was asked for. A value taken during a
         // slow call (a daemon on a busy machine) is exact and keeps its own time.
@@ -273,7 +278,7 @@ std::vector<std::int64_t> Sampler::read_times() const {
     std::vector<std::int64_t> out;
     out.reserve(m_states.size());
     for (const auto& st : m_states) {
-        out.push_back(st->longest_call);
+        out.push_back(st->longest_call.load(std::memory_order_relaxed));
     }
     return out;
 }

@@ -68,8 +68,9 @@ public:
     [[nodiscard]] std::uint64_t missed_deadlines() const noexcept { return m_missed.load(); }
     // How late the fast sensors' ticks of the last run were read; valid after end().
     [[nodiscard]] const LatenessHistogram& lateness() const noexcept { return m_lateness; }
-    // Each channel's longest read call in the last run, where its values were stamped at
-    // their call's middle (0: none, or the source gave its own times); valid after end().
+    // Each channel's longest read call in the last (or the running) run, where its values were
+    // stamped at their call's middle: ours, or, for a source that gives its own times, the
+    // call length it gives with them (Value::call_ns; 0: none known).
     [[nodiscard]] std::vector<std::int64_t> read_times() const;
     // The run begin() last started (0: none yet).
     [[nodiscard]] std::int64_t run_id() const noexcept { return m_run_id; }

@@ -34,6 +34,9 @@ struct Value {
     // When the source measured the value (CLOCK_MONOTONIC ns), for sources that
     // say so (a daemon's readings); 0: at the read itself.
     std::int64_t t_mono_ns = 0;
+    // For a value with its own time: the longest read call its source has made for it
+    // (a daemon's own sampler's), as t_mono_ns is that call's middle; 0: not known.
+    std::int64_t call_ns = 0;
 };
 
 class Sensor {

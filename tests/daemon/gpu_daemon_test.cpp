@@ -73,12 +73,27 @@ TEST_F(DaemonGpu, AClientGetsTheAnchoredGpuAndItsPhasesFromTheDaemon) {
         }
     }
     ASSERT_TRUE(profiled) << "the daemon offers the profile with its counter";
+    // The daemon stamps each energy read at its call's middle and says how long its calls
+    // took (3.9 ms each): the client's trace keeps that, and the bound counts it.
+    const auto times = reader->read_times(reader->runs().at(0).id);
+    ASSERT_TRUE(times) << times.error().message();
+    std::int64_t gpu_call = 0;
+    for (std::size_t i = 0; i < reader->channels().size(); ++i) {
+        if (reader->channels()[i].name == "gpu0" && i < times->size()) {
+            gpu_call = (*times)[i];
+        }
+    }
+    EXPECT_GE(gpu_call, 3'900'000) << "the daemon's read time reached the client's trace";
 
     const auto run = json::parse(r.out).at("groups").at(0).at("runs").at(0);
     const double start = offset + static_cast<double>(reader->runs().at(0).start_ns) * 1e-9;
     const double runtime = run.at("runtime_s").get<double>();
     const double truth = profile.joules(start, start + runtime);
     EXPECT_NEAR(part_named(run, "gpu0").at("energy_j").get<double>(), truth, 1e-3 * truth)
+        << run.dump();
+    // At each edge, at no less than the 100 W the GPU draws at its least.
+    EXPECT_GE(part_named(run, "gpu0").at("bound_terms").at("read_time").get<double>(),
+              2 * 100 * 0.0039)
         << run.dump();
     ASSERT_EQ(run.at("phases").size(), 1U);
     const auto& p = run.at("phases").at(0);

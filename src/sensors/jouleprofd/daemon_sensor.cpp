@@ -17,7 +17,8 @@ DaemonSensor::DaemonSensor(std::unique_ptr<daemon::Client> client,
                            std::vector<Channel> channels,
                            std::vector<int> daemon_index)
     : m_client(std::move(client)), m_session(std::move(session)), m_channels(std::move(channels)),
-      m_daemon_index(std::move(daemon_index)), m_latest(m_channels.size()) {
+      m_daemon_index(std::move(daemon_index)), m_latest(m_channels.size()),
+      m_call_ns(m_channels.size(), 0) {
     m_client->on_event([this](const nlohmann::json& e) { on_event(e); });
 }
 
@@ -92,7 +93,7 @@ void DaemonSensor::fill(std::span<Value> out, bool consume_any) noexcept {
         if (!alive && !l.fresh) {
             out[i] = Value{0, ReadStatus::gone, 0};
         } else if (l.fresh || (consume_any && l.t_ns > 0)) {
-            out[i] = Value{l.value, ReadStatus::ok, l.t_ns};
+            out[i] = value_of(i, l.value, l.t_ns);
             l.fresh = false;
         } else {
             out[i] = Value{0, ReadStatus::retry, 0};
@@ -100,7 +101,20 @@ void DaemonSensor::fill(std::span<Value> out, bool consume_any) noexcept {
     }
 }
 
+Value DaemonSensor::value_of(std::size_t slot, double value, std::int64_t t_ns) const noexcept {
+    Value v{value, ReadStatus::ok, t_ns};
+    v.call_ns = m_call_ns[slot];
+    return v;
+}
+
 void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out) {
+    // First: a value of this reply was taken in a call the reply counts.
+    for (const auto& [channel, ns] : reply_read_times(reply)) {
+        if (const int slot = slot_of(channel); slot >= 0) {
+            auto& c = m_call_ns[static_cast<std::size_t>(slot)];
+            c = std::max(c, ns);
+        }
+    }
     for (const auto& r : reply_readings(reply, m_client->hello().clock_offset_ns)) {
         const int slot = slot_of(r.channel);
         if (slot < 0) {
@@ -108,7 +122,7 @@ void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out
         }
         const auto i = static_cast<std::size_t>(slot);
         if (!out.empty()) {
-            out[i] = Value{r.value, ReadStatus::ok, r.t_ns};
+            out[i] = value_of(i, r.value, r.t_ns);
         }
         if (r.t_ns > m_latest[i].t_ns) {
             m_latest[i] = Latest{r.value, r.t_ns, out.empty()};

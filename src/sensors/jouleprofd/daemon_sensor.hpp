@@ -58,9 +58,12 @@ private:
     void on_event(const nlohmann::json& event);
     void fetch_latest() noexcept; // one "latest" call, when no stream runs
     // Values of a read or latest reply ([[channel, t_ns, value], ...]) into out
-    // (when given) and into m_latest (fresh unless they went to out). Holds m_mutex.
+    // (when given) and into m_latest (fresh unless they went to out), and the daemon's
+    // read calls a read reply gives into m_call_ns. Holds m_mutex.
     void take_values(const nlohmann::json& reply, std::span<Value> out);
     void fill(std::span<Value> out, bool consume_any) noexcept;
+    // An ok value with its time and the longest read call the daemon said it made for it.
+    [[nodiscard]] Value value_of(std::size_t slot, double value, std::int64_t t_ns) const noexcept;
     [[nodiscard]] int slot_of(int daemon_index) const noexcept;
 
     std::unique_ptr<daemon::Client> m_client;
@@ -69,6 +72,7 @@ private:
     std::vector<int> m_daemon_index;
     std::mutex m_mutex;
     std::vector<Latest> m_latest;
+    std::vector<std::int64_t> m_call_ns; // per channel: the daemon's longest read call (ns)
     bool m_streaming = false;
     bool m_said_rate_limit = false;
     bool m_said_reused = false;

@@ -55,6 +55,26 @@ std::vector<Reading> reply_readings(const nlohmann::json& reply, std::int64_t cl
     return out;
 }
 
+std::vector<std::pair<int, std::int64_t>> reply_read_times(const nlohmann::json& reply) {
+    constexpr std::int64_t k_minute_ns = 60'000'000'000;
+    std::vector<std::pair<int, std::int64_t>> out;
+    const auto rows = reply.find("read_ns"); // end() when reply is not an object
+    if (rows == reply.end() || !rows->is_array()) {
+        return out;
+    }
+    for (const auto& row : *rows) {
+        if (!row.is_array() || row.size() != 2) {
+            continue;
+        }
+        const auto index = daemon::integer_in(row[0], 0, std::numeric_limits<int>::max());
+        const auto ns = daemon::integer_in(row[1], 0, k_minute_ns);
+        if (index && ns) {
+            out.emplace_back(static_cast<int>(*index), *ns);
+        }
+    }
+    return out;
+}
+
 std::vector<Reading> stream_readings(const nlohmann::json& event,
                                      std::string_view session,
                                      std::int64_t clock_offset_ns) {

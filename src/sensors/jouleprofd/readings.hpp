@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace jp::sensors::jouleprofd {
@@ -22,6 +23,12 @@ struct Reading {
 // A read or latest reply: {"values": [[channel, t_ns, value], ...]}.
 [[nodiscard]] std::vector<Reading> reply_readings(const nlohmann::json& reply,
                                                   std::int64_t clock_offset_ns);
+// The daemon's longest read call per channel, as a read reply gives it
+// ({"read_ns": [[channel, ns], ...]}): (daemon channel index, ns); a row that is
+// not two whole numbers, a negative call or one over a minute (no read takes that
+// long: damage) is skipped.
+[[nodiscard]] std::vector<std::pair<int, std::int64_t>>
+reply_read_times(const nlohmann::json& reply);
 // A stream event of this session, {"event": "samples", "session": S, "data":
 // [[channel, first_seq, t0, v0, t1, v1, ...], ...]}: the newest (t, v) of each row.
 [[nodiscard]] std::vector<Reading> stream_readings(const nlohmann::json& event,

@@ -78,6 +78,18 @@ TEST(DaemonReplies, ReadingsOutsideWhatATraceHoldsAreDropped) {
     EXPECT_TRUE(jpd::reply_readings(json::parse("[1,2,3]"), 0).empty());
 }
 
+TEST(DaemonReplies, AReadsCallLengthsAreWholeNanosecondsUnderAMinute) {
+    const auto r = json::parse(R"({"read_ns":[[0,3900000],[1,-1],[2,60000000001],[3,1.5],
+        [4,"7"],[5],[6,7,8],[-1,5],7,[8,60000000000]]})");
+    const auto got = jpd::reply_read_times(r);
+    ASSERT_EQ(got.size(), 2U);
+    EXPECT_EQ(got[0], (std::pair<int, std::int64_t>{0, 3'900'000}));
+    EXPECT_EQ(got[1], (std::pair<int, std::int64_t>{8, 60'000'000'000}));
+    EXPECT_TRUE(jpd::reply_read_times(json::parse(R"({"values":[]})")).empty()) << "older daemon";
+    EXPECT_TRUE(jpd::reply_read_times(json::parse(R"({"read_ns":{"0":1}})")).empty());
+    EXPECT_TRUE(jpd::reply_read_times(json::parse("[1,2]")).empty());
+}
+
 TEST(DaemonReplies, AStreamEventGivesTheNewestReadingOfEachRowOfItsSession) {
     const auto e = json::parse(R"({"event":"samples","session":"s1","seq":3,"lost":0,
         "data":[[0,12,100,1.0,200,2.0],[2,4,300,3.0],[1,1,1e40,1.0],[3,1],[4,1,100,1.0,7]]})");
