@@ -12,12 +12,6 @@ namespace {
 
 constexpr double k_ns = 1e-9;
 
-// How far a value may lie from its stamp on either side: half its read call, rounded up (the
-// stamp is the call's middle, rounded down).
-std::int64_t half_call(std::int64_t read_ns) noexcept {
-    return (read_ns + 1) / 2;
-}
-
 } // namespace
 
 // A reading v stamped at s shows the counter as it was at some instant in
@@ -26,7 +20,7 @@ std::int64_t half_call(std::int64_t read_ns) noexcept {
 CounterRange
 counter_range(std::span<const TimedValue> r, std::int64_t t, const CounterLimits& l) noexcept {
     const auto after = std::ranges::lower_bound(r, t, {}, &TimedValue::t_ns);
-    const std::int64_t half = half_call(l.read_ns);
+    const std::int64_t half = l.half_read_ns();
     const auto joules = [&](std::int64_t ns) {
         return l.max_watts * static_cast<double>(std::max<std::int64_t>(ns, 0)) * k_ns;
     };
@@ -64,7 +58,7 @@ BoundTerms terms_of(const Bound& b, const CounterLimits& l) {
     BoundTerms t;
     t.quantum = 2 * l.quantum_j;
     t.lag = 2 * l.max_watts * static_cast<double>(l.update_ns) * k_ns;
-    const std::int64_t call = 2 * half_call(l.read_ns); // as counter_range widens each side
+    const std::int64_t call = 2 * l.half_read_ns(); // as counter_range widens each side
     t.read = 2 * l.max_watts * static_cast<double>(call) * k_ns;
     t.gap = std::max(0.0, (b.high - b.low) - t.quantum - t.lag - t.read);
     return t;
@@ -139,7 +133,7 @@ CounterLimits limits_of(const Channel& c,
     }
     if (t.update_learned || l.update_ns <= 0) {
         // The stamps the gaps are measured between may each be half a read call off.
-        l.update_ns = std::max(l.update_ns, longest + 2 * half_call(t.read_ns));
+        l.update_ns = std::max(l.update_ns, longest + 2 * l.half_read_ns());
     }
     return l;
 }

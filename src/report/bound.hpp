@@ -26,6 +26,10 @@ struct CounterLimits {
     // The longest read call (an H100's energy read spins ~4 ms): a value stamped at the
     // middle of its call may be from anywhere in it, up to half a call either side.
     std::int64_t read_ns = 0;
+
+    // How far a value may lie from its stamp on either side: half the call, rounded up
+    // (the stamp is the call's middle, rounded down).
+    [[nodiscard]] constexpr std::int64_t half_read_ns() const noexcept { return (read_ns + 1) / 2; }
 };
 
 // What each term of a bound adds to its width (joules, or watts for a power's bound):

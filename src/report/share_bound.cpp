@@ -223,7 +223,7 @@ std::optional<CutError> CutErrors::channel_at(std::size_t k, std::int64_t t) con
                     limits->max_assumed,
                     m_data->profiled[i] && !edge,
                     true,
-                    watts_over(2 * ((limits->read_ns + 1) / 2))};
+                    watts_over(2 * limits->half_read_ns())};
 }
 
 std::optional<CutError> CutErrors::at(std::size_t n, std::int64_t t) const {
