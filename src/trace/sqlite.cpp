@@ -128,6 +128,11 @@ Result<void> Database::exec(std::string_view sql) {
     return {};
 }
 
+bool Database::has_table(const std::string& name) {
+    auto has = prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    return has && has->bind(1, name).step().value_or(false);
+}
+
 Result<Statement> Database::prepare(std::string_view sql) {
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=

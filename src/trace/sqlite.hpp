@@ -35,6 +35,8 @@ public:
 
     Result<void> exec(std::string_view sql);
     Result<Statement> prepare(std::string_view sql);
+    // Whether a table of that name exists (an optional table, or one a newer version adds).
+    [[nodiscard]] bool has_table(const std::string& name);
     // Replaces everything in `to` with this database's committed content (SQLite's backup API).
     Result<void> copy_to(Database& to);
     [[nodiscard]] std::int64_t last_insert_id() const noexcept;
