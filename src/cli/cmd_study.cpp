@@ -29,8 +29,9 @@ struct StudyOptions {
     std::filesystem::path output;
     std::filesystem::path dir;
     std::string node_type;
-    std::vector<std::string> set;      // NAME=VALUE
-    std::vector<std::string> settings; // only these
+    std::vector<std::string> set;       // NAME=VALUE
+    std::vector<std::string> settings;  // only these
+    std::vector<std::string> workloads; // only these
     JsonOutput json;
     bool live = true;
     bool dry_run = false;
@@ -91,6 +92,9 @@ Result<Plan> make_plan(const StudyOptions& o, const Config& config) {
         return std::unexpected(study.error());
     }
     if (auto r = apply_overrides(*study, o.set, o.settings); !r) {
+        return std::unexpected(r.error());
+    }
+    if (auto r = keep_workloads(*study, o.workloads); !r) {
         return std::unexpected(r.error());
     }
     auto type = node_type_for(o, *study, config);
@@ -293,6 +297,7 @@ void register_study(CLI::App& app, Commands& out) {
                     "[node] name, the host name)");
     cmd->add_option("--set", o->set, "NAME=VALUE: a var for every setting, over the file's");
     cmd->add_option("--setting", o->settings, "Run only this setting (repeatable)");
+    cmd->add_option("--workload", o->workloads, "Run only this workload's cells (repeatable)");
     add_json_options(cmd, o->json);
     cmd->add_option("--html", o->html, "Also write the job profiles as an HTML report")
         ->check(non_empty_path());

@@ -269,6 +269,29 @@ Result<Study> parse_study(std::string_view toml_text, std::string_view origin) {
     return parse_root(root, origin);
 }
 
+namespace {
+
+// Keeps the items named (all where none is): an unknown name is an error.
+template <class Item>
+Result<void> keep_only(std::vector<Item>& items,
+                       const std::vector<std::string>& names,
+                       const char* option,
+                       const char* what) {
+    for (const auto& name : names) {
+        if (std::ranges::find(items, name, &Item::name) == items.end()) {
+            return fail(ErrorKind::config, option,
+                        fmt::format("the study has no {} '{}'", what, name));
+        }
+    }
+    if (!names.empty()) {
+        std::erase_if(
+            items, [&](const Item& i) { return std::ranges::find(names, i.name) == names.end(); });
+    }
+    return {};
+}
+
+} // namespace
+
 Result<void> apply_overrides(Study& study,
                              const std::vector<std::string>& assignments,
                              const std::vector<std::string>& only_settings) {
@@ -292,19 +315,11 @@ Result<void> apply_overrides(Study& study,
             }
         }
     }
-    if (only_settings.empty()) {
-        return {};
-    }
-    for (const auto& name : only_settings) {
-        if (std::ranges::find(study.settings, name, &StudySetting::name) == study.settings.end()) {
-            return fail(ErrorKind::config, "--setting",
-                        fmt::format("the study has no setting '{}'", name));
-        }
-    }
-    std::erase_if(study.settings, [&](const StudySetting& s) {
-        return std::ranges::find(only_settings, s.name) == only_settings.end();
-    });
-    return {};
+    return keep_only(study.settings, only_settings, "--setting", "setting");
+}
+
+Result<void> keep_workloads(Study& study, const std::vector<std::string>& only) {
+    return keep_only(study.workloads, only, "--workload", "workload");
 }
 
 Result<Study> load_study(const std::filesystem::path& path) {

@@ -62,5 +62,7 @@ inline constexpr std::string_view k_study_builtins[] = {"dir", "mode", "workload
 [[nodiscard]] Result<void> apply_overrides(Study& study,
                                            const std::vector<std::string>& assignments,
                                            const std::vector<std::string>& only_settings);
+// `--workload NAME` keeps only the named workloads (an unknown name is an error).
+[[nodiscard]] Result<void> keep_workloads(Study& study, const std::vector<std::string>& only);
 
 } // namespace jp

@@ -117,5 +117,20 @@ TEST(StudyPlan, CommandLineOverridesSetVarsAndPickSettings) {
     EXPECT_NE(unknown.error().message().find("no setting '64-threads'"), std::string::npos);
 }
 
+TEST(StudyPlan, WorkloadOptionKeepsOnlyTheNamedWorkloadsCells) {
+    auto s = two_by_two();
+    const auto second = s.workloads[1].name;
+    ASSERT_TRUE(keep_workloads(s, {second}));
+    ASSERT_EQ(s.workloads.size(), 1U);
+    EXPECT_EQ(s.workloads[0].name, second);
+    auto all = two_by_two();
+    ASSERT_TRUE(keep_workloads(all, {}));
+    EXPECT_EQ(all.workloads.size(), 2U) << "no --workload: every workload";
+    auto unknown = keep_workloads(all, {second, "resnet"});
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().message().find("no workload 'resnet'"), std::string::npos);
+    EXPECT_EQ(all.workloads.size(), 2U) << "an unknown name changes nothing";
+}
+
 } // namespace
 } // namespace jp::report
