@@ -10,16 +10,18 @@
 #   deb_ci.sh --key      print the key
 # JP_CI_DEB=1 runs it whatever the key says.
 #
-# The key is a SHA-256 over the packaging's own inputs: debian/, packaging/, tests/packages/,
-# cmake/, scripts/man.py and the CMakeLists.txt of what the packages hold (the top one, src/,
-# tools/, spank/, python/ with its Python sources). The code inside is not in it: the ci
+# The key is a SHA-256 over the packaging's own inputs: debian/, packaging/, the check itself
+# (deb_test.sh and lintian-accepted; not this selector), cmake/, scripts/man.py and the
+# CMakeLists.txt of what the packages hold (the top one, src/, tools/, spank/, python/ with
+# its Python sources). The code inside is not in it: the ci
 # preset compiles src/, spank/ and python/ the way the packages do (unity batches), so a
 # change there that would break their build breaks CI's own first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 keys=.ci/deb-clean.txt
-inputs=(debian packaging tests/packages cmake scripts/man.py CMakeLists.txt src/CMakeLists.txt
-        tools/CMakeLists.txt spank/CMakeLists.txt python/CMakeLists.txt python/jouleprof)
+inputs=(debian packaging tests/packages/deb_test.sh tests/packages/lintian-accepted cmake
+        scripts/man.py CMakeLists.txt src/CMakeLists.txt tools/CMakeLists.txt
+        spank/CMakeLists.txt python/CMakeLists.txt python/jouleprof)
 
 key() {
     git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | sort -z |
