@@ -54,9 +54,10 @@ Reply op_read(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
     }
     if (const auto* last = floored ? d.spacing.recent(c.peer.uid, now, a.floor.count()) : nullptr) {
         if (*edge == "start") { // what the caller already holds, so the window covers the job
+            // No read_ns: this answer is not rationed, and the read times are news only
+            // with an exact read the budget pays for (docs/security.md).
             return json{{"t_ns", mono_ns()},
                         {"values", values_json(last->values)},
-                        {"read_ns", read_times_json(d.engine)},
                         {"reused_ns", std::max<std::int64_t>(0, now - last->t_ns)}};
         }
         const auto wait_ms = (last->t_ns + a.floor.count() - now + 999'999) / 1'000'000;
@@ -115,7 +116,11 @@ Reply op_latest(DaemonState& d, Connection& c, const json& req, std::int64_t /*n
             values.emplace_back(i, h.latest());
         }
     }
-    return json{{"values", values_json(values)}};
+    auto reply = json{{"values", values_json(values)}};
+    if (c.grant != Grant::floor) { // never rationed: floored callers get them with exact reads
+        reply["read_ns"] = read_times_json(d.engine);
+    }
+    return reply;
 }
 
 Reply op_stream(DaemonState& d, Connection& c, const json& req, std::int64_t now) {

@@ -33,9 +33,8 @@ Result<std::vector<std::int64_t>> Reader::read_times(std::int64_t run_id) {
         const auto id = stmt->column_int(0);
         const auto ns = stmt->column_int(1);
         // A call over a minute is no read time but a damaged row: left out, as if not recorded.
-        constexpr std::int64_t k_longest_call_ns = 60'000'000'000;
         if (id >= 1 && static_cast<std::size_t>(id) <= out.size() && ns > 0 &&
-            ns <= k_longest_call_ns) {
+            ns <= k_max_read_ns) {
             out[static_cast<std::size_t>(id - 1)] = ns;
         }
     }

@@ -14,4 +14,9 @@ inline constexpr std::int64_t k_max_time_ns = std::int64_t{1} << 61;
     return t_ns >= -k_max_time_ns && t_ns <= k_max_time_ns;
 }
 
+// The longest read call a trace keeps (its read_time table): no read takes a minute, so a
+// longer one is kept as a minute (a bound then wide, never narrowed) and a stored one over
+// it is damage.
+inline constexpr std::int64_t k_max_read_ns = 60'000'000'000;
+
 } // namespace jp::trace

@@ -2,6 +2,7 @@
 #include "trace/writer.hpp"
 
 #include "trace/schema.hpp"
+#include "trace/time_range.hpp"
 
 #include <algorithm>
 #include <array>
@@ -230,7 +231,9 @@ Result<void> Writer::add_read_times(std::int64_t run_id, std::span<const std::in
         if (longest_ns[i] <= 0) {
             continue;
         }
-        stmt->bind(1, run_id).bind(2, static_cast<std::int64_t>(i + 1)).bind(3, longest_ns[i]);
+        stmt->bind(1, run_id)
+            .bind(2, static_cast<std::int64_t>(i + 1))
+            .bind(3, std::min(longest_ns[i], k_max_read_ns)); // a stalled call: a minute
         if (auto r = stmt->run(); !r) {
             return r;
         }

@@ -102,6 +102,10 @@ done
 unit=$(find "$prefix" -name jouleprofd.service)
 grep -qx "ExecStart=$sbin --config $prefix/etc/jouleprof/jouleprofd.toml" "$unit" ||
     fail "$unit does not start $sbin with the installed config"
+# Its Documentation= is an installed file (the packages' check asks the same; a renamed doc
+# would break it).
+doc=$(sed -n 's|^Documentation=file://||p' "$unit")
+[[ -n $doc && -f $doc ]] || fail "$unit's Documentation= names '$doc', which is not installed"
 if command -v systemd-analyze >/dev/null; then
     systemd-analyze verify "$unit" >"$tmp/verify.txt" 2>&1 || { cat "$tmp/verify.txt"; fail "systemd-analyze verify $unit"; }
     [[ ! -s $tmp/verify.txt ]] || { cat "$tmp/verify.txt"; fail "systemd-analyze warns about $unit"; }

@@ -23,10 +23,17 @@ inputs=(debian packaging tests/packages/deb_test.sh tests/packages/lintian-accep
         scripts/man.py CMakeLists.txt src/CMakeLists.txt tools/CMakeLists.txt
         spank/CMakeLists.txt python/CMakeLists.txt python/jouleprof)
 
+# Each file's content, whether it is executable (not its other mode bits: umasks differ)
+# and its path, in byte order whatever the locale; a listed path that is no file (deleted,
+# not yet `git rm`'d) counts as such.
 key() {
-    git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | sort -z |
+    git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | LC_ALL=C sort -zu |
         while IFS= read -r -d '' f; do
-            [[ -f $f ]] && printf '%s %s\n' "$(sha256sum <"$f" | cut -d' ' -f1)" "$f"
+            if [[ -f $f && ! -L $f ]]; then
+                printf '%s %s %s\n' "$(sha256sum <"$f" | cut -d' ' -f1)" "$([[ -x $f ]] && echo x || echo -)" "$f"
+            else
+                printf 'none - %s\n' "$f"
+            fi
         done | sha256sum | cut -d' ' -f1
 }
 

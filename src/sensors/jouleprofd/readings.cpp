@@ -5,6 +5,7 @@
 #include "daemon_client/json_field.hpp"
 #include "trace/time_range.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -56,7 +57,6 @@ std::vector<Reading> reply_readings(const nlohmann::json& reply, std::int64_t cl
 }
 
 std::vector<std::pair<int, std::int64_t>> reply_read_times(const nlohmann::json& reply) {
-    constexpr std::int64_t k_minute_ns = 60'000'000'000;
     std::vector<std::pair<int, std::int64_t>> out;
     const auto rows = reply.find("read_ns"); // end() when reply is not an object
     if (rows == reply.end() || !rows->is_array()) {
@@ -67,9 +67,10 @@ std::vector<std::pair<int, std::int64_t>> reply_read_times(const nlohmann::json&
             continue;
         }
         const auto index = daemon::integer_in(row[0], 0, std::numeric_limits<int>::max());
-        const auto ns = daemon::integer_in(row[1], 0, k_minute_ns);
-        if (index && ns) {
-            out.emplace_back(static_cast<int>(*index), *ns);
+        const auto ns = daemon::integer_in(row[1], 0, std::numeric_limits<std::int64_t>::max());
+        if (index &&
+            ns) { // a call over a minute counts as a minute: the bound widens, never narrows
+            out.emplace_back(static_cast<int>(*index), std::min(*ns, trace::k_max_read_ns));
         }
     }
     return out;

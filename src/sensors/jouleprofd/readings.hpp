@@ -25,8 +25,8 @@ struct Reading {
                                                   std::int64_t clock_offset_ns);
 // The daemon's longest read call per channel, as a read reply gives it
 // ({"read_ns": [[channel, ns], ...]}): (daemon channel index, ns); a row that is
-// not two whole numbers, a negative call or one over a minute (no read takes that
-// long: damage) is skipped.
+// not two whole numbers or gives a negative call is skipped, a call over a minute
+// counts as a minute (what a trace keeps: the bound widens, never narrows).
 [[nodiscard]] std::vector<std::pair<int, std::int64_t>>
 reply_read_times(const nlohmann::json& reply);
 // A stream event of this session, {"event": "samples", "session": S, "data":

@@ -176,6 +176,9 @@ TEST(Handlers, AFlooredUsersExactReadsAreTheFloorApart) {
     const auto first = w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "start"}}, now);
     ASSERT_EQ(first["ok"], true) << first;
     EXPECT_FALSE(first.contains("reused_ns"));
+    ASSERT_TRUE(first.contains("read_ns")) << "an exact read says how long its calls take";
+    EXPECT_EQ(first["read_ns"][0][0], 0);
+    EXPECT_GT(first["read_ns"][0][1].get<std::int64_t>(), 0);
     const auto first_t = first["values"][0][1].get<std::int64_t>();
     w.set_energy_uj(2'500'000);
 
@@ -193,6 +196,10 @@ TEST(Handlers, AFlooredUsersExactReadsAreTheFloorApart) {
     ASSERT_EQ(again["ok"], true) << again;
     EXPECT_EQ(again["values"], first["values"]) << "nothing new: the reading alice holds";
     EXPECT_EQ(again["reused_ns"], now + 100 * ms - (first_t > now ? first_t : now));
+    EXPECT_FALSE(again.contains("read_ns")) << "not rationed, so nothing new in it";
+    EXPECT_FALSE(w.call(*alice, {{"op", "latest"}, {"session", a}}, now).contains("read_ns"))
+        << "latest is never rationed: a floored caller gets read times with exact reads only";
+    EXPECT_TRUE(w.call(*root, {{"op", "latest"}, {"session", r}}, now).contains("read_ns"));
     EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}}, now + 100 * ms)["error"], "too_soon")
         << "an edge not named is an end";
     EXPECT_EQ(w.call(*alice, {{"op", "read"}, {"session", a}, {"edge", "middle"}})["error"],
