@@ -68,8 +68,8 @@ std::vector<std::pair<int, std::int64_t>> reply_read_times(const nlohmann::json&
         }
         const auto index = daemon::integer_in(row[0], 0, std::numeric_limits<int>::max());
         const auto ns = daemon::integer_in(row[1], 0, std::numeric_limits<std::int64_t>::max());
-        if (index &&
-            ns) { // a call over a minute counts as a minute: the bound widens, never narrows
+        // A call over a minute counts as a minute: the bound widens, never narrows.
+        if (index && ns) {
             out.emplace_back(static_cast<int>(*index), std::min(*ns, trace::k_max_read_ns));
         }
     }
