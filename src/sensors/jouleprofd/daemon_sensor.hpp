@@ -59,7 +59,7 @@ private:
     void fetch_latest() noexcept; // one "latest" call, when no stream runs
     // Values of a read or latest reply ([[channel, t_ns, value], ...]) into out
     // (when given) and into m_latest (fresh unless they went to out), and the daemon's
-    // read calls a read reply gives into m_call_ns. Holds m_mutex.
+    // read calls the reply gives (read_ns) into m_call_ns. Holds m_mutex.
     void take_values(const nlohmann::json& reply, std::span<Value> out);
     void fill(std::span<Value> out, bool consume_any) noexcept;
     // An ok value with its time and the longest read call the daemon said it made for it.
