@@ -17,6 +17,7 @@ packages=(build-essential cmake ninja-build pkg-config clang-format
           libslurm-dev # spank/: the SPANK plugin (header only; nothing links libslurm)
           mariadb-server slurmdbd slurm-wlm-mysql-plugin # tests: Slurm accounting, sacct's energy
           clang-19 libclang-rt-19-dev clang-tidy-19 # the fuzz preset (libFuzzer) and clang-tidy
+          libbpf-dev bpftool libelf-dev            # the eBPF kernel sampler (src/bpf/; clang-19 compiles it)
           pybind11-dev python3-pybind11 python3-dev python3-pandas python3-pytest # python/
           python3-setuptools python3-wheel python3-pip                # pip install ./python
           jupyter-nbconvert python3-nbconvert python3-ipykernel python3-nbclient # the notebook test

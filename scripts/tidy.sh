@@ -16,6 +16,10 @@ cd "$(dirname "$0")/.."
 # by the configure step, jp_build_commit.cpp by this target (building jp_core for them, as
 # before, compiled ~25 files with clang for nothing: a minute of a cold CI).
 cmake --build build/fuzz --target jp_build_commit >/dev/null
+# The kernel sampler's skeleton (src/bpf/), a generated header, where that build has it.
+if cmake --build build/fuzz --target help | grep -q '^jp_bpf_skeleton:'; then
+    cmake --build build/fuzz --target jp_bpf_skeleton >/dev/null
+fi
 record=()
 if [[ ${1:-} == --record ]]; then record=(--record); shift; fi
 if (($#)); then files=("$@"); else mapfile -t files < <(git ls-files 'src/*.cpp'); fi

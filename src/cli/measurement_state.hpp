@@ -42,7 +42,7 @@ struct MeasurementSession::State {
           const Config& config)
         : live(o.live), interval(o.interval), path(std::move(trace)), epoch(epoch_mono),
           estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
-                                          SamplerConfig{o.interval, config.intervals}, epoch_mono},
+                                          sampler_config(o.interval, config), epoch_mono},
           recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
                                                         epoch_mono, path, o.job_stdout_to_stderr},
           attribution(config.attribution.enabled) {

@@ -159,6 +159,31 @@ Result<void> parse_attribution(const Scope& s, AttributionConfig& out) {
     return {};
 }
 
+// [sensors.perf_rapl] kernel_sampling (bool) and drain (a duration from 1 ms to 1 s: the
+// kernel's ring holds two seconds at 1 ms).
+Result<void> parse_kernel_sampling(const Scope& s, Config& out) {
+    auto kernel = s.boolean("kernel_sampling");
+    if (!kernel) {
+        return std::unexpected(kernel.error());
+    }
+    out.kernel_sampling = kernel->value_or(true);
+    auto drain = s.string("drain");
+    if (!drain) {
+        return std::unexpected(drain.error());
+    }
+    if (*drain) {
+        auto d = parse_duration(**drain);
+        constexpr Nanos k_shortest{std::chrono::milliseconds{1}};
+        constexpr Nanos k_longest{std::chrono::seconds{1}};
+        if (!d || *d < k_shortest || *d > k_longest) {
+            return s.error(*s.table.get("drain"), "drain",
+                           d ? "must be from 1 ms to 1 s" : d.error().detail);
+        }
+        out.kernel_drain = *d;
+    }
+    return {};
+}
+
 Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out) {
     const bool has_library = backend == "nvml" || backend == "rocm_smi";
     std::vector<std::string_view> allowed{"enabled"};
@@ -173,6 +198,9 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
     }
     if (backend == "jouleprofd") {
         allowed.emplace_back("socket");
+    }
+    if (backend == "perf_rapl") {
+        allowed.insert(allowed.end(), {"kernel_sampling", "drain"});
     }
     const auto extra = source_keys(backend);
     allowed.insert(allowed.end(), extra.begin(), extra.end());
@@ -209,6 +237,11 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
         } else {
             return s.error(*s.table.get("anchor"), "anchor",
                            d ? "must be longer than 0 (or \"off\")" : d.error().detail);
+        }
+    }
+    if (backend == "perf_rapl") {
+        if (auto r = parse_kernel_sampling(s, out); !r) {
+            return r;
         }
     }
     if (*enabled && !**enabled) {

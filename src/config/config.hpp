@@ -61,6 +61,10 @@ struct Config {
     // edges when its cheap power field profiles the time in between; 0 ("off"): the
     // counter at the sampling interval, no field. Absent: the backend's default (10 s).
     std::optional<Nanos> nvml_anchor;
+    // [sensors.perf_rapl] kernel_sampling: sample its counters in the kernel with eBPF where
+    // that works (root, jouleprofd); drain: how often those readings are collected.
+    bool kernel_sampling = true;
+    std::optional<Nanos> kernel_drain;
     std::set<std::string, std::less<>> disabled; // backend names not to use
     std::optional<std::string> nvml_library;
     std::optional<std::string> rocm_library;

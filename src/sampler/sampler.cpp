@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sampler/sampler.hpp"
 
+#include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "sampler/sampler_state.hpp"
 #include "sys/thread_name.hpp"
 
 #include <algorithm>
@@ -10,35 +12,12 @@
 #include <functional>
 #include <sys/prctl.h>
 #include <system_error>
+#include <utility>
 
 namespace jp {
 
 using sensors::ReadStatus;
 using trace::SampleRecord;
-
-struct Sampler::ChannelState {
-    explicit ChannelState(CounterTracker t) : tracker(t) {}
-    CounterTracker tracker;
-    std::atomic<double> live_joules{0};
-    std::atomic<double> live_watts{0};
-    std::int64_t last_t = 0;
-    double last_watts = 0;
-    bool have_last = false;
-    bool needs_reset = true; // the next reading starts the run's counter at zero
-    bool reported = false;   // gone/fatal said once
-    // The run's longest call whose value was stamped at its middle: ours, or the source's own
-    // where it stamps its values and says (a daemon's). Read while the run goes on (jouleprofd).
-    std::atomic<std::int64_t> longest_call{0};
-};
-
-struct Sampler::Slot {
-    sensors::Sensor* sensor = nullptr;
-    std::size_t first = 0; // index of its first channel in the table
-    std::int64_t interval = 0;
-    std::int64_t next = 0;
-    std::vector<sensors::Value> buf;
-    std::mutex mutex; // sensor reads and its channels' states
-};
 
 namespace {
 std::int64_t interval_for(const sensors::Sensor& s, const SamplerConfig& c) {
@@ -65,6 +44,14 @@ std::size_t queue_capacity(const std::vector<std::unique_ptr<sensors::Sensor>>& 
 }
 } // namespace
 
+SamplerConfig sampler_config(Nanos interval, const Config& config) {
+    SamplerConfig out{interval, config.intervals};
+    if (config.kernel_drain) {
+        out.drain_interval = *config.kernel_drain;
+    }
+    return out;
+}
+
 Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
                  std::vector<Channel> table,
                  const SamplerConfig& config,
@@ -78,7 +65,12 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         slot->first = first;
         slot->interval = interval_for(*s, config);
         slot->buf.resize(s->channels().size());
-        s->prepare(Nanos{slot->interval});
+        s->prepare(Nanos{slot->interval}); // decides whether it samples on its own
+        slot->batched = s->batched();
+        slot->own_thread = slot->batched || s->slow();
+        if (slot->batched) {
+            slot->interval = std::max<std::int64_t>(1, config.drain_interval.count());
+        }
         first += s->channels().size();
         m_slots.push_back(std::move(slot));
     }
@@ -113,12 +105,18 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
         st->live_watts = 0;
         st->longest_call = 0;
     }
+    for (auto& slot : m_slots) {
+        const std::lock_guard lock{slot->mutex};
+        slot->discard_backlog = true; // what it took before the run is not the run's
+        slot->ended = false;
+        slot->end_pending = false;
+    }
     read_edges(nullptr);
     const std::int64_t edge = now(); // the job starts right after these reads
     m_alarm.rearm();
     for (auto& slot : m_slots) {
         slot->next = edge + slot->interval;
-        if (slot->sensor->slow()) {
+        if (slot->own_thread) {
             if (!slot->sensor->read_at_edges()) {
                 slot->next = edge; // first reading at once
             }
@@ -136,6 +134,10 @@ std::int64_t Sampler::sample_now(std::vector<SampleRecord>& out) {
 
 std::int64_t Sampler::end() {
     const std::int64_t edge = now();
+    for (auto& slot : m_slots) {
+        const std::lock_guard lock{slot->mutex};
+        slot->end_pending = true;
+    }
     read_edges(nullptr);
     stop_threads();
     return edge;
@@ -144,7 +146,11 @@ std::int64_t Sampler::end() {
 void Sampler::read_edges(std::vector<SampleRecord>* out) {
     const auto read_slot = [this](Slot& slot, std::vector<SampleRecord>* to) {
         const std::lock_guard lock{slot.mutex};
+        if (slot.batched) { // its readings before the edge (none before the run), then the edge's
+            drain_slot(slot, !std::exchange(slot.discard_backlog, false));
+        }
         sample_slot(slot, trace::k_flag_edge, to);
+        slot.ended = std::exchange(slot.end_pending, false); // nothing after the end edge
     };
     std::vector<Slot*> slow;
     for (auto& slot : m_slots) {
@@ -198,7 +204,7 @@ void Sampler::fast_loop() {
     while (true) {
         std::int64_t next = INT64_MAX;
         for (const auto& s : m_slots) {
-            if (!s->sensor->slow()) {
+            if (!s->own_thread) {
                 next = std::min(next, s->next);
             }
         }
@@ -208,12 +214,14 @@ void Sampler::fast_loop() {
         const std::int64_t t = now();
         m_lateness.add(t - next);
         for (auto& s : m_slots) {
-            if (s->sensor->slow() || s->next > t) {
+            if (s->own_thread || s->next > t) {
                 continue;
             }
             {
                 const std::lock_guard slot_lock{s->mutex};
-                sample_slot(*s, 0, nullptr);
+                if (!s->ended) {
+                    sample_slot(*s, 0, nullptr);
+                }
             }
             s->next += s->interval;
             if (s->next <= t) { // fell behind: keep the phase, skip what was missed
@@ -230,7 +238,13 @@ void Sampler::slow_loop(Slot& slot) {
     while (!m_alarm.sleep_until(slot.next + m_epoch)) {
         {
             const std::lock_guard slot_lock{slot.mutex};
-            sample_slot(slot, 0, nullptr);
+            if (slot.ended) {
+                // the end edge was read: nothing more this run
+            } else if (slot.batched) {
+                drain_slot(slot, true);
+            } else {
+                sample_slot(slot, 0, nullptr);
+            }
         }
         slot.next = std::max(slot.next + slot.interval, now());
     }
@@ -281,87 +295,6 @@ std::vector<std::int64_t> Sampler::read_times() const {
         out.push_back(st->longest_call.load(std::memory_order_relaxed));
     }
     return out;
-}
-
-std::optional<SampleRecord>
-Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags) {
-    auto& st = *m_states[index];
-    const auto& channel = m_table[index];
-    const auto ch = static_cast<std::int32_t>(index);
-    if (v.status != ReadStatus::ok) {
-        if (v.status != ReadStatus::retry && !st.reported) {
-            st.reported = true;
-            add_event(ch, t, v.status == ReadStatus::gone ? "gone" : "read_error",
-                      channel.name + (v.status == ReadStatus::gone ? " disappeared"
-                                                                   : " can no longer be read"));
-        }
-        return std::nullopt;
-    }
-    if (st.have_last && t <= st.last_t) {
-        return std::nullopt; // a source's own timestamp no newer than what we have
-    }
-    double value = v.value;
-    if (channel.quantity == Quantity::energy) {
-        if (st.needs_reset || !st.tracker.started()) {
-            st.tracker.reset(v.value, t);
-            st.needs_reset = false;
-            value = 0;
-        } else {
-            const auto step = st.tracker.update(v.value, t);
-            const double dt = static_cast<double>(t - st.last_t) * 1e-9;
-            if (dt > 0) { // a return below the estimates is a negative step: not a power
-                st.live_watts = std::max(0.0, step.delta_joules / dt);
-            }
-            // A provisional total (a jump not yet resolved) is flagged like the jump.
-            const bool estimated = step.jump || step.provisional;
-            flags = static_cast<std::uint8_t>(flags | (estimated ? trace::k_flag_jump : 0) |
-                                              (step.wrapped ? trace::k_flag_wrapped : 0));
-            if (step.jump) {
-                add_event(ch, t, "jump",
-                          channel.name + ": impossible counter change, held at " +
-                              std::to_string(st.live_watts.load()) + " W");
-            }
-            if (step.returned) {
-                add_event(ch, t, "returned",
-                          channel.name + ": the counter is back on its series after a jump; the "
-                                         "energy in between is counted once");
-            }
-            if (step.settled) {
-                add_event(ch, t, "reset",
-                          channel.name + ": the counter did not return to its series within " +
-                              format_duration(Nanos{CounterTracker::k_hold_ns}) +
-                              " of its last good reading: taken as a reset; the energy from "
-                              "that reading to the jump is estimated at the power before it");
-            }
-            if (step.stuck) {
-                add_event(ch, t, "stuck", channel.name + ": counter unchanged for 5 s or more");
-            }
-            value = st.tracker.total();
-        }
-        st.live_joules = value;
-    } else if (channel.quantity == Quantity::power) {
-        if (st.have_last && !st.needs_reset) {
-            const double dt = static_cast<double>(t - st.last_t) * 1e-9;
-            st.live_joules = st.live_joules + 0.5 * (st.last_watts + value) * dt;
-        }
-        st.needs_reset = false;
-        st.live_watts = value;
-        st.last_watts = value;
-    }
-    st.last_t = t;
-    st.have_last = true;
-    const SampleRecord rec{ch, flags, t, value};
-    m_queue.push(rec);
-    return rec;
-}
-
-void Sampler::add_event(std::int32_t channel,
-                        std::int64_t t,
-                        std::string kind,
-                        std::string detail) {
-    JP_LOG_INFO("{}", detail);
-    const std::lock_guard lock{m_event_mutex};
-    m_events.push_back(trace::Event{m_run_id, channel, t, std::move(kind), std::move(detail)});
 }
 
 void Sampler::drain(std::vector<SampleRecord>& samples, std::vector<trace::Event>& events) {

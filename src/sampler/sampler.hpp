@@ -21,6 +21,8 @@
 
 namespace jp {
 
+struct Config;
+
 inline constexpr Nanos k_queue_headroom{std::chrono::seconds{8}};
 
 struct SamplerConfig {
@@ -29,7 +31,12 @@ struct SamplerConfig {
     // Readings held between two drains; 0: enough for k_queue_headroom of
     // every sensor at its interval (the recorder drains every 0.5 s).
     std::size_t queue_capacity = 0;
+    // How often a source that samples on its own (the eBPF kernel sampler) is drained.
+    Nanos drain_interval{std::chrono::milliseconds{100}};
 };
+
+// The sampling configuration a monitor's config file asks for, at the interval given.
+[[nodiscard]] SamplerConfig sampler_config(Nanos interval, const Config& config);
 
 struct LiveFigures {
     double watts = 0;  // latest node power (measured node channel or sum of counted parts)
@@ -85,6 +92,9 @@ private:
 
     void fast_loop();
     void slow_loop(Slot& slot);
+    // Records what a batched sensor gathered since its last drain (batch.cpp); keep false:
+    // throws it away (what it took before the run began).
+    void drain_slot(Slot& slot, bool keep);
     // Reads a sensor (read_edge() when flags has k_flag_edge) and records its
     // values; appends the records to out when given.
     void sample_slot(Slot& slot, std::uint8_t flags, std::vector<trace::SampleRecord>* out);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/registry.hpp"
 
+#include "bpf/kernel_sampler.hpp"
 #include "config/config.hpp"
 #include "sensors/estimate/estimate.hpp"
 #include "sensors/hwmon/hwmon.hpp"
@@ -124,6 +125,38 @@ void mark_served(std::vector<Finding>& unreadable, const Discovery& found, std::
     }
 }
 
+// powercap's RAPL zones are sysfs files, read from the sampler's timer; the same counters
+// through perf can be sampled in the kernel (docs/kernel-sampling.md). Where root can do that,
+// perf_rapl serves every RAPL counter powercap found instead, and powercap's sensors that
+// hold nothing else are dropped. False (nothing changed) where it cannot.
+bool sampled_in_kernel_instead(const Host& host, const Backend& perf, Discovery& all) {
+    if (!host.is_root || (host.config != nullptr && !host.config->kernel_sampling) ||
+        !bpf::built_in()) {
+        return false;
+    }
+    Discovery found = perf.discover(host);
+    if (found.sensors.size() != 1 || !found.sensors.front()->batched()) {
+        return false;
+    }
+    std::set<std::string> served;
+    for (const auto& c : found.sensors.front()->channels()) {
+        served.insert(c.device);
+    }
+    const auto covered = [&](const std::unique_ptr<Sensor>& s) {
+        return s->backend() == "powercap" &&
+               std::ranges::all_of(s->channels(),
+                                   [&](const Channel& c) { return served.contains(c.device); });
+    };
+    if (!std::ranges::any_of(all.sensors, covered)) {
+        return false; // powercap found other zones than perf's: keep its view whole
+    }
+    std::erase_if(all.sensors, covered);
+    all.notes.emplace_back(
+        "powercap: RAPL read through perf_rapl instead, sampled in the kernel (eBPF)");
+    append(all, std::move(found));
+    return true;
+}
+
 } // namespace
 
 std::span<const Backend> backends() noexcept {
@@ -138,7 +171,9 @@ Discovery discover_all(const Host& host) {
             continue;
         }
         if (backend.name == "perf_rapl" && has_backend(all, "powercap")) {
-            all.notes.emplace_back("perf_rapl: not needed, powercap RAPL is readable");
+            if (!sampled_in_kernel_instead(host, backend, all)) {
+                all.notes.emplace_back("perf_rapl: not needed, powercap RAPL is readable");
+            }
             continue;
         }
         Discovery found = backend.discover_beside != nullptr

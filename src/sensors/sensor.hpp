@@ -39,6 +39,13 @@ struct Value {
     std::int64_t call_ns = 0;
 };
 
+// A reading a source took on its own (the eBPF kernel sampler's), handed over by drain():
+// value.t_mono_ns says when.
+struct Stamped {
+    std::uint32_t channel = 0; // index in channels()
+    Value value;
+};
+
 class Sensor {
 public:
     Sensor() = default;
@@ -61,6 +68,16 @@ public:
     // Called once before sampling starts with the interval read() will be
     // called at (a streaming source asks for that rate).
     virtual void prepare(Nanos /*interval*/) {}
+    // A source that samples on its own and is drained (the eBPF kernel sampler, decided by
+    // prepare()): the sampler calls drain() on a thread of its own every drain interval, and
+    // read_edge() at the job's edges after a drain. Every other source is read.
+    [[nodiscard]] virtual bool batched() const noexcept { return false; }
+    // Appends every reading taken since the last call, each channel's in time order;
+    // lost[i] (resized to channels().size()) gets how many of channel i's readings the source
+    // could not keep since then (its buffer was full: a gap in the profile).
+    virtual void drain(std::vector<Stamped>& /*out*/, std::vector<std::uint64_t>& lost) {
+        lost.clear();
+    }
     // Slow sources (BMC, sacct) are polled on their own thread.
     [[nodiscard]] virtual bool slow() const noexcept { return false; }
     // Read at the job's start and end edges as well (every fast source; a slow

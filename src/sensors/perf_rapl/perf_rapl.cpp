@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sensors/perf_rapl/perf_rapl.hpp"
 
+#include "config/config.hpp"
 #include "core/update_period.hpp"
+#include "sensors/perf_rapl/kernel_sensor.hpp"
 #include "sensors/perf_rapl/perf_sensor.hpp"
 #include "sensors/perf_rapl/pmu.hpp"
 #include "sys/file.hpp"
@@ -103,7 +105,7 @@ public:
         }
     }
 
-    [[nodiscard]] std::unique_ptr<Sensor> sensor() {
+    [[nodiscard]] std::unique_ptr<PerfRaplSensor> sensor() {
         if (m_channels.empty()) {
             return nullptr;
         }
@@ -121,7 +123,7 @@ private:
         const int fd = m_api.open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd >= 0) {
             m_channels.push_back(std::move(channel));
-            m_counters.push_back(Counter{fd, event.joules_per_count});
+            m_counters.push_back(Counter{fd, event.joules_per_count, cpu});
             return;
         }
         const int err = errno;
@@ -144,6 +146,28 @@ private:
     std::vector<Counter> m_counters;
     bool m_denied = false;
 };
+
+// The counters sampled in the kernel where that works and is not turned off, else read from
+// the sampler's timer; a note says which and why.
+std::unique_ptr<Sensor> reader_for(std::unique_ptr<PerfRaplSensor> counters,
+                                   const Host& host,
+                                   std::vector<std::string>& notes) {
+    const char* why_not = nullptr;
+    if (host.config != nullptr && !host.config->kernel_sampling) {
+        why_not = "[sensors.perf_rapl] kernel_sampling = false";
+    } else if (host.perf != nullptr) {
+        why_not = "a stand-in perf API";
+    }
+    if (why_not != nullptr) {
+        notes.push_back(fmt::format("perf_rapl: read from a timer ({})", why_not));
+        return counters;
+    }
+    std::string note;
+    auto sensor = sample_in_kernel(std::move(counters), 0, note);
+    notes.push_back(note.empty() ? std::string{"perf_rapl: sampled in the kernel (eBPF)"}
+                                 : "perf_rapl: read from a timer: " + note);
+    return sensor;
+}
 
 std::vector<std::string_view> event_names() {
     std::vector<std::string_view> names;
@@ -174,7 +198,7 @@ Discovery discover(const Host& host) {
     Opener opener{api, *pmu, host, out};
     opener.open_all();
     if (auto sensor = opener.sensor()) {
-        out.sensors.push_back(std::move(sensor));
+        out.sensors.push_back(reader_for(std::move(sensor), host, out.notes));
     }
     return out;
 }

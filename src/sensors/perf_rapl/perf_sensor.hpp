@@ -11,6 +11,7 @@ namespace jp::sensors::perf_rapl {
 struct Counter {
     int fd = -1;                 // from PerfApi::open
     double joules_per_count = 0; // the event's sysfs scale
+    int cpu = 0;                 // the CPU it was opened on (the kernel sampler reads it there)
 };
 
 // Owns the fds (closed through api on destruction).
@@ -31,6 +32,7 @@ public:
     // read failures: ENODEV/ENXIO/ENOENT gone (sticky), EACCES/EPERM/EBADF fatal,
     // anything else (EAGAIN, EINTR, EIO, a short read) retry.
     void read(std::span<Value> out) noexcept override;
+    [[nodiscard]] const std::vector<Counter>& counters() const noexcept { return m_counters; }
 
 private:
     Value read_one(std::size_t i) noexcept;

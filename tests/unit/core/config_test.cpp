@@ -67,6 +67,11 @@ TEST(Config, UnknownKeysWrongTypesAndNonFiniteNumbersAreRefused) {
         {"[sensors.nvml]\nsocket = \"/x\"\n", "socket"},
         {"sensors = 1\n", "must be a table"},
         {"sysfs_root = 1\n", "must be a string"},
+        {"[sensors.perf_rapl]\nkernel_sampling = \"yes\"\n", "must be true or false"},
+        {"[sensors.perf_rapl]\ndrain = \"0.5ms\"\n", "must be from 1 ms to 1 s"},
+        {"[sensors.perf_rapl]\ndrain = \"2s\"\n", "must be from 1 ms to 1 s"},
+        {"[sensors.perf_rapl]\ndrain = \"soon\"\n", "drain"},
+        {"[sensors.powercap]\nkernel_sampling = true\n", "kernel_sampling"},
     };
     for (const auto& [text, expect] : bad) {
         auto c = parse_config(text, "e.toml");
@@ -85,6 +90,18 @@ TEST(Config, TheDaemonSocketAndEveryBackendNameAreAccepted) {
     ASSERT_TRUE(c) << c.error().message();
     EXPECT_EQ(*c->daemon_socket, "/run/j.sock");
     EXPECT_FALSE(c->disabled.contains("jouleprofd"));
+    EXPECT_TRUE(c->kernel_sampling) << "the kernel sampler where it works, unless turned off";
+    EXPECT_FALSE(c->kernel_drain);
+}
+
+TEST(Config, TheKernelSamplerCanBeTurnedOffAndItsDrainSet) {
+    auto c =
+        parse_config("[sensors.perf_rapl]\nkernel_sampling = false\ndrain = \"250ms\"\n", "k.toml");
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_FALSE(c->kernel_sampling);
+    ASSERT_TRUE(c->kernel_drain);
+    EXPECT_EQ(c->kernel_drain->count(), 250'000'000);
+    EXPECT_FALSE(c->disabled.contains("perf_rapl"));
 }
 
 } // namespace

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The kernel sampler with libbpf: the skeleton bpftool made from tick.bpf.c at build time.
+#include "bpf/kernel_sampler.hpp"
+
+#include "bpf/tick_record.h"
+#include "sys/fd.hpp"
+#include "tick.skel.h"
+
+#include <algorithm>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <fmt/format.h>
+#include <linux/perf_event.h>
+#include <mutex>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace jp::bpf {
+namespace {
+
+// libbpf's own messages would go to stderr; a refusal reaches the user as one line from
+// start() instead.
+int quiet(enum libbpf_print_level /*level*/, const char* /*format*/, va_list /*args*/) {
+    return 0;
+}
+
+std::string refused(std::string_view what, int err) {
+    const bool permission = err == EPERM || err == EACCES;
+    return fmt::format("eBPF {}: {}{}", what, std::strerror(err),
+                       permission ? " (the kernel sampler needs CAP_BPF and CAP_PERFMON: run as "
+                                    "root or through jouleprofd)"
+                                  : "");
+}
+
+int on_record(void* ctx, void* data, std::size_t size) {
+    if (size < sizeof(jp_tick_record)) {
+        return 0;
+    }
+    jp_tick_record r{};
+    std::memcpy(&r, data, sizeof r);
+    auto* out = static_cast<std::vector<Reading>*>(ctx);
+    out->push_back(Reading{r.slot, static_cast<std::int64_t>(r.t_ns),
+                           static_cast<std::int64_t>(r.call_ns), r.counter, r.error});
+    return 0;
+}
+
+} // namespace
+
+struct KernelSampler::State {
+    State() = default;
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+    State(State&&) = delete;
+    State& operator=(State&&) = delete;
+    ~State() {
+        detach();
+        ring_buffer__free(ring);
+        jp_tick__destroy(skel);
+    }
+
+    // Stops every tick (libbpf closes each tick's perf event with its link).
+    void detach() noexcept {
+        for (auto* link : links) {
+            bpf_link__destroy(link);
+        }
+        links.clear();
+    }
+
+    // One CPU-clock sampling event per CPU, each running the program at every period.
+    std::expected<void, std::string> attach(std::int64_t period) {
+        for (const int cpu : cpus) {
+            perf_event_attr attr{};
+            attr.size = sizeof attr;
+            attr.type = PERF_TYPE_SOFTWARE;
+            attr.config = PERF_COUNT_SW_CPU_CLOCK;
+            attr.sample_period = static_cast<std::uint64_t>(period);
+            const int fd = static_cast<int>(
+                ::syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+            if (fd < 0) {
+                const int err = errno;
+                detach();
+                return std::unexpected(
+                    refused(fmt::format("tick on cpu {} (perf_event_open)", cpu), err));
+            }
+            auto* link = bpf_program__attach_perf_event(skel->progs.jp_tick, fd);
+            if (link == nullptr) {
+                const int err = errno;
+                ::close(fd);
+                detach();
+                return std::unexpected(
+                    refused(fmt::format("attaching the sampler on cpu {}", cpu), err));
+            }
+            links.push_back(link);
+        }
+        period_ns = period;
+        return {};
+    }
+
+    jp_tick* skel = nullptr;
+    ring_buffer* ring = nullptr;
+    sys::UniqueFd stats_fd;    // the kernel counts runs while it is open
+    std::vector<Reading> sink; // on_record's, during a drain
+    std::vector<int> cpus;     // each CPU that owns a counter, once
+    std::vector<bpf_link*> links;
+    std::vector<std::uint64_t> lost_seen; // per counter, at the last drain
+    std::int64_t period_ns = 0;
+    std::size_t ring_size = 0;
+};
+
+bool built_in() noexcept {
+    return true;
+}
+
+KernelSampler::KernelSampler(std::unique_ptr<State> state) : m_state(std::move(state)) {}
+
+KernelSampler::~KernelSampler() = default;
+
+std::expected<std::unique_ptr<KernelSampler>, std::string>
+KernelSampler::start(std::span<const CounterSpec> counters, const Options& options) {
+    if (counters.empty() || counters.size() > JP_BPF_MAX_COUNTERS) {
+        return std::unexpected(fmt::format("the kernel sampler takes 1 to {} counters, not {}",
+                                           JP_BPF_MAX_COUNTERS, counters.size()));
+    }
+    if (options.period_ns <= 0) {
+        return std::unexpected(std::string{"the kernel sampler's period must be longer than 0"});
+    }
+    static std::once_flag quiet_once;
+    std::call_once(quiet_once, [] { libbpf_set_print(quiet); });
+
+    auto st = std::make_unique<State>();
+    st->skel = jp_tick::open();
+    if (st->skel == nullptr) {
+        return std::unexpected(refused("opening the sampler program", errno));
+    }
+    st->ring_size = options.ring_bytes != 0 ? options.ring_bytes
+                                            : ring_bytes_for(counters.size(), options.period_ns);
+    st->skel->rodata->n_counters = static_cast<std::uint32_t>(counters.size());
+    if (const int rc = bpf_map__set_max_entries(st->skel->maps.samples,
+                                                static_cast<std::uint32_t>(st->ring_size));
+        rc != 0) {
+        return std::unexpected(
+            refused(fmt::format("a ring buffer of {} bytes", st->ring_size), -rc));
+    }
+    // libbpf raises RLIMIT_MEMLOCK to infinity where the kernel (before 5.11) charges BPF
+    // maps to it; the job jouleprof starts would inherit that. The limit is only checked
+    // when a map is made, so it is put back at once.
+    rlimit memlock{};
+    const bool had_limit = ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0;
+    const int loaded = jp_tick::load(st->skel);
+    if (had_limit) {
+        (void)::setrlimit(RLIMIT_MEMLOCK, &memlock);
+    }
+    if (loaded != 0) {
+        return std::unexpected(refused("loading the sampler program (bpf)", -loaded));
+    }
+    for (std::uint32_t i = 0; i < counters.size(); ++i) {
+        const std::int32_t fd = counters[i].fd;
+        const std::int32_t cpu = counters[i].cpu;
+        if (bpf_map__update_elem(st->skel->maps.counters, &i, sizeof i, &fd, sizeof fd, BPF_ANY) !=
+                0 ||
+            bpf_map__update_elem(st->skel->maps.counter_cpu, &i, sizeof i, &cpu, sizeof cpu,
+                                 BPF_ANY) != 0) {
+            return std::unexpected(refused(
+                fmt::format("handing counter {} (fd {}, cpu {}) to the program", i, fd, cpu),
+                errno));
+        }
+        if (std::ranges::find(st->cpus, cpu) == st->cpus.end()) {
+            st->cpus.push_back(cpu);
+        }
+    }
+    st->lost_seen.assign(counters.size(), 0);
+    if (options.count_runs) {
+        st->stats_fd.reset(bpf_enable_stats(BPF_STATS_RUN_TIME));
+        if (!st->stats_fd) {
+            return std::unexpected(
+                refused("counting the program's runs (BPF_ENABLE_STATS)", errno));
+        }
+    }
+    st->ring = ring_buffer__new(bpf_map__fd(st->skel->maps.samples), on_record, &st->sink, nullptr);
+    if (st->ring == nullptr) {
+        return std::unexpected(refused("opening the ring buffer", errno));
+    }
+    if (auto r = st->attach(options.period_ns); !r) {
+        return std::unexpected(r.error());
+    }
+    return std::unique_ptr<KernelSampler>{new KernelSampler{std::move(st)}};
+}
+
+std::expected<void, std::string> KernelSampler::set_period(std::int64_t period_ns) {
+    if (period_ns <= 0) {
+        return std::unexpected(std::string{"the kernel sampler's period must be longer than 0"});
+    }
+    m_state->detach();
+    return m_state->attach(period_ns);
+}
+
+void KernelSampler::stop() noexcept {
+    m_state->detach();
+}
+
+void KernelSampler::drain(std::vector<Reading>& out, std::vector<std::uint64_t>& lost_out) {
+    auto& st = *m_state;
+    st.sink.clear();
+    (void)ring_buffer__consume(st.ring);
+    out.insert(out.end(), st.sink.begin(), st.sink.end());
+    lost_out.assign(st.lost_seen.size(), 0);
+    for (std::uint32_t i = 0; i < st.lost_seen.size(); ++i) {
+        std::uint64_t n = 0;
+        if (bpf_map__lookup_elem(st.skel->maps.lost, &i, sizeof i, &n, sizeof n, 0) == 0 &&
+            n > st.lost_seen[i]) {
+            lost_out[i] = n - st.lost_seen[i];
+            st.lost_seen[i] = n;
+        }
+    }
+}
+
+std::int64_t KernelSampler::period_ns() const noexcept {
+    return m_state->period_ns;
+}
+
+std::size_t KernelSampler::ring_bytes() const noexcept {
+    return m_state->ring_size;
+}
+
+ProgramStats KernelSampler::stats() const {
+    bpf_prog_info info{};
+    std::uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(m_state->skel->progs.jp_tick), &info, &len) != 0) {
+        return {};
+    }
+    return {info.run_time_ns, info.run_cnt};
+}
+
+} // namespace jp::bpf

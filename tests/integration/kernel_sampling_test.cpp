@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `jouleprof run` at 1 ms with a perf counter sampled in the kernel (eBPF), against the same
+// run read from the timer. The machine has no RAPL PMU: a sysfs `power` PMU whose type is the
+// real msr PMU's makes energy-pkg the TSC (event 0), a counter whose truth is its rate. Both
+// traces must hold the job's whole counter change, a reading per tick in the kernel's, and
+// the kernel's readings on the truth's line. Root only, as the kernel sampler is.
+#include "bpf/kernel_sampler.hpp"
+#include "fake_sysfs.hpp"
+#include "shell.hpp"
+#include "trace/reader.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace jp::test {
+namespace {
+
+struct Traced {
+    double joules = 0;  // the run's counter change
+    double seconds = 0; // the run's length
+    std::size_t readings = 0;
+    double worst_off = 0; // the furthest an interior reading lies from the edges' line, in J
+    std::string log;
+};
+
+// The job keeps CPU 0 busy for about two seconds (an idle vCPU's timers do not fire here:
+// tests/unit/bpf/busy_cpus.hpp).
+Traced run_job(const FakeSysfs& fs, const std::string& config_text, const std::string& name) {
+    const auto config = fs.path("/" + name + ".toml").string();
+    std::ofstream{config} << config_text;
+    const auto trace = fs.path("/" + name + ".jptrace").string();
+    const auto cmd = fmt::format(
+        "{} -v --sysfs-root {} -c {} run --no-live -i 1ms -o {} -- taskset -c 0 sh -c "
+        "'end=$(($(date +%s%N)+2000000000)); while [ $(date +%s%N) -lt $end ]; do :; done' 2>&1",
+        JP_BINARY, fs.root().string(), config, trace);
+    Traced t;
+    const auto o = sh(cmd);
+    t.log = o.out;
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    auto r = trace::Reader::open(trace);
+    if (!r) {
+        ADD_FAILURE() << r.error().message();
+        return t;
+    }
+    const auto run = r->runs().at(0);
+    auto s = r->samples(run.id, 0);
+    if (!s || s->points.size() < 2) {
+        ADD_FAILURE() << "no samples";
+        return t;
+    }
+    const auto& p = s->points;
+    t.joules = p.back().value - p.front().value;
+    t.seconds = static_cast<double>(p.back().t_ns - p.front().t_ns) * 1e-9;
+    t.readings = p.size();
+    const double per_ns = t.joules / static_cast<double>(p.back().t_ns - p.front().t_ns);
+    for (std::size_t i = 1; i + 1 < p.size(); ++i) {
+        const double line =
+            p.front().value + per_ns * static_cast<double>(p[i].t_ns - p.front().t_ns);
+        t.worst_off = std::max(t.worst_off, std::abs(p[i].value - line));
+    }
+    return t;
+}
+
+TEST(KernelSampling, ARunAtOneKilohertzIsSampledInTheKernelAndAgreesWithTheTimer) {
+    if (!bpf::built_in() || ::geteuid() != 0) {
+        GTEST_SKIP() << "the kernel sampler needs a build with it (JP_BPF) and root";
+    }
+    std::ifstream msr{"/sys/bus/event_source/devices/msr/type"};
+    std::string type;
+    if (!(msr >> type)) {
+        GTEST_SKIP() << "no msr PMU on this kernel to stand in for RAPL's";
+    }
+    const std::string pmu = "/sys/bus/event_source/devices/power";
+    FakeSysfs fs{{pmu + "/type", type + "\n"},
+                 {pmu + "/cpumask", "0\n"},
+                 {pmu + "/events/energy-pkg", "event=0x00\n"},
+                 {pmu + "/events/energy-pkg.scale", "2.3283064365386962890625e-10\n"},
+                 {pmu + "/events/energy-pkg.unit", "Joules\n"}};
+    const auto kernel = run_job(fs, "", "kernel");
+    EXPECT_NE(kernel.log.find("perf_rapl: sampled in the kernel (eBPF)"), std::string::npos)
+        << kernel.log;
+    const auto timer = run_job(fs, "[sensors.perf_rapl]\nkernel_sampling = false\n", "timer");
+    EXPECT_NE(timer.log.find("perf_rapl: read from a timer ([sensors.perf_rapl] "
+                             "kernel_sampling = false)"),
+              std::string::npos)
+        << timer.log;
+
+    for (const auto* t : {&kernel, &timer}) {
+        ASSERT_GT(t->seconds, 1.9);
+        // The TSC's rate times the scale: the same in both runs, whoever read the counter.
+        const double watts = t->joules / t->seconds;
+        EXPECT_NEAR(watts, kernel.joules / kernel.seconds, 0.001 * watts);
+        EXPECT_GE(static_cast<double>(t->readings), 0.95 * t->seconds * 1000) << "1 kHz";
+    }
+    const double one_tick_j = kernel.joules / kernel.seconds * 1e-3;
+    EXPECT_LE(kernel.worst_off, one_tick_j) << "a kernel reading off the counter's line";
+    EXPECT_GE(static_cast<double>(kernel.readings), 0.99 * kernel.seconds * 1000);
+}
+
+} // namespace
+} // namespace jp::test

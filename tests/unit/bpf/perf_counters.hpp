@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Real perf counters whose truth is known, for the kernel sampler's tests: these machines
+// have no RAPL PMU, but the msr PMU's tsc advances at the TSC's rate and the software
+// CPU clock by one per nanosecond.
+#include "core/clock.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <linux/perf_event.h>
+#include <optional>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace jp::test {
+
+// A counting event on cpu (pid -1: whatever runs there), or -1 with errno.
+inline int open_cpu_counter(std::uint32_t type, std::uint64_t config, int cpu) {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = type;
+    attr.config = config;
+    return static_cast<int>(
+        ::syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+// This process's own task clock: a counter any user may open.
+inline int open_own_counter() {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.exclude_kernel = 1; // kernel.perf_event_paranoid = 2 allows user space only
+    attr.exclude_hv = 1;
+    return static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+// The msr PMU's type number, where the kernel has it.
+inline std::optional<std::uint32_t> msr_pmu_type() {
+    std::ifstream in{"/sys/bus/event_source/devices/msr/type"};
+    std::uint32_t type = 0;
+    if (in >> type) {
+        return type;
+    }
+    return std::nullopt;
+}
+
+// A counter's value read from user space, at the middle of the read (CLOCK_MONOTONIC ns).
+struct Point {
+    std::int64_t t = 0;
+    std::uint64_t count = 0;
+};
+
+inline std::optional<Point> read_point(int fd) {
+    Point p;
+    const auto before = mono_ns();
+    if (::read(fd, &p.count, sizeof p.count) != static_cast<ssize_t>(sizeof p.count)) {
+        return std::nullopt;
+    }
+    const auto after = mono_ns();
+    p.t = before + (after - before) / 2;
+    return p;
+}
+
+} // namespace jp::test
