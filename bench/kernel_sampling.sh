@@ -11,12 +11,15 @@
 # The counter: this VM has no RAPL PMU, so a sysfs `power` PMU (under --sysfs-root) whose
 # type is the real msr PMU's makes energy-pkg the TSC, read on CPU 0 as RAPL's would be; a
 # real RAPL read costs more (an MSR read) in both cases. Root (the kernel sampler's need).
-#   bench/kernel_sampling.sh [SECONDS [RUNS [BUILD_DIR]]]    defaults: 20 10 build/release
+#   bench/kernel_sampling.sh [SECONDS [RUNS [BUILD_DIR [JOB_CPU]]]]
+#   defaults: 20 10 build/release 0 (the counter's CPU, where the kernel's tick interrupts the
+#   job; JOB_CPU 1 puts the job beside it instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 runs=${2:-10}
 build=$(realpath "${3:-build/release}")
+job_cpu=${4:-0}
 bin=$build/src/jouleprof
 spin=$build/bench/jp_bench_spin
 wake=$build/bench/jp_bench_wake
@@ -39,12 +42,13 @@ echo 2.3283064365386962890625e-10 > "$pmu/events/energy-pkg.scale"
 echo Joules > "$pmu/events/energy-pkg.unit"
 printf '[sensors.perf_rapl]\nkernel_sampling = false\n' > "$work/timer.toml"
 : > "$work/kernel.toml"
-rounds=$(taskset -c 0 "$spin" --seconds "$seconds")
-echo "job: $rounds rounds of jp_bench_spin on CPU 0 (~$seconds s); $runs runs of each case; $(nproc) CPUs"
-python3 - "$bin" "$spin" "$work" "$rounds" "$runs" <<'INNER'
+rounds=$(taskset -c "$job_cpu" "$spin" --seconds "$seconds")
+echo "job: $rounds rounds of jp_bench_spin on CPU $job_cpu (~$seconds s; the counter's CPU is 0);" \
+     "$runs runs of each case; $(nproc) CPUs"
+python3 - "$bin" "$spin" "$work" "$rounds" "$runs" "$job_cpu" <<'INNER'
 import os, re, statistics, subprocess, sys
 binary, spin, work, rounds, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-job = ["taskset", "-c", "0", spin, rounds]
+job = ["taskset", "-c", sys.argv[6], spin, rounds]
 def once(case):
     if case == "alone":
         argv = job
