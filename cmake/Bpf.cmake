@@ -38,7 +38,16 @@ if(jp_bpf_ok)
         COMMENT "eBPF: the kernel sampler's program and its skeleton"
         VERBATIM)
     add_custom_target(jp_bpf_skeleton DEPENDS ${jp_bpf_gen}/tick.skel.h)
-    list(APPEND jp_bpf_sources ${PROJECT_SOURCE_DIR}/src/bpf/kernel_sampler.cpp)
+    # The skeleton is libbpf's generated C: compiled apart (tick_skel.c), with C warnings only,
+    # and not linted; the loader sees it through tick_skel.h.
+    add_library(jp_bpf_skel OBJECT ${PROJECT_SOURCE_DIR}/src/bpf/tick_skel.c)
+    target_include_directories(jp_bpf_skel PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_include_directories(jp_bpf_skel SYSTEM PRIVATE ${jp_bpf_gen} ${LIBBPF_INCLUDE_DIRS})
+    target_compile_options(jp_bpf_skel PRIVATE -Wall -Wextra $<$<BOOL:${JP_WARNINGS_AS_ERRORS}>:-Werror>)
+    target_link_libraries(jp_bpf_skel PRIVATE jp_settings)
+    add_dependencies(jp_bpf_skel jp_bpf_skeleton)
+    list(APPEND jp_bpf_sources ${PROJECT_SOURCE_DIR}/src/bpf/kernel_sampler.cpp
+                               $<TARGET_OBJECTS:jp_bpf_skel>)
     message(STATUS "jouleprof: the eBPF kernel sampler is built (${JP_BPF_CLANG}, ${JP_BPFTOOL})")
 else()
     list(APPEND jp_bpf_sources ${PROJECT_SOURCE_DIR}/src/bpf/kernel_sampler_none.cpp)
@@ -48,8 +57,6 @@ jp_module(jp_bpf)
 target_link_libraries(jp_bpf PUBLIC jp_core)
 if(jp_bpf_ok)
     add_dependencies(jp_bpf jp_bpf_skeleton)
-    # The generated skeleton is libbpf's code, not ours: no warnings from it.
-    target_include_directories(jp_bpf SYSTEM PRIVATE ${jp_bpf_gen})
     # Shared, in every build (JP_SELF_CONTAINED too): libelf, which libbpf needs, is LGPL, and
     # Debian's archives are not position-independent. A monitor with the kernel sampler maps
     # libbpf, libelf and zlib besides libc (docs/kernel-sampling.md).

@@ -8,7 +8,7 @@
 #   scripts/tsan.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-suites=(unit_sampler unit_trace unit_markers unit_daemon)
+suites=(unit_sampler unit_trace unit_markers unit_daemon unit_bpf)
 cmake --preset tsan >/dev/null
 cmake --build build/tsan-clang --target "${suites[@]}"
 # Older TSan runtimes (GCC 12's; the preset was GCC until 2026-11-25) cannot map their

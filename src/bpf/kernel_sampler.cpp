@@ -3,8 +3,8 @@
 #include "bpf/kernel_sampler.hpp"
 
 #include "bpf/tick_record.h"
+#include "bpf/tick_skel.h"
 #include "sys/fd.hpp"
-#include "tick.skel.h"
 
 #include <algorithm>
 #include <bpf/bpf.h>
@@ -59,7 +59,7 @@ struct KernelSampler::State {
     ~State() {
         detach();
         ring_buffer__free(ring);
-        jp_tick__destroy(skel);
+        jp_tick_destroy(skel);
     }
 
     // Stops every tick (libbpf closes each tick's perf event with its link).
@@ -86,7 +86,7 @@ struct KernelSampler::State {
                 return std::unexpected(
                     refused(fmt::format("tick on cpu {} (perf_event_open)", cpu), err));
             }
-            auto* link = bpf_program__attach_perf_event(skel->progs.jp_tick, fd);
+            auto* link = bpf_program__attach_perf_event(jp_tick_program(skel), fd);
             if (link == nullptr) {
                 const int err = errno;
                 ::close(fd);
@@ -121,9 +121,10 @@ KernelSampler::~KernelSampler() = default;
 
 std::expected<std::unique_ptr<KernelSampler>, std::string>
 KernelSampler::start(std::span<const CounterSpec> counters, const Options& options) {
-    if (counters.empty() || counters.size() > JP_BPF_MAX_COUNTERS) {
+    constexpr auto k_most = static_cast<std::size_t>(JP_BPF_MAX_COUNTERS);
+    if (counters.empty() || counters.size() > k_most) {
         return std::unexpected(fmt::format("the kernel sampler takes 1 to {} counters, not {}",
-                                           JP_BPF_MAX_COUNTERS, counters.size()));
+                                           k_most, counters.size()));
     }
     if (options.period_ns <= 0) {
         return std::unexpected(std::string{"the kernel sampler's period must be longer than 0"});
@@ -132,14 +133,14 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     std::call_once(quiet_once, [] { libbpf_set_print(quiet); });
 
     auto st = std::make_unique<State>();
-    st->skel = jp_tick::open();
+    st->skel = jp_tick_open();
     if (st->skel == nullptr) {
         return std::unexpected(refused("opening the sampler program", errno));
     }
     st->ring_size = options.ring_bytes != 0 ? options.ring_bytes
                                             : ring_bytes_for(counters.size(), options.period_ns);
-    st->skel->rodata->n_counters = static_cast<std::uint32_t>(counters.size());
-    if (const int rc = bpf_map__set_max_entries(st->skel->maps.samples,
+    jp_tick_set_counters(st->skel, static_cast<unsigned>(counters.size()));
+    if (const int rc = bpf_map__set_max_entries(jp_tick_map(st->skel, jp_tick_samples),
                                                 static_cast<std::uint32_t>(st->ring_size));
         rc != 0) {
         return std::unexpected(
@@ -150,7 +151,7 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     // when a map is made, so it is put back at once.
     rlimit memlock{};
     const bool had_limit = ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0;
-    const int loaded = jp_tick::load(st->skel);
+    const int loaded = jp_tick_load(st->skel);
     if (had_limit) {
         (void)::setrlimit(RLIMIT_MEMLOCK, &memlock);
     }
@@ -160,10 +161,10 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     for (std::uint32_t i = 0; i < counters.size(); ++i) {
         const std::int32_t fd = counters[i].fd;
         const std::int32_t cpu = counters[i].cpu;
-        if (bpf_map__update_elem(st->skel->maps.counters, &i, sizeof i, &fd, sizeof fd, BPF_ANY) !=
-                0 ||
-            bpf_map__update_elem(st->skel->maps.counter_cpu, &i, sizeof i, &cpu, sizeof cpu,
-                                 BPF_ANY) != 0) {
+        if (bpf_map__update_elem(jp_tick_map(st->skel, jp_tick_counters), &i, sizeof i, &fd,
+                                 sizeof fd, BPF_ANY) != 0 ||
+            bpf_map__update_elem(jp_tick_map(st->skel, jp_tick_counter_cpu), &i, sizeof i, &cpu,
+                                 sizeof cpu, BPF_ANY) != 0) {
             return std::unexpected(refused(
                 fmt::format("handing counter {} (fd {}, cpu {}) to the program", i, fd, cpu),
                 errno));
@@ -180,7 +181,8 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
                 refused("counting the program's runs (BPF_ENABLE_STATS)", errno));
         }
     }
-    st->ring = ring_buffer__new(bpf_map__fd(st->skel->maps.samples), on_record, &st->sink, nullptr);
+    st->ring = ring_buffer__new(bpf_map__fd(jp_tick_map(st->skel, jp_tick_samples)), on_record,
+                                &st->sink, nullptr);
     if (st->ring == nullptr) {
         return std::unexpected(refused("opening the ring buffer", errno));
     }
@@ -210,7 +212,8 @@ void KernelSampler::drain(std::vector<Reading>& out, std::vector<std::uint64_t>&
     lost_out.assign(st.lost_seen.size(), 0);
     for (std::uint32_t i = 0; i < st.lost_seen.size(); ++i) {
         std::uint64_t n = 0;
-        if (bpf_map__lookup_elem(st.skel->maps.lost, &i, sizeof i, &n, sizeof n, 0) == 0 &&
+        if (bpf_map__lookup_elem(jp_tick_map(st.skel, jp_tick_lost), &i, sizeof i, &n, sizeof n,
+                                 0) == 0 &&
             n > st.lost_seen[i]) {
             lost_out[i] = n - st.lost_seen[i];
             st.lost_seen[i] = n;
@@ -229,7 +232,7 @@ std::size_t KernelSampler::ring_bytes() const noexcept {
 ProgramStats KernelSampler::stats() const {
     bpf_prog_info info{};
     std::uint32_t len = sizeof info;
-    if (bpf_obj_get_info_by_fd(bpf_program__fd(m_state->skel->progs.jp_tick), &info, &len) != 0) {
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(jp_tick_program(m_state->skel)), &info, &len) != 0) {
         return {};
     }
     return {info.run_time_ns, info.run_cnt};

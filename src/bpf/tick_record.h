@@ -6,7 +6,7 @@
 
 #include <linux/types.h>
 
-#define JP_BPF_MAX_COUNTERS 64
+enum { JP_BPF_MAX_COUNTERS = 64 }; /* the counters one sampler reads, at most */
 
 struct jp_tick_record {
     __u64 t_ns;    /* CLOCK_MONOTONIC, the middle of the read */

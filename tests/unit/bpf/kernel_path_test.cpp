@@ -76,6 +76,29 @@ protected:
         return r;
     }
 
+    // The tsc opened on opened_on, said to be CPU 0's (where the tick reads it), sampled in
+    // the kernel with a ring of ring_bytes (0: the default), as the channel perf_rapl found.
+    std::unique_ptr<sensors::Sensor> tsc_in_kernel(int opened_on, std::size_t ring_bytes) {
+        auto found = sensors::perf_rapl::discover(m_host);
+        EXPECT_EQ(found.sensors.size(), 1U);
+        if (found.sensors.size() != 1) {
+            return nullptr;
+        }
+        const int fd = test::open_cpu_counter(*test::msr_pmu_type(), 0, opened_on);
+        EXPECT_GE(fd, 0);
+        if (fd < 0) {
+            return nullptr;
+        }
+        std::vector<sensors::perf_rapl::Counter> counters{{fd, std::stod(std::string{k_scale}), 0}};
+        auto plain = std::make_unique<sensors::perf_rapl::PerfRaplSensor>(
+            std::vector<Channel>{found.sensors[0]->channels()[0]}, std::move(counters),
+            sensors::real_perf_api());
+        std::string note;
+        auto sensor = sensors::perf_rapl::sample_in_kernel(std::move(plain), ring_bytes, note);
+        EXPECT_EQ(note, "");
+        return sensor;
+    }
+
     test::FakeSysfs m_fs;
     Config m_config;
     sensors::Host m_host;
@@ -110,7 +133,7 @@ TEST_F(KernelPath, DiscoverySamplesInTheKernelAndEachReadingIsTheCounterAtItsTim
         ++inside;
     }
     const double ticks = static_cast<double>(r.end - r.begin) * 1e-6;
-    EXPECT_GE(static_cast<double>(inside), 0.99 * ticks) << "a reading per ms of the run";
+    EXPECT_GE(static_cast<double>(inside), 0.98 * ticks) << "a reading per ms of the run";
     ASSERT_EQ(r.read_times.size(), 1U);
     EXPECT_GT(r.read_times[0], 0) << "the kernel's read time is the channel's";
     EXPECT_LT(r.read_times[0], 1'000'000);
@@ -133,18 +156,9 @@ TEST_F(KernelPath, TurnedOffInTheConfigTheCountersAreReadFromTheTimer) {
 }
 
 TEST_F(KernelPath, ARingTooSmallForTheDrainIsAnEventAndTheEnergyStaysExact) {
-    auto found = sensors::perf_rapl::discover(m_host); // for its counter's fd and scale
-    ASSERT_EQ(found.sensors.size(), 1U);
-    const int fd = test::open_cpu_counter(*test::msr_pmu_type(), 0, 0);
-    ASSERT_GE(fd, 0);
-    std::vector<sensors::perf_rapl::Counter> counters{{fd, std::stod(std::string{k_scale}), 0}};
-    auto plain = std::make_unique<sensors::perf_rapl::PerfRaplSensor>(
-        std::vector<Channel>{found.sensors[0]->channels()[0]}, std::move(counters),
-        sensors::real_perf_api());
-    std::string note;
     std::vector<std::unique_ptr<sensors::Sensor>> sensors;
-    sensors.push_back(sensors::perf_rapl::sample_in_kernel(std::move(plain), 4096, note));
-    ASSERT_EQ(note, "");
+    sensors.push_back(tsc_in_kernel(0, 4096));
+    ASSERT_NE(sensors.back(), nullptr);
     SamplerConfig config{std::chrono::milliseconds{1}, {}};
     config.drain_interval = std::chrono::seconds{1}; // a page holds ~70 ms of it
     const auto r = run(std::move(sensors), config, std::chrono::milliseconds{1500});
@@ -189,22 +203,13 @@ TEST_F(KernelPath, AsRootTheKernelSampledCountersServeWhatPowercapFound) {
 }
 
 TEST_F(KernelPath, ACounterTheKernelCannotReadIsReadDirectlyAfterTenFailures) {
-    auto found = sensors::perf_rapl::discover(m_host); // for its channel
-    ASSERT_EQ(found.sensors.size(), 1U);
     // Opened on CPU 1 but said to be CPU 0's: the tick on CPU 0 cannot read it (-EINVAL), as
     // when a counter's CPU goes offline and the kernel moves it.
     if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) {
         GTEST_SKIP() << "needs two CPUs";
     }
-    const int fd = test::open_cpu_counter(*test::msr_pmu_type(), 0, 1);
-    ASSERT_GE(fd, 0);
-    std::vector<sensors::perf_rapl::Counter> counters{{fd, std::stod(std::string{k_scale}), 0}};
-    auto plain = std::make_unique<sensors::perf_rapl::PerfRaplSensor>(
-        std::vector<Channel>{found.sensors[0]->channels()[0]}, std::move(counters),
-        sensors::real_perf_api());
-    std::string note;
-    auto sensor = sensors::perf_rapl::sample_in_kernel(std::move(plain), 0, note);
-    ASSERT_EQ(note, "");
+    auto sensor = tsc_in_kernel(1, 0);
+    ASSERT_NE(sensor, nullptr);
     sensor->prepare(std::chrono::milliseconds{1});
     ASSERT_TRUE(sensor->batched());
     const test::BusyCpus busy{{0}};

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The kernel sampler's program as the C++ loader sees it: the libbpf skeleton bpftool makes
+ * from tick.bpf.c at build time is libbpf's code and stays in tick_skel.c (C, not linted);
+ * these are its parts the loader uses. */
+#ifndef JP_BPF_TICK_SKEL_H
+#define JP_BPF_TICK_SKEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct jp_tick;
+struct bpf_map;
+struct bpf_program;
+
+enum jp_tick_map { jp_tick_counters, jp_tick_counter_cpu, jp_tick_lost, jp_tick_samples };
+
+/* NULL with errno set on failure. */
+struct jp_tick* jp_tick_open(void);
+/* Before jp_tick_load: how many counters the program reads. */
+void jp_tick_set_counters(struct jp_tick* skel, unsigned n);
+/* 0, or a negative errno. */
+int jp_tick_load(struct jp_tick* skel);
+void jp_tick_destroy(struct jp_tick* skel);
+struct bpf_map* jp_tick_map(struct jp_tick* skel, enum jp_tick_map which);
+struct bpf_program* jp_tick_program(struct jp_tick* skel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
