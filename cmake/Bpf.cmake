@@ -31,6 +31,9 @@ if(jp_bpf_ok)
         OUTPUT ${jp_bpf_gen}/tick.skel.h
         COMMAND ${CMAKE_COMMAND} -E make_directory ${jp_bpf_gen}
         COMMAND ${JP_BPF_CLANG} -target bpf -O2 -g -Wall -Werror
+                # The object is embedded in the executables: its debug information (BTF needs
+                # -g) names no folder of the build machine (tests/install checks).
+                -ffile-prefix-map=${CMAKE_BINARY_DIR}/= -ffile-prefix-map=${PROJECT_SOURCE_DIR}/=
                 -I${PROJECT_SOURCE_DIR}/src -I${jp_bpf_arch_include}
                 -c ${PROJECT_SOURCE_DIR}/src/bpf/tick.bpf.c -o ${jp_bpf_gen}/tick.bpf.o
         COMMAND ${JP_BPFTOOL} gen skeleton ${jp_bpf_gen}/tick.bpf.o name jp_tick > ${jp_bpf_gen}/tick.skel.h
