@@ -135,8 +135,13 @@ TEST_F(EndToEnd, BaselineGivesIdlePowerAndDynamicEnergy) {
                                      file("/bl.jptrace"), JP_TEST_JOB, file("/j.txt"))));
     ASSERT_EQ(r.exit_code, 0);
     const auto g = nlohmann::json::parse(r.out)["groups"][0];
-    EXPECT_NEAR(g["idle_w"].get<double>(), 150.0, 1.5);
-    EXPECT_NEAR(g["dynamic_energy_j"]["mean"].get<double>(), 0.0, 1.5);
+    // Each edge's reading can be as stale as the writer's longest stall (a loaded CI machine
+    // stalled it ~5 ms: 1.57 W over a 500 ms baseline): the idle power and the dynamic energy
+    // are allowed that, on top of the counter's own 1 %.
+    const double stall_w = 2 * writer.stall_joules() / 0.5;
+    EXPECT_NEAR(g["idle_w"].get<double>(), 150.0, 1.5 + stall_w);
+    EXPECT_NEAR(g["dynamic_energy_j"]["mean"].get<double>(), 0.0,
+                1.5 + (0.5 * stall_w) + (2 * writer.stall_joules()));
     EXPECT_EQ(g["runs"].size(), 1U) << "the baseline is not a measured run";
 }
 
