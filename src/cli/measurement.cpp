@@ -4,131 +4,17 @@
 #include "cli/commands.hpp"
 #include "cli/measurement_state.hpp"
 #include "cli/status_line.hpp"
-#include "cli/trace_location.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
-#include "jp_version.hpp"
 #include "process/runner.hpp"
 #include "report/format.hpp"
-#include "report/timing.hpp"
-#include "sensors/nvml/processes.hpp"
-#include "sensors/registry.hpp"
 
-#include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <fmt/format.h>
-#include <set>
 #include <unistd.h>
 
 namespace jp::cli {
-namespace {
-
-using detail::Discovered;
-
-std::map<std::string, std::string> trace_meta(const SessionOptions& o,
-                                              const sensors::Host& host,
-                                              const Config& config,
-                                              const ClockAnchor& epoch) {
-    char host_name[256] = {};
-    ::gethostname(host_name, sizeof host_name - 1);
-    char buf[32];
-    std::map<std::string, std::string> meta{
-        {"jouleprof_version", JP_VERSION},
-        {"host", host_name},
-        {"interval_ns", std::to_string(o.interval.count())},
-        {"epoch_mono_ns", std::to_string(epoch.mono)},
-        {"epoch_wall_ns", std::to_string(epoch.wall)},
-        {"epoch_utc", std::string{format_utc(epoch.wall, buf)}},
-        {"sysfs_root", host.sysfs_root.string()},
-    };
-    if (config.node.rest_watts) {
-        meta["node.rest_watts"] = fmt::format("{}", *config.node.rest_watts);
-    }
-    if (config.node.rated_watts) {
-        meta["node.rated_watts"] = fmt::format("{}", *config.node.rated_watts);
-    }
-    for (const auto& [key, value] : o.meta) {
-        meta[key] = value;
-    }
-    return meta;
-}
-
-Discovered discover(const sensors::Host& host) {
-    auto found = sensors::discover_all(host);
-    for (const auto& note : found.notes) {
-        JP_LOG_INFO("{}", note);
-    }
-    for (const auto& f : found.unreadable) {
-        if (f.served_by.empty()) {
-            JP_LOG_WARN("{}: {} cannot be read: {}{}{}", f.backend, f.what, f.reason,
-                        f.hint.empty() ? "" : ". ", f.hint);
-        } else {
-            JP_LOG_INFO("{}: {} cannot be read ({}): {} serves it", f.backend, f.what, f.reason,
-                        f.served_by);
-        }
-    }
-    Discovered d;
-    d.table = sensors::channel_table(found.sensors);
-    d.sensors = std::move(found.sensors);
-    d.idle = std::move(found.idle);
-    d.ledger = std::move(found.ledger);
-    for (const auto& c : d.table) {
-        d.estimated = d.estimated || c.provenance == Provenance::estimated;
-    }
-    if (d.table.empty()) {
-        JP_LOG_WARN("no sensor can be read on this node: the command runs unmeasured "
-                    "(see `jouleprof sensors`)");
-    }
-    return d;
-}
-
-// The trace file where trace_location.hpp says.
-Result<std::pair<trace::Writer, std::filesystem::path>>
-create_trace(const std::filesystem::path& output, const std::map<std::string, std::string>& meta) {
-    auto path = trace_path_for(output, [](const char* name) -> std::optional<std::string> {
-        const char* v = std::getenv(name);
-        return v != nullptr ? std::optional<std::string>{v} : std::nullopt;
-    });
-    if (!path) {
-        return std::unexpected(path.error());
-    }
-    auto writer = trace::Writer::create(*path, meta);
-    if (!writer) {
-        return std::unexpected(writer.error());
-    }
-    return std::pair{std::move(*writer), std::move(*path)};
-}
-
-// Sampling a source faster than it updates gives no finer power: say so before the job runs,
-// and say when a source is read less often than asked, and why.
-void warn_oversampling(const Discovered& found, Nanos interval, const Config& config) {
-    std::set<std::string> said;
-    for (const auto& s : found.sensors) {
-        if (s->min_interval_reason().empty() || s->min_interval() <= interval ||
-            !said.insert(std::string{s->backend()}).second) {
-            continue;
-        }
-        JP_LOG_WARN("{}: read every {}, not every {}: {}", s->backend(),
-                    format_duration(s->min_interval()), format_duration(interval),
-                    s->min_interval_reason());
-    }
-    said.clear();
-    for (const auto& c : found.table) {
-        const auto it = config.intervals.find(c.backend);
-        const auto s = (it != config.intervals.end() ? it->second : interval).count();
-        if (!c.update_ns || *c.update_ns <= s || !said.insert(c.backend).second) {
-            continue;
-        }
-        JP_LOG_WARN("{} updates every {}: reading it every {} gives no finer power (its power "
-                    "figures use spans of {} or more)",
-                    c.backend, format_duration(Nanos{*c.update_ns}), format_duration(Nanos{s}),
-                    format_duration(Nanos{report::resolution_for(c.quantity, s, *c.update_ns)}));
-    }
-}
-
-} // namespace
 
 namespace detail {
 
@@ -162,22 +48,8 @@ using detail::new_run;
 
 // How often a job's CPU use is read for attribution (and the wait wakes up).
 constexpr int k_usage_tick_ms = 100;
-
-// Who else has the GPUs a job holds (attrib/gpu_use.hpp), where NVML measures GPUs here.
-void attach_gpu_processes(MeasurementSession::State& s, const sensors::Host& host) {
-    const bool gpus = std::ranges::any_of(s.sampler.channels(),
-                                          [](const Channel& c) { return c.domain == Domain::gpu; });
-    if (!s.attribution || !gpus || !host.replay_trace.empty() ||
-        (host.config != nullptr && host.config->disabled.contains("nvml"))) {
-        return;
-    }
-    std::string why;
-    if (auto p = sensors::nvml::Processes::open(host, why)) {
-        auto shared = std::make_shared<const sensors::nvml::Processes>(std::move(*p));
-        s.usage.gpu_processes = {[shared](int index) { return shared->pids(index); },
-                                 shared->gpus()};
-    }
-}
+constexpr int k_status_tick_ms = 500;
+constexpr std::int64_t k_usage_tick_ns = std::int64_t{k_usage_tick_ms} * 1'000'000;
 
 // Runs the command once under measurement; returns its shell exit code.
 int measured_run(
@@ -218,23 +90,32 @@ int measured_run(
     }
     s.recorder.end_run(run); // the exact start, committed for readers now
     const bool warm = kind == "warmup";
-    StatusLine status{s.live && ::isatty(STDERR_FILENO) == 1,
+    const bool shows_status = s.live && ::isatty(STDERR_FILENO) == 1;
+    StatusLine status{shows_status,
                       fmt::format("{}{}{} {}/{}", series.context,
                                   series.context.empty() ? "" : "  ", warm ? "warm-up" : "run",
                                   repeat, warm ? series.warmup : series.repeat),
                       2e-9 * static_cast<double>(s.interval.count())};
+    // Where the sampler's drain thread wakes anyway, it reads the job's CPU use (State::on_drain)
+    // and this thread wakes only for the status line, if one is shown.
+    const bool on_drain = s.drain_companion;
+    if (on_drain && usage) {
+        s.usage_on_drain.store(&*usage);
+    }
+    const int tick_ms = !on_drain ? k_usage_tick_ms : shows_status ? k_status_tick_ms : -1;
     int ticks = 0;
-    const auto st = child->wait(k_usage_tick_ms, [&] {
-        if (usage) {
+    const auto st = child->wait(tick_ms, [&] {
+        if (usage && !on_drain) {
             usage->sample(mono_ns() - s.epoch);
         }
         // Every 500 ms from the first 500 ms on.
-        if (++ticks % (500 / k_usage_tick_ms) == 0) {
+        if (on_drain || ++ticks % (k_status_tick_ms / k_usage_tick_ms) == 0) {
             status.update(static_cast<double>(mono_ns() - s.epoch - run.start_ns) * 1e-9,
                           s.sampler.live(), s.estimated);
         }
     });
-    run.end_ns = s.sampler.end();
+    run.end_ns = s.sampler.end(); // the drain thread has stopped
+    s.usage_on_drain.store(nullptr);
     s.markers.ended(s.epoch + *run.end_ns);
     if (usage) {
         s.recorder.add_usage(run.id, usage->finish(*run.end_ns));
@@ -283,34 +164,18 @@ Result<std::vector<report::RunSummary>> write_summaries(const std::filesystem::p
 
 } // namespace
 
+void MeasurementSession::State::on_drain(std::int64_t t_ns) {
+    if (auto* u = usage_on_drain.load();
+        u != nullptr && t_ns - usage_sampled_ns >= k_usage_tick_ns * 9 / 10) {
+        usage_sampled_ns = t_ns;
+        u->sample(t_ns);
+    }
+    recorder.tick();
+}
+
 MeasurementSession::MeasurementSession(std::unique_ptr<State> state) : m(std::move(state)) {}
 
 MeasurementSession::~MeasurementSession() = default;
-
-Result<std::unique_ptr<MeasurementSession>>
-MeasurementSession::open(SessionOptions o, const sensors::Host& host, const Config& config) {
-    auto found = discover(host);
-    warn_oversampling(found, o.interval, config);
-    const auto epoch = ClockAnchor::now();
-    auto trace = create_trace(o.output, trace_meta(o, host, config, epoch));
-    if (!trace) {
-        return std::unexpected(trace.error());
-    }
-    auto& [writer, path] = *trace;
-    if (auto r = writer.add_channels(found.table); !r || !writer.commit()) {
-        return std::unexpected(r ? Error{ErrorKind::io, path.string(), "cannot write the trace", {}}
-                                 : r.error());
-    }
-    auto state = std::make_unique<State>(std::move(o), std::move(found), std::move(writer), path,
-                                         epoch.mono, config);
-    state->usage.sysfs_root = host.sysfs_root; // the CPU topology of the node measured
-    state->usage.env = [](const char* name) -> std::optional<std::string> {
-        const char* v = std::getenv(name); // the job gets the monitor's environment
-        return v != nullptr ? std::optional<std::string>{v} : std::nullopt;
-    };
-    attach_gpu_processes(*state, host);
-    return std::unique_ptr<MeasurementSession>{new MeasurementSession{std::move(state)}};
-}
 
 const std::filesystem::path& MeasurementSession::path() const {
     return m->path;

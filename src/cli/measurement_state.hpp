@@ -10,6 +10,7 @@
 #include "sampler/sampler.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <memory>
 #include <mutex>
@@ -93,6 +94,13 @@ struct MeasurementSession::State {
     // Each job's CPU use against the node's (attrib/tracker.hpp); off in [attribution].
     bool attribution = true;
     attrib::TrackerOptions usage;
+    // Where the sampler drains a source that samples on its own (the eBPF kernel sampler),
+    // the job's CPU use is read and the trace committed on that thread's wake-ups
+    // (on_drain()), and the main thread sleeps until the job ends.
+    bool drain_companion = false;
+    std::atomic<attrib::Tracker*> usage_on_drain{nullptr}; // the running job's, if any
+    std::int64_t usage_sampled_ns = 0;                     // the drain thread's alone
+    void on_drain(std::int64_t t_ns);
     int runs = 0; // jobs started in this session
     // Process CPU time already reported with earlier runs: each run reports
     // everything the monitor spent since (the first one its start-up too).

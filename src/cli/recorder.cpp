@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "cli/recorder.hpp"
 
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "sys/thread_name.hpp"
 
@@ -70,12 +71,31 @@ void Recorder::loop() {
     sys::name_this_thread("jp-trace");
     std::unique_lock lock{m_mutex};
     while (!m_stop) {
-        m_wake.wait_for(lock, k_commit_period, [this] { return m_stop; });
+        m_wake.wait_for(lock, m_paced ? k_idle_period : k_commit_period, [this] { return m_stop; });
+        if (!m_paced || due()) {
+            flush_locked();
+        }
+    }
+}
+
+bool Recorder::due() const noexcept {
+    return mono_ns() - m_flushed >= std::chrono::nanoseconds{k_commit_period}.count();
+}
+
+void Recorder::paced_by_caller() {
+    const std::lock_guard lock{m_mutex};
+    m_paced = true; // from the thread's next wait on
+}
+
+void Recorder::tick() {
+    const std::lock_guard lock{m_mutex};
+    if (due()) {
         flush_locked();
     }
 }
 
 void Recorder::flush_locked() {
+    m_flushed = mono_ns();
     m_samples.clear();
     m_events.clear();
     m_sampler.drain(m_samples, m_events);

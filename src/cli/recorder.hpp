@@ -36,6 +36,12 @@ public:
     void add_marker(std::int64_t t_ns, std::string_view kind, std::string_view name);
     // Drains the sampler and commits now.
     void flush();
+    // Hands the periodic commits to the caller, who calls tick() at least every
+    // k_commit_period (the sampler's drain thread, which wakes anyway): the recorder's own
+    // thread then wakes only every k_idle_period, in case nothing calls.
+    void paced_by_caller();
+    // Drains the sampler and commits if the last commit is k_commit_period old.
+    void tick();
 
     // The trace as written so far: the file, or the copy in memory.
     Result<trace::Reader> reader(const std::filesystem::path& file);
@@ -45,10 +51,12 @@ public:
     bool save_to_file();
 
     static constexpr std::chrono::milliseconds k_commit_period{1000};
+    static constexpr std::chrono::milliseconds k_idle_period{10'000};
 
 private:
     void loop();
     void flush_locked();
+    [[nodiscard]] bool due() const noexcept; // under m_mutex
     // Runs `op` (which ends with a commit); if it fails, moves the trace to
     // memory, writes again what the failed transaction held, and runs `op`
     // again there. False if the trace could not be kept at all.
@@ -60,7 +68,9 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;
-    bool m_failed = false; // not even in memory: nothing more is written
+    bool m_paced = false;       // paced_by_caller()
+    std::int64_t m_flushed = 0; // when flush_locked() last ran (CLOCK_MONOTONIC ns)
+    bool m_failed = false;      // not even in memory: nothing more is written
     std::atomic<bool> m_in_memory{false};
     std::int64_t m_run_id = 0;
     std::vector<trace::SampleRecord> m_samples;

@@ -68,8 +68,9 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         s->prepare(Nanos{slot->interval}); // decides whether it samples on its own
         slot->batched = s->batched();
         slot->own_thread = slot->batched || s->slow();
-        if (slot->batched) {
-            slot->interval = std::max<std::int64_t>(1, config.drain_interval.count());
+        if (slot->batched) { // drained no more often than it samples
+            slot->interval =
+                std::max({std::int64_t{1}, slot->interval, config.drain_interval.count()});
         }
         first += s->channels().size();
         m_slots.push_back(std::move(slot));
@@ -236,8 +237,10 @@ void Sampler::fast_loop() {
 void Sampler::slow_loop(Slot& slot) {
     sys::name_this_thread(std::string{"jp-"}.append(slot.sensor->backend()));
     while (!m_alarm.sleep_until(slot.next + m_epoch)) {
+        bool running = false;
         {
             const std::lock_guard slot_lock{slot.mutex};
+            running = !slot.ended;
             if (slot.ended) {
                 // the end edge was read: nothing more this run
             } else if (slot.batched) {
@@ -246,8 +249,21 @@ void Sampler::slow_loop(Slot& slot) {
                 sample_slot(slot, 0, nullptr);
             }
         }
+        if (running && &slot == m_companion_slot) {
+            m_companion(now());
+        }
         slot.next = std::max(slot.next + slot.interval, now());
     }
+}
+
+bool Sampler::set_drain_companion(std::function<void(std::int64_t)> fn) {
+    const auto it = std::ranges::find_if(m_slots, [](const auto& s) { return s->batched; });
+    if (it == m_slots.end() || !fn) {
+        return false;
+    }
+    m_companion_slot = it->get();
+    m_companion = std::move(fn);
+    return true;
 }
 
 void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleRecord>* out) {

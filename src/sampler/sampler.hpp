@@ -13,6 +13,7 @@
 #include "trace/types.hpp"
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,7 +32,8 @@ struct SamplerConfig {
     // Readings held between two drains; 0: enough for k_queue_headroom of
     // every sensor at its interval (the recorder drains every 0.5 s).
     std::size_t queue_capacity = 0;
-    // How often a source that samples on its own (the eBPF kernel sampler) is drained.
+    // How often a source that samples on its own (the eBPF kernel sampler) is drained; never
+    // more often than it samples.
     Nanos drain_interval{std::chrono::milliseconds{100}};
 };
 
@@ -79,6 +81,13 @@ public:
     // stamped at their call's middle: ours, or, for a source that gives its own times, the
     // call length it gives with them (Value::call_ns; 0: none known).
     [[nodiscard]] std::vector<std::int64_t> read_times() const;
+    // Runs fn (with the time, ns since the epoch) on the thread that drains a source sampling
+    // on its own, after each of its drains while a run is sampled, outside any sensor's lock:
+    // a monitor's other periodic work rides that wake-up instead of waking a thread of its
+    // own. Set it before begin(). False (and fn is not kept) where no source samples on its
+    // own, so nothing here wakes periodically to run it.
+    bool set_drain_companion(std::function<void(std::int64_t)> fn);
+
     // The run begin() last started (0: none yet).
     [[nodiscard]] std::int64_t run_id() const noexcept { return m_run_id; }
 
@@ -123,6 +132,8 @@ private:
     LatenessHistogram m_lateness;              // the fast thread's alone while it runs
     std::uint64_t m_dropped_reported = 0;      // drain()'s alone
     std::optional<std::size_t> m_node_channel; // a measured node channel, if any
+    Slot* m_companion_slot = nullptr;          // whose drain thread runs m_companion
+    std::function<void(std::int64_t)> m_companion;
 };
 
 } // namespace jp

@@ -9,10 +9,16 @@
 #include "shell.hpp"
 #include "trace/reader.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <fcntl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace jp::test {
@@ -64,21 +70,56 @@ Traced run_job(const FakeSysfs& fs, const std::string& config_text, const std::s
     return t;
 }
 
-TEST(KernelSampling, ARunAtOneKilohertzIsSampledInTheKernelAndAgreesWithTheTimer) {
-    if (!bpf::built_in() || ::geteuid() != 0) {
-        GTEST_SKIP() << "the kernel sampler needs a build with it (JP_BPF) and root";
+// Voluntary context switches of each thread of process pid, by thread name (summed).
+std::map<std::string, long> switches(pid_t pid) {
+    std::map<std::string, long> out;
+    std::error_code ec;
+    for (const auto& task :
+         std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid), ec)) {
+        std::ifstream comm{task.path() / "comm"};
+        std::ifstream status{task.path() / "status"};
+        std::string name;
+        std::getline(comm, name);
+        for (std::string line; std::getline(status, line);) {
+            if (line.starts_with("voluntary_ctxt_switches:")) {
+                out[name] += std::stol(line.substr(line.find(':') + 1));
+            }
+        }
     }
+    return out;
+}
+
+// The machine's msr PMU's type, which the fake `power` PMU takes; empty if it has none.
+std::string msr_type() {
     std::ifstream msr{"/sys/bus/event_source/devices/msr/type"};
     std::string type;
-    if (!(msr >> type)) {
-        GTEST_SKIP() << "no msr PMU on this kernel to stand in for RAPL's";
-    }
+    msr >> type;
+    return type;
+}
+
+FakeSysfs power_pmu(const std::string& type) {
     const std::string pmu = "/sys/bus/event_source/devices/power";
-    FakeSysfs fs{{pmu + "/type", type + "\n"},
-                 {pmu + "/cpumask", "0\n"},
-                 {pmu + "/events/energy-pkg", "event=0x00\n"},
-                 {pmu + "/events/energy-pkg.scale", "2.3283064365386962890625e-10\n"},
-                 {pmu + "/events/energy-pkg.unit", "Joules\n"}};
+    return FakeSysfs{{pmu + "/type", type + "\n"},
+                     {pmu + "/cpumask", "0\n"},
+                     {pmu + "/events/energy-pkg", "event=0x00\n"},
+                     {pmu + "/events/energy-pkg.scale", "2.3283064365386962890625e-10\n"},
+                     {pmu + "/events/energy-pkg.unit", "Joules\n"}};
+}
+
+// Why the kernel sampler cannot run here (empty: it can).
+std::string cannot_sample(const std::string& msr_type) {
+    if (!bpf::built_in() || ::geteuid() != 0) {
+        return "the kernel sampler needs a build with it (JP_BPF) and root";
+    }
+    return msr_type.empty() ? "no msr PMU on this kernel to stand in for RAPL's" : "";
+}
+
+TEST(KernelSampling, ARunAtOneKilohertzIsSampledInTheKernelAndAgreesWithTheTimer) {
+    const auto type = msr_type();
+    if (const auto why = cannot_sample(type); !why.empty()) {
+        GTEST_SKIP() << why;
+    }
+    const auto fs = power_pmu(type);
     const auto kernel = run_job(fs, "", "kernel");
     EXPECT_NE(kernel.log.find("perf_rapl: sampled in the kernel (eBPF)"), std::string::npos)
         << kernel.log;
@@ -100,6 +141,57 @@ TEST(KernelSampling, ARunAtOneKilohertzIsSampledInTheKernelAndAgreesWithTheTimer
     const double one_tick_j = kernel.joules / kernel.seconds * 1e-3;
     EXPECT_LE(kernel.worst_off, one_tick_j) << "a kernel reading off the counter's line";
     EXPECT_GE(static_cast<double>(kernel.readings), 0.98 * kernel.seconds * 1000);
+}
+
+// Sampled in the kernel, the monitor's only periodic wake-up is the drain (10 a second): the
+// job's CPU use is read and the trace committed on it, and the main thread sleeps until the
+// job ends (issue 31: user-space wake-ups <= 10 a second).
+TEST(KernelSampling, WhileTheJobRunsOnlyTheDrainWakesTheMonitor) {
+    const auto type = msr_type();
+    if (const auto why = cannot_sample(type); !why.empty()) {
+        GTEST_SKIP() << why;
+    }
+    const auto fs = power_pmu(type);
+    const auto log = fs.path("/wake.log").string();
+    const auto trace = fs.path("/wake.jptrace").string();
+    const auto config = fs.path("/wake.toml").string();
+    std::ofstream{config} << "";
+    const auto root = fs.root().string();
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        ::execl(JP_BINARY, JP_BINARY, "-v", "--sysfs-root", root.c_str(), "-c", config.c_str(),
+                "run", "--no-live", "-i", "1ms", "-o", trace.c_str(), "--", "sleep", "4", nullptr);
+        ::_exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{1500}); // past start-up
+    const auto before = switches(pid);
+    constexpr double k_seconds = 2;
+    std::this_thread::sleep_for(std::chrono::milliseconds{2000});
+    const auto after = switches(pid);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    std::ifstream in{log};
+    const std::string out{std::istreambuf_iterator<char>{in}, {}};
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+    ASSERT_NE(out.find("perf_rapl: sampled in the kernel (eBPF)"), std::string::npos) << out;
+    double total = 0;
+    std::string each;
+    for (const auto& [name, n] : after) {
+        const auto it = before.find(name);
+        const double per_s =
+            static_cast<double>(n - (it != before.end() ? it->second : 0)) / k_seconds;
+        total += per_s;
+        each += fmt::format("{} {:.1f}/s; ", name, per_s);
+        if (name != "jp-perf_rapl") {
+            EXPECT_LE(per_s, 0.5) << name << " woke periodically: " << each;
+        }
+    }
+    ASSERT_TRUE(after.contains("jp-perf_rapl")) << each;
+    EXPECT_LE(total, 11) << each;
 }
 
 } // namespace

@@ -172,6 +172,45 @@ TEST(SamplerBatch, ReadingsTheSourceLostAreAnEventNamingTheChannelAndEnergyStays
         << "a cumulative counter: the gap loses detail, not energy";
 }
 
+TEST(SamplerBatch, TheDrainCompanionRidesEachDrainWhileARunIsSampledAndOnlyThen) {
+    BatchedRig rig;
+    auto& s = *rig.sampler;
+    std::mutex mutex;
+    std::vector<std::int64_t> calls; // the times the companion was given
+    const auto taken = [&] {
+        const std::lock_guard lock{mutex};
+        return calls;
+    };
+    ASSERT_TRUE(s.set_drain_companion([&](std::int64_t t) {
+        const std::lock_guard lock{mutex};
+        calls.push_back(t);
+    }));
+    std::this_thread::sleep_for(std::chrono::milliseconds{120}); // no run: no drain thread
+    EXPECT_TRUE(taken().empty()) << "called before any run";
+    const auto r = run_for(s, std::chrono::milliseconds{300});
+    const auto during = taken();
+    // Once a drain, every 50 ms (a loaded machine may run one late, never one extra).
+    const auto drains = static_cast<std::size_t>((r.end - r.begin) / 50'000'000);
+    EXPECT_GE(during.size(), 3U);
+    EXPECT_LE(during.size(), drains) << "more calls than drains";
+    for (std::size_t i = 0; i < during.size(); ++i) {
+        EXPECT_GT(during[i], r.begin) << "call " << i;
+        EXPECT_LE(during[i], r.end + 1'000'000) << "call " << i << " after the end edge";
+        EXPECT_TRUE(i == 0 || during[i] > during[i - 1]) << "call " << i;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{120});
+    EXPECT_EQ(taken().size(), during.size()) << "no call after the run ended";
+}
+
+TEST(SamplerBatch, WithoutABatchedSourceNothingWouldRunACompanion) {
+    std::vector<std::unique_ptr<sensors::Sensor>> sensors;
+    sensors.push_back(std::make_unique<KernelLike>(false));
+    const std::vector<Channel> table{sensors[0]->channels()[0]};
+    Sampler s{std::move(sensors), table, SamplerConfig{std::chrono::milliseconds{10}, {}},
+              mono_ns()};
+    EXPECT_FALSE(s.set_drain_companion([](std::int64_t) {}));
+}
+
 TEST(SamplerBatch, ASourceThatDoesNotBatchIsReadFromTheTimer) {
     std::vector<std::unique_ptr<sensors::Sensor>> sensors;
     sensors.push_back(std::make_unique<KernelLike>(false));
