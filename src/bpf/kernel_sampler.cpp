@@ -29,23 +29,70 @@ int quiet(enum libbpf_print_level /*level*/, const char* /*format*/, va_list /*a
 }
 
 std::string refused(std::string_view what, int err) {
-    const bool permission = err == EPERM || err == EACCES;
-    return fmt::format("eBPF {}: {}{}", what, std::strerror(err),
-                       permission ? " (the kernel sampler needs CAP_BPF and CAP_PERFMON: run as "
-                                    "root or through jouleprofd)"
-                                  : "");
+    std::string_view hint;
+    if (err == EPERM || err == EACCES) {
+        // Root without the capabilities: a container's or a systemd unit's bounding set, or
+        // a seccomp filter (SystemCallFilter) that refuses bpf() or perf_event_open().
+        hint = ::geteuid() == 0
+                   ? " (the kernel sampler needs CAP_BPF and CAP_PERFMON, and the bpf and "
+                     "perf_event_open system calls: this root process lacks one of them; see "
+                     "its capability bounding set and seccomp filter)"
+                   : " (the kernel sampler needs CAP_BPF and CAP_PERFMON: run as root or "
+                     "through jouleprofd)";
+    }
+    return fmt::format("eBPF {}: {}{}", what, std::strerror(err), hint);
 }
 
-int on_record(void* ctx, void* data, std::size_t size) {
+int on_record(void* ctx, void* data, std::size_t size) noexcept {
     if (size < sizeof(jp_tick_record)) {
         return 0;
     }
     jp_tick_record r{};
     std::memcpy(&r, data, sizeof r);
     auto* out = static_cast<std::vector<Reading>*>(ctx);
-    out->push_back(Reading{r.slot, static_cast<std::int64_t>(r.t_ns),
-                           static_cast<std::int64_t>(r.call_ns), r.counter, r.error});
+    try { // libbpf is C: nothing may unwind through it
+        out->push_back(Reading{r.slot, static_cast<std::int64_t>(r.t_ns),
+                               static_cast<std::int64_t>(r.call_ns), r.counter, r.error});
+    } catch (const std::bad_alloc&) {
+        return -ENOMEM; // stops this drain; the rest stays in the ring for the next
+    }
     return 0;
+}
+
+// Where the kernel charges BPF maps to RLIMIT_MEMLOCK (before 5.11), the limit is raised
+// while the program loads and put back at once, so the job jouleprof starts does not
+// inherit it. libbpf raises it too, but once a process (Debian 12's libbpf does not export
+// libbpf_set_memlock_rlim to turn that off): its raise falls inside this one and is undone
+// with it, and a second sampler gets this raise again.
+class MemlockRaised {
+public:
+    MemlockRaised() : m_saved(::getrlimit(RLIMIT_MEMLOCK, &m_old) == 0) {
+        if (m_saved && m_old.rlim_cur != RLIM_INFINITY) {
+            const rlimit all{RLIM_INFINITY, RLIM_INFINITY};
+            const rlimit most{m_old.rlim_max, m_old.rlim_max};
+            if (::setrlimit(RLIMIT_MEMLOCK, &all) != 0) {
+                (void)::setrlimit(RLIMIT_MEMLOCK, &most); // no CAP_SYS_RESOURCE
+            }
+        }
+    }
+    MemlockRaised(const MemlockRaised&) = delete;
+    MemlockRaised& operator=(const MemlockRaised&) = delete;
+    MemlockRaised(MemlockRaised&&) = delete;
+    MemlockRaised& operator=(MemlockRaised&&) = delete;
+    ~MemlockRaised() {
+        if (m_saved) {
+            (void)::setrlimit(RLIMIT_MEMLOCK, &m_old);
+        }
+    }
+
+private:
+    rlimit m_old{};
+    bool m_saved;
+};
+
+// Whether bytes is a size the kernel takes for a ring buffer.
+bool ring_size_ok(std::size_t bytes) noexcept {
+    return bytes >= k_ring_page && bytes <= k_ring_most && (bytes & (bytes - 1)) == 0;
 }
 
 } // namespace
@@ -129,6 +176,11 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     if (options.period_ns <= 0) {
         return std::unexpected(std::string{"the kernel sampler's period must be longer than 0"});
     }
+    if (options.ring_bytes != 0 && !ring_size_ok(options.ring_bytes)) {
+        return std::unexpected(fmt::format("a ring buffer of {} bytes: the kernel takes a power "
+                                           "of two from {} bytes to {} MiB",
+                                           options.ring_bytes, k_ring_page, k_ring_most >> 20U));
+    }
     static std::once_flag quiet_once;
     std::call_once(quiet_once, [] { libbpf_set_print(quiet); });
 
@@ -137,8 +189,10 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     if (st->skel == nullptr) {
         return std::unexpected(refused("opening the sampler program", errno));
     }
-    st->ring_size = options.ring_bytes != 0 ? options.ring_bytes
-                                            : ring_bytes_for(counters.size(), options.period_ns);
+    constexpr std::int64_t k_second = 1'000'000'000;
+    st->ring_size = options.ring_bytes != 0
+                        ? options.ring_bytes
+                        : ring_bytes_for(counters.size(), options.period_ns, k_second);
     jp_tick_set_counters(st->skel, static_cast<unsigned>(counters.size()));
     if (const int rc = bpf_map__set_max_entries(jp_tick_map(st->skel, jp_tick_samples),
                                                 static_cast<std::uint32_t>(st->ring_size));
@@ -146,15 +200,10 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
         return std::unexpected(
             refused(fmt::format("a ring buffer of {} bytes", st->ring_size), -rc));
     }
-    // libbpf raises RLIMIT_MEMLOCK to infinity where the kernel (before 5.11) charges BPF
-    // maps to it; the job jouleprof starts would inherit that. The limit is only checked
-    // when a map is made, so it is put back at once.
-    rlimit memlock{};
-    const bool had_limit = ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0;
-    const int loaded = jp_tick_load(st->skel);
-    if (had_limit) {
-        (void)::setrlimit(RLIMIT_MEMLOCK, &memlock);
-    }
+    const int loaded = [&] {
+        const MemlockRaised raised; // the limit is checked only as the maps are made
+        return jp_tick_load(st->skel);
+    }();
     if (loaded != 0) {
         return std::unexpected(refused("loading the sampler program (bpf)", -loaded));
     }

@@ -33,8 +33,8 @@ struct Reading {
 
 struct Options {
     std::int64_t period_ns = 1'000'000; // the tick: the sampling interval
-    // The ring buffer's size in bytes (a power of two, at least a page); 0: a second of
-    // every counter's readings at the period, so a drain that comes late loses nothing.
+    // The ring buffer's size in bytes (a power of two from a page to 256 MiB); 0: a second
+    // of every counter's readings at the period.
     std::size_t ring_bytes = 0;
     // Has the kernel count the program's runs and their time while this sampler lives
     // (BPF_ENABLE_STATS, as kernel.bpf_stats_enabled = 1 does): the benchmark's, and the
@@ -84,8 +84,13 @@ private:
 // found at build time); without it, start() says so.
 [[nodiscard]] bool built_in() noexcept;
 
-// Bytes the ring needs for one second of n counters' readings at period_ns: a power of two,
-// at least a page, at most 256 MiB.
-[[nodiscard]] std::size_t ring_bytes_for(std::size_t n, std::int64_t period_ns) noexcept;
+// The sizes the kernel takes for a ring buffer: powers of two in [k_ring_page, k_ring_most].
+inline constexpr std::size_t k_ring_page = 4096;
+inline constexpr std::size_t k_ring_most = std::size_t{256} << 20U;
+
+// Bytes the ring needs to hold held_ns of n counters' readings at period_ns: the smallest
+// size the kernel takes that holds them, at most k_ring_most.
+[[nodiscard]] std::size_t
+ring_bytes_for(std::size_t n, std::int64_t period_ns, std::int64_t held_ns) noexcept;
 
 } // namespace jp::bpf

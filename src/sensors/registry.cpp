@@ -128,14 +128,24 @@ void mark_served(std::vector<Finding>& unreadable, const Discovery& found, std::
 // powercap's RAPL zones are sysfs files, read from the sampler's timer; the same counters
 // through perf can be sampled in the kernel (docs/kernel-sampling.md). Where root can do that,
 // perf_rapl serves every RAPL counter powercap found instead, and powercap's sensors that
-// hold nothing else are dropped. False (nothing changed) where it cannot.
-bool sampled_in_kernel_instead(const Host& host, const Backend& perf, Discovery& all) {
+// hold nothing else are dropped. False (nothing changed) where it cannot, with why in why_not
+// where perf_rapl's discovery said (a refusal: root, yet no CAP_BPF or a seccomp filter).
+bool sampled_in_kernel_instead(const Host& host,
+                               const Backend& perf,
+                               Discovery& all,
+                               std::string& why_not) {
     if (!host.is_root || (host.config != nullptr && !host.config->kernel_sampling) ||
         !bpf::built_in()) {
         return false;
     }
     Discovery found = perf.discover(host);
     if (found.sensors.size() != 1 || !found.sensors.front()->batched()) {
+        constexpr std::string_view k_timer = "perf_rapl: read from a timer";
+        for (const auto& n : found.notes) {
+            if (n.starts_with(k_timer)) {
+                why_not = n.substr(k_timer.size());
+            }
+        }
         return false;
     }
     std::set<std::string> served;
@@ -171,8 +181,12 @@ Discovery discover_all(const Host& host) {
             continue;
         }
         if (backend.name == "perf_rapl" && has_backend(all, "powercap")) {
-            if (!sampled_in_kernel_instead(host, backend, all)) {
-                all.notes.emplace_back("perf_rapl: not needed, powercap RAPL is readable");
+            if (std::string why; !sampled_in_kernel_instead(host, backend, all, why)) {
+                all.notes.push_back(
+                    why.empty() ? std::string{"perf_rapl: not needed, powercap RAPL is readable"}
+                                : "perf_rapl: not needed, powercap RAPL is readable from a "
+                                  "timer; not sampled in the kernel" +
+                                      why);
             }
             continue;
         }

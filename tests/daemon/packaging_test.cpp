@@ -30,6 +30,29 @@ TEST(Packaging, TheUnitIsHardened) {
     EXPECT_EQ(unit.find("CAP_SYS_ADMIN"), std::string::npos) << "no catch-all capability";
 }
 
+// The kernel sampler (CAP_BPF, bpf()) and perf RAPL (CAP_PERFMON, perf_event_open()) survive
+// the hardening: the system calls, which @system-service lacks or ~@privileged takes away,
+// are allowed again after the deny line (systemd merges the lines in order).
+TEST(Packaging, TheUnitAllowsPerfAndTheKernelSampler) {
+    const auto unit = unit_text();
+    const auto caps = unit.find("CapabilityBoundingSet=");
+    ASSERT_NE(caps, std::string::npos);
+    const auto caps_line = unit.substr(caps, unit.find('\n', caps) - caps);
+    for (const char* cap : {"CAP_PERFMON", "CAP_BPF", "CAP_DAC_READ_SEARCH"}) {
+        EXPECT_NE(caps_line.find(cap), std::string::npos) << caps_line;
+    }
+    const auto deny = unit.find("SystemCallFilter=~");
+    ASSERT_NE(deny, std::string::npos);
+    const auto allow = unit.find("SystemCallFilter=bpf perf_event_open\n");
+    EXPECT_NE(allow, std::string::npos);
+    EXPECT_GT(allow, deny) << "allowed before the deny line, they would be denied again";
+    if (sh("command -v systemd-analyze >/dev/null").exit_code == 0) {
+        EXPECT_NE(sh("systemd-analyze syscall-filter @privileged").out.find(" bpf\n"),
+                  std::string::npos)
+            << "bpf moved out of @privileged: recheck the unit";
+    }
+}
+
 TEST(Packaging, SystemdVerifiesTheUnit) {
     if (sh("command -v systemd-analyze >/dev/null").exit_code != 0) {
         GTEST_SKIP() << "systemd-analyze not installed";

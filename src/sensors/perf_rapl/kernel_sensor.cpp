@@ -37,25 +37,34 @@ void KernelSampledSensor::prepare(Nanos interval) {
     }
 }
 
-void KernelSampledSensor::drain(std::vector<Stamped>& out, std::vector<std::uint64_t>& lost) {
-    if (m_sampler == nullptr) { // read directly, stamped at the read's middle
-        lost.clear();
-        m_direct.resize(m_channels.size());
-        const auto before = mono_ns();
-        m_counters->read(m_direct);
-        const auto after = mono_ns();
-        for (std::uint32_t i = 0; i < m_direct.size(); ++i) {
-            Value v = m_direct[i];
-            v.t_mono_ns = before + (after - before) / 2;
-            v.call_ns = after - before;
-            out.push_back(Stamped{i, v});
+void KernelSampledSensor::read_directly(std::vector<Stamped>& out, const std::vector<bool>& skip) {
+    m_direct.resize(m_channels.size());
+    const auto before = mono_ns();
+    m_counters->read(m_direct);
+    const auto after = mono_ns();
+    for (std::uint32_t i = 0; i < m_direct.size(); ++i) {
+        if (i < skip.size() && skip[i]) {
+            continue;
         }
+        Value v = m_direct[i];
+        v.t_mono_ns = before + (after - before) / 2;
+        v.call_ns = after - before;
+        out.push_back(Stamped{i, v});
+    }
+}
+
+void KernelSampledSensor::drain(std::vector<Stamped>& out, std::vector<std::uint64_t>& lost) {
+    if (m_sampler == nullptr) {
+        lost.clear();
+        read_directly(out, {});
         return;
     }
     m_readings.clear();
     m_sampler->drain(m_readings, lost);
     const auto& counters = m_counters->counters();
     m_failed_in_row.resize(counters.size(), 0);
+    m_silent_in_row.resize(counters.size(), 0);
+    m_ticked.assign(counters.size(), false);
     int give_up = 0; // the error of a counter that failed k_give_up times in a row
     std::uint32_t which = 0;
     for (const auto& r : m_readings) {
@@ -66,6 +75,7 @@ void KernelSampledSensor::drain(std::vector<Stamped>& out, std::vector<std::uint
                 r.error == 0 ? ReadStatus::ok : ReadStatus::retry, r.t_mono_ns};
         v.call_ns = r.call_ns;
         out.push_back(Stamped{r.slot, v});
+        m_ticked[r.slot] = true;
         auto& failed = m_failed_in_row[r.slot];
         failed = r.error == 0 ? 0 : failed + 1;
         if (failed >= k_give_up && give_up == 0) {
@@ -78,6 +88,23 @@ void KernelSampledSensor::drain(std::vector<Stamped>& out, std::vector<std::uint
                     "directly every drain from now on, not in the kernel",
                     m_channels[which].name, k_give_up, std::strerror(-give_up));
         m_sampler.reset();
+        return;
+    }
+    bool silent = false;
+    for (std::size_t i = 0; i < counters.size(); ++i) {
+        auto& in_row = m_silent_in_row[i];
+        in_row = m_ticked[i] ? 0 : in_row + 1;
+        silent = silent || !m_ticked[i];
+        if (in_row == k_give_up && !m_said_silent) {
+            m_said_silent = true;
+            JP_LOG_INFO("perf_rapl: no kernel tick read {} for {} drains (CPU {} idle without "
+                        "ticks, offline, or its ticks throttled): read directly at each drain "
+                        "while its ticks are missing",
+                        m_channels[i].name, k_give_up, counters[i].cpu);
+        }
+    }
+    if (silent) {
+        read_directly(out, m_ticked);
     }
 }
 
@@ -92,14 +119,17 @@ std::unique_ptr<Sensor> sample_in_kernel(std::unique_ptr<PerfRaplSensor> counter
     for (const auto& c : counters->counters()) {
         specs.push_back(bpf::CounterSpec{c.fd, c.cpu});
     }
-    // A tick of a tenth of a second until prepare() sets the sampling interval; a ring that
-    // holds two seconds at the shortest interval (1 ms), twice the longest drain, unless told
-    // otherwise.
+    // A tick of a tenth of a second until prepare() sets the sampling interval; unless told
+    // otherwise, a ring that holds 8 s at the shortest interval (1 ms): what the sampler's
+    // queue holds for a trace writer that stalls (k_queue_headroom), as the writer may run on
+    // the thread that drains the ring (Sampler::set_drain_companion).
     constexpr std::int64_t k_first_period = 100'000'000;
-    constexpr std::int64_t k_half_shortest = 500'000;
+    constexpr std::int64_t k_shortest = 1'000'000;
+    constexpr std::int64_t k_held = 8'000'000'000;
     auto sampler = bpf::KernelSampler::start(
-        specs, {k_first_period,
-                ring_bytes != 0 ? ring_bytes : bpf::ring_bytes_for(specs.size(), k_half_shortest)});
+        specs,
+        {k_first_period,
+         ring_bytes != 0 ? ring_bytes : bpf::ring_bytes_for(specs.size(), k_shortest, k_held)});
     if (!sampler) {
         note = sampler.error();
         return counters;

@@ -32,9 +32,11 @@ public:
     void prepare(Nanos interval) override;
     [[nodiscard]] bool batched() const noexcept override { return m_sampler != nullptr; }
     // A reading the kernel could not take (its read's error) is a retry, as a failed read is.
-    // After k_give_up of a counter's in a row (its CPU went offline, a PMU that cannot be
-    // read in the kernel) the kernel sampler is stopped with a warning, and each drain from
-    // then on reads the counters directly instead.
+    // After k_give_up of a counter's in a row (a PMU that cannot be read in the kernel) the
+    // kernel sampler is stopped with a warning, and each drain from then on reads the
+    // counters directly instead. A counter no tick read since the last drain (its CPU idle
+    // without ticks, offline, or its ticks throttled by the kernel) is read directly at that
+    // drain, so its profile has no gap longer than a drain; said once, at k_give_up drains.
     void drain(std::vector<Stamped>& out, std::vector<std::uint64_t>& lost) override;
     static constexpr int k_give_up = 10;
 
@@ -42,12 +44,18 @@ public:
     [[nodiscard]] bpf::ProgramStats program_stats() const;
 
 private:
+    // Reads the counters now, stamped at the read's middle; appends those not in skip.
+    void read_directly(std::vector<Stamped>& out, const std::vector<bool>& skip);
+
     std::unique_ptr<PerfRaplSensor> m_counters;
     std::vector<Channel> m_channels;
     std::unique_ptr<bpf::KernelSampler> m_sampler; // null: read from the timer
     std::vector<bpf::Reading> m_readings;
     std::vector<int> m_failed_in_row; // per counter
-    std::vector<Value> m_direct;      // a direct read, once the kernel's failed
+    std::vector<int> m_silent_in_row; // per counter: drains without a tick's reading
+    std::vector<bool> m_ticked;       // per counter: read by a tick since the last drain
+    bool m_said_silent = false;
+    std::vector<Value> m_direct; // a direct read
 };
 
 // Starts the kernel sampler on the counters; where it cannot, returns them as they are

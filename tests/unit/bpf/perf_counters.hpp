@@ -5,10 +5,16 @@
 // CPU clock by one per nanosecond.
 #include "core/clock.hpp"
 
+#include <array>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <initializer_list>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <optional>
+#include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +39,27 @@ inline int open_own_counter() {
     attr.exclude_kernel = 1; // kernel.perf_event_paranoid = 2 allows user space only
     attr.exclude_hv = 1;
     return static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+// Takes caps out of this process's effective, permitted and inheritable sets (a root that a
+// container or a systemd unit's bounding set left without them); empty, or what failed.
+inline std::string drop_capabilities(std::initializer_list<unsigned> caps) {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    std::array<__user_cap_data_struct, _LINUX_CAPABILITY_U32S_3> data{};
+    if (::syscall(SYS_capget, &header, data.data()) != 0) {
+        return std::string{"capget: "} + std::strerror(errno);
+    }
+    for (const unsigned cap : caps) {
+        auto& d = data.at(cap / 32);
+        const std::uint32_t bit = 1U << (cap % 32);
+        d.effective &= ~bit;
+        d.permitted &= ~bit;
+        d.inheritable &= ~bit;
+    }
+    if (::syscall(SYS_capset, &header, data.data()) != 0) {
+        return std::string{"capset: "} + std::strerror(errno);
+    }
+    return {};
 }
 
 // The msr PMU's type number, where the kernel has it.
