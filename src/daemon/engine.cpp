@@ -16,7 +16,8 @@
 namespace jp::daemon {
 namespace {
 
-// Drained every tick, so it holds a few ticks' readings even at 1 ms.
+// Drained every tick, so it holds a few ticks' readings even at 1 ms (more where a source
+// sampled in the kernel hands over a drain's worth at once: plan_intervals).
 constexpr std::size_t k_queue_capacity = 1U << 15U;
 
 // The longest interval at which a counter cannot wrap twice between reads at
@@ -32,6 +33,9 @@ std::optional<Nanos> wrap_safe_interval(const Channel& c) {
 struct Plan {
     SamplerConfig sampling;
     std::vector<Nanos> per_channel;
+    // How late each channel's readings may arrive beyond its interval: a source sampled in
+    // the kernel hands them over a drain late.
+    std::vector<Nanos> lag;
     std::vector<std::string> notes;
 };
 
@@ -44,6 +48,7 @@ Plan plan_intervals(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors
         p.sampling.drain_interval = *config.sensors.kernel_drain;
     }
     std::map<std::string, Nanos, std::less<>> wanted;
+    std::size_t burst = 0; // readings the kernel-sampled sources hand over in one drain
     for (const auto& s : sensors) {
         const std::string backend{s->backend()};
         auto it = config.sensors.intervals.find(backend);
@@ -64,7 +69,15 @@ Plan plan_intervals(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors
         const auto w = std::max(wanted.at(std::string{s->backend()}), s->min_interval());
         p.sampling.backend_intervals[std::string{s->backend()}] = w;
         p.per_channel.insert(p.per_channel.end(), s->channels().size(), w);
+        // A source sampled in the kernel hands its readings over a drain late, and a drain's
+        // worth at once.
+        const auto drain = s->batched() ? std::max(w, p.sampling.drain_interval) : Nanos{0};
+        p.lag.insert(p.lag.end(), s->channels().size(), drain);
+        if (s->batched()) {
+            burst += s->channels().size() * (static_cast<std::size_t>(drain / w) + 1);
+        }
     }
+    p.sampling.queue_capacity = std::max(k_queue_capacity, 2 * burst);
     return p;
 }
 
@@ -201,6 +214,7 @@ Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
     std::unique_ptr<Engine> e{
         new Engine(std::move(found.sensors), std::move(table), plan.sampling, config)};
     e->m_intervals = std::move(plan.per_channel);
+    e->m_lag = std::move(plan.lag);
     e->m_notes = std::move(notes);
     e->m_notes.insert(e->m_notes.end(), plan.notes.begin(), plan.notes.end());
     e->m_notes.push_back(e->restore_idle_history(config));
@@ -267,7 +281,8 @@ void Engine::choose(std::int64_t now_ns) {
         const auto& h = m_history[i];
         // A reading older than its channel's interval and the floor is not offered: the
         // floored reads that could veto it may already be forgotten (a stalled source).
-        if (!h.empty() && h.latest().t_ns >= now_ns - m_intervals[i].count() - floor) {
+        if (!h.empty() &&
+            h.latest().t_ns >= now_ns - m_intervals[i].count() - m_lag[i].count() - floor) {
             c.seq[i] = h.newest();
             // Shown a floor after the newest reading in it, never sooner (a reading the
             // sampler's threads took after now).
@@ -318,8 +333,11 @@ void Engine::publish(std::int64_t now_ns) {
     m_published_window = m_candidate->number;
     m_candidate.reset();
     // What can no longer veto a window: the next candidate is chosen from now on, and
-    // its readings are at most one channel interval and a floor old (choose()).
-    const auto slowest = m_intervals.empty() ? m_base_interval : std::ranges::max(m_intervals);
+    // its readings are at most one channel interval, its lag and a floor old (choose()).
+    auto slowest = m_base_interval;
+    for (std::size_t i = 0; i < m_intervals.size(); ++i) {
+        slowest = std::max(slowest, m_intervals[i] + m_lag[i]);
+    }
     const auto horizon = now_ns - 3 * floor - slowest.count();
     while (!m_floored_reads.empty() && m_floored_reads.front().last_ns < horizon) {
         m_floored_reads.pop_front();

@@ -109,6 +109,7 @@ private:
 
     std::vector<Channel> m_channels;
     std::vector<Nanos> m_intervals;
+    std::vector<Nanos> m_lag; // per channel: how late its readings arrive (plan_intervals)
     Nanos m_base_interval;
     std::vector<bool> m_restricted;
     std::vector<History> m_history;
