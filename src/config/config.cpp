@@ -160,26 +160,20 @@ Result<void> parse_attribution(const Scope& s, AttributionConfig& out) {
 }
 
 // [sensors.perf_rapl] kernel_sampling (bool) and drain (a duration from 1 ms to 1 s: the
-// kernel's ring holds two seconds at 1 ms).
+// kernel's ring holds 8 s at 1 ms, for a trace writer that stalls on the drain's thread).
 Result<void> parse_kernel_sampling(const Scope& s, Config& out) {
     auto kernel = s.boolean("kernel_sampling");
     if (!kernel) {
         return std::unexpected(kernel.error());
     }
     out.kernel_sampling = kernel->value_or(true);
-    auto drain = s.string("drain");
-    if (!drain) {
-        return std::unexpected(drain.error());
+    Nanos drain{0};
+    if (auto r = s.duration("drain", std::chrono::milliseconds{1}, drain, std::chrono::seconds{1});
+        !r) {
+        return r;
     }
-    if (*drain) {
-        auto d = parse_duration(**drain);
-        constexpr Nanos k_shortest{std::chrono::milliseconds{1}};
-        constexpr Nanos k_longest{std::chrono::seconds{1}};
-        if (!d || *d < k_shortest || *d > k_longest) {
-            return s.error(*s.table.get("drain"), "drain",
-                           d ? "must be from 1 ms to 1 s" : d.error().detail);
-        }
-        out.kernel_drain = *d;
+    if (drain.count() > 0) {
+        out.kernel_drain = drain;
     }
     return {};
 }
@@ -221,23 +215,22 @@ Result<void> parse_backend(const Scope& s, std::string_view backend, Config& out
     if (!enabled) {
         return std::unexpected(enabled.error());
     }
-    if (*interval) {
-        auto d = parse_duration(**interval);
-        if (!d || d->count() <= 0) {
-            return s.error(*s.table.get("interval"), "interval",
-                           d ? "must be longer than 0" : d.error().detail);
-        }
-        out.intervals.emplace(std::string{backend}, *d);
+    Nanos every{0};
+    if (auto r = s.duration("interval", Nanos{1}, every); !r) {
+        return r;
     }
-    if (*anchor) {
-        if (**anchor == "off") {
-            out.nvml_anchor = Nanos{0};
-        } else if (auto d = parse_duration(**anchor); d && d->count() > 0) {
-            out.nvml_anchor = *d;
-        } else {
-            return s.error(*s.table.get("anchor"), "anchor",
-                           d ? "must be longer than 0 (or \"off\")" : d.error().detail);
+    if (every.count() > 0) {
+        out.intervals.emplace(std::string{backend}, every);
+    }
+    if (*anchor && **anchor == "off") {
+        out.nvml_anchor = Nanos{0};
+    } else if (Nanos d{0}; *anchor) {
+        if (auto r = s.duration("anchor", Nanos{1}, d); !r) {
+            auto e = r.error();
+            e.detail += " (or \"off\")";
+            return std::unexpected(std::move(e));
         }
+        out.nvml_anchor = d;
     }
     if (backend == "perf_rapl") {
         if (auto r = parse_kernel_sampling(s, out); !r) {

@@ -128,7 +128,7 @@ Result<void> TomlScope::integer(std::string_view key, long min, long max, int& o
     return {};
 }
 
-Result<void> TomlScope::duration(std::string_view key, Nanos min, Nanos& out) const {
+Result<void> TomlScope::duration(std::string_view key, Nanos min, Nanos& out, Nanos max) const {
     auto s = string(key);
     if (!s) {
         return std::unexpected(s.error());
@@ -137,10 +137,16 @@ Result<void> TomlScope::duration(std::string_view key, Nanos min, Nanos& out) co
         return {};
     }
     auto d = parse_duration(**s);
-    if (!d || *d < min) {
-        return error(*table.get(key), key,
-                     d ? fmt::format("must be at least {}", format_duration(min))
-                       : d.error().detail);
+    if (!d || *d < min || *d > max) {
+        const auto text = [](Nanos n) { // a limit as it would be written: "1 ms", "1 s"
+            const double sec = static_cast<double>(n.count()) * 1e-9;
+            return sec < 1 ? fmt::format("{:g} ms", sec * 1e3) : fmt::format("{:g} s", sec);
+        };
+        std::string rule = max != Nanos::max()
+                               ? fmt::format("must be from {} to {}", text(min), text(max))
+                           : min <= Nanos{1} ? std::string{"must be longer than 0"}
+                                             : fmt::format("must be at least {}", text(min));
+        return error(*table.get(key), key, d ? std::move(rule) : d.error().detail);
     }
     out = *d;
     return {};

@@ -46,8 +46,9 @@ struct TomlScope {
     // These leave out untouched when the key is absent.
     // A whole number in [min, max].
     [[nodiscard]] Result<void> integer(std::string_view key, long min, long max, int& out) const;
-    // A duration string ("500ms") of at least min.
-    [[nodiscard]] Result<void> duration(std::string_view key, Nanos min, Nanos& out) const;
+    // A duration string ("500ms") from min to max.
+    [[nodiscard]] Result<void>
+    duration(std::string_view key, Nanos min, Nanos& out, Nanos max = Nanos::max()) const;
 };
 
 } // namespace jp

@@ -94,13 +94,19 @@ TEST_F(EndToEnd, PowerReadEveryMillisecondStaysAtTheProfile) {
     ASSERT_EQ(r.exit_code, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     const auto& run = j["groups"][0]["runs"][0];
-    const double peak = run["node"]["peak_w"].get<double>();
-    EXPECT_LE(peak, (p.base_w + p.amp_w) * 1.15) << "the profile never exceeds 210 W";
-    EXPECT_GE(peak, p.base_w * 0.9);
-    EXPECT_DOUBLE_EQ(run["parts"][0]["peak_w"].get<double>(), peak) << "one part, one peak";
     const auto& power = run["power"];
     ASSERT_TRUE(power.is_object()) << r.out;
-    EXPECT_LE(power["p99_w"].get<double>(), (p.base_w + p.amp_w) * 1.15);
+    const double peak = run["node"]["peak_w"].get<double>();
+    // A span that starts at a reading the fake counter's writer left stale (it stalls on a
+    // loaded machine: a 249.7 W peak in a local CI run) overstates its power by the stall's
+    // joules over the span; the real counter has no such stalls.
+    const double stall_w = writer.stall_joules() / power["step_s"].get<double>();
+    EXPECT_LE(peak, ((p.base_w + p.amp_w) * 1.15) + stall_w)
+        << "the profile never exceeds 210 W (the writer stalled up to " << writer.max_gap_ns()
+        << " ns)";
+    EXPECT_GE(peak, p.base_w * 0.9);
+    EXPECT_DOUBLE_EQ(run["parts"][0]["peak_w"].get<double>(), peak) << "one part, one peak";
+    EXPECT_LE(power["p99_w"].get<double>(), ((p.base_w + p.amp_w) * 1.15) + stall_w);
     EXPECT_GE(power["p50_w"].get<double>(), (p.base_w - p.amp_w) * 0.9);
     EXPECT_GE(power["step_s"].get<double>(), 0.019) << "no finer than the counter resolves";
     bool said = false;
