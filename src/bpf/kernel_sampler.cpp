@@ -54,7 +54,7 @@ int on_record(void* ctx, void* data, std::size_t size) noexcept {
         out->push_back(Reading{r.slot, static_cast<std::int64_t>(r.t_ns),
                                static_cast<std::int64_t>(r.call_ns), r.counter, r.error});
     } catch (const std::bad_alloc&) {
-        return -ENOMEM; // stops this drain; the rest stays in the ring for the next
+        return -ENOMEM; // stops this drain (this record is gone); the rest wait for the next
     }
     return 0;
 }
@@ -75,6 +75,13 @@ public:
             }
         }
     }
+    // The limit while raised, where it is not infinite (0: infinite or unknown).
+    [[nodiscard]] static std::uint64_t limit() noexcept {
+        rlimit now{};
+        return ::getrlimit(RLIMIT_MEMLOCK, &now) == 0 && now.rlim_cur != RLIM_INFINITY
+                   ? static_cast<std::uint64_t>(now.rlim_cur)
+                   : 0;
+    }
     MemlockRaised(const MemlockRaised&) = delete;
     MemlockRaised& operator=(const MemlockRaised&) = delete;
     MemlockRaised(MemlockRaised&&) = delete;
@@ -90,9 +97,9 @@ private:
     bool m_saved;
 };
 
-// Whether bytes is a size the kernel takes for a ring buffer.
+// Whether bytes is a size the kernel takes for a ring buffer: a power of two, whole pages.
 bool ring_size_ok(std::size_t bytes) noexcept {
-    return bytes >= k_ring_page && bytes <= k_ring_most && (bytes & (bytes - 1)) == 0;
+    return bytes >= smallest_ring() && bytes <= k_ring_most && (bytes & (bytes - 1)) == 0;
 }
 
 } // namespace
@@ -179,7 +186,8 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     if (options.ring_bytes != 0 && !ring_size_ok(options.ring_bytes)) {
         return std::unexpected(fmt::format("a ring buffer of {} bytes: the kernel takes a power "
                                            "of two from {} bytes to {} MiB",
-                                           options.ring_bytes, k_ring_page, k_ring_most >> 20U));
+                                           options.ring_bytes, smallest_ring(),
+                                           k_ring_most >> 20U));
     }
     static std::once_flag quiet_once;
     std::call_once(quiet_once, [] { libbpf_set_print(quiet); });
@@ -200,10 +208,20 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
         return std::unexpected(
             refused(fmt::format("a ring buffer of {} bytes", st->ring_size), -rc));
     }
+    std::uint64_t memlock = 0; // the limit the load ran under, where finite
     const int loaded = [&] {
         const MemlockRaised raised; // the limit is checked only as the maps are made
+        memlock = MemlockRaised::limit();
         return jp_tick_load(st->skel);
     }();
+    if (loaded == -EPERM && memlock != 0 && memlock < st->ring_size * 2) {
+        // Before Linux 5.11 the maps are charged to the limit, and EPERM says so.
+        return std::unexpected(fmt::format(
+            "eBPF loading the sampler program (bpf): {} (RLIMIT_MEMLOCK is {} bytes; kernels "
+            "before 5.11 charge the {}-byte ring to it: raise it, e.g. LimitMEMLOCK=infinity "
+            "in jouleprofd's unit, or check CAP_BPF and CAP_PERFMON)",
+            std::strerror(EPERM), memlock, st->ring_size));
+    }
     if (loaded != 0) {
         return std::unexpected(refused("loading the sampler program (bpf)", -loaded));
     }

@@ -84,12 +84,17 @@ private:
 // found at build time); without it, start() says so.
 [[nodiscard]] bool built_in() noexcept;
 
-// The sizes the kernel takes for a ring buffer: powers of two in [k_ring_page, k_ring_most].
+// The sizes the kernel takes for a ring buffer: powers of two in [a page, k_ring_most].
 inline constexpr std::size_t k_ring_page = 4096;
 inline constexpr std::size_t k_ring_most = std::size_t{256} << 20U;
 
+// The smallest ring this kernel takes: k_ring_page, or its page where larger (64 KiB on some
+// arm64 and ppc64le kernels).
+[[nodiscard]] std::size_t smallest_ring() noexcept;
+
 // Bytes the ring needs to hold held_ns of n counters' readings at period_ns: the smallest
-// size the kernel takes that holds them, at most k_ring_most.
+// size the kernel takes that holds them (k_ring_page, or this kernel's larger page, up), at
+// most k_ring_most.
 [[nodiscard]] std::size_t
 ring_bytes_for(std::size_t n, std::int64_t period_ns, std::int64_t held_ns) noexcept;
 

@@ -3,8 +3,14 @@
 #include "bpf/tick_record.h"
 
 #include <algorithm>
+#include <unistd.h>
 
 namespace jp::bpf {
+
+std::size_t smallest_ring() noexcept {
+    return std::max(k_ring_page,
+                    static_cast<std::size_t>(std::max(4096L, ::sysconf(_SC_PAGESIZE))));
+}
 
 std::size_t ring_bytes_for(std::size_t n, std::int64_t period_ns, std::int64_t held_ns) noexcept {
     constexpr std::size_t k_record = sizeof(jp_tick_record) + 8; // + the ring's own header
@@ -15,7 +21,7 @@ std::size_t ring_bytes_for(std::size_t n, std::int64_t period_ns, std::int64_t h
     const double want = std::min(static_cast<double>(k_ring_most),
                                  static_cast<double>(std::max<std::size_t>(1, n)) *
                                      static_cast<double>(per_counter) * k_record);
-    std::size_t bytes = k_ring_page;
+    std::size_t bytes = smallest_ring();
     while (static_cast<double>(bytes) < want) {
         bytes *= 2;
     }

@@ -49,7 +49,23 @@ using detail::new_run;
 // How often a job's CPU use is read for attribution (and the wait wakes up).
 constexpr int k_usage_tick_ms = 100;
 constexpr int k_status_tick_ms = 500;
+constexpr int k_idle_tick_ms = 10'000;
 constexpr std::int64_t k_usage_tick_ns = std::int64_t{k_usage_tick_ms} * 1'000'000;
+
+// Ends a run's sampling, should anything throw before the run ends it: the drain's companion
+// must not outlive what it touches (State::end_sampling_quietly).
+class EndOnUnwind {
+public:
+    explicit EndOnUnwind(State& s) : m_s(&s) {}
+    EndOnUnwind(const EndOnUnwind&) = delete;
+    EndOnUnwind& operator=(const EndOnUnwind&) = delete;
+    EndOnUnwind(EndOnUnwind&&) = delete;
+    EndOnUnwind& operator=(EndOnUnwind&&) = delete;
+    ~EndOnUnwind() { m_s->end_sampling_quietly(); }
+
+private:
+    State* m_s;
+};
 
 // Runs the command once under measurement; returns its shell exit code.
 int measured_run(
@@ -72,7 +88,8 @@ int measured_run(
     }
     s.markers.spawned();
     auto usage = s.attribution ? attrib::Tracker::prepare(child->pid(), s.usage) : std::nullopt;
-    run.start_ns = s.sampler.begin(run.id);
+    run.start_ns = s.begin_sampling(run.id);
+    const EndOnUnwind unwind{s}; // the drain's companion may hold usage
     if (usage) {
         usage->begin(run.start_ns);
     }
@@ -80,7 +97,7 @@ int measured_run(
     if (auto released = child->release(); !released) {
         failure = fmt::format("cannot run '{}': {}", series.command[0], released.error().detail);
         auto st = child->wait(100, {});
-        run.end_ns = s.sampler.end();
+        run.end_ns = s.end_sampling();
         s.markers.ended(s.epoch + *run.end_ns);
         usage.reset(); // nothing ran
         run.status = "failed";
@@ -97,25 +114,27 @@ int measured_run(
                                   repeat, warm ? series.warmup : series.repeat),
                       2e-9 * static_cast<double>(s.interval.count())};
     // Where the sampler's drain thread wakes anyway, it reads the job's CPU use (State::on_drain)
-    // and this thread wakes only for the status line, if one is shown.
+    // and this thread wakes only for the status line, if one is shown (else every 10 s: a
+    // wait that cannot last for ever, should a signal go astray).
     const bool on_drain = s.drain_companion;
     if (on_drain && usage) {
         s.usage_on_drain.store(&*usage);
     }
-    const int tick_ms = !on_drain ? k_usage_tick_ms : shows_status ? k_status_tick_ms : -1;
+    const int tick_ms = !on_drain      ? k_usage_tick_ms
+                        : shows_status ? k_status_tick_ms
+                                       : k_idle_tick_ms;
     int ticks = 0;
     const auto st = child->wait(tick_ms, [&] {
         if (usage && !on_drain) {
             usage->sample(mono_ns() - s.epoch);
         }
         // Every 500 ms from the first 500 ms on.
-        if (on_drain || ++ticks % (k_status_tick_ms / k_usage_tick_ms) == 0) {
+        if ((on_drain && shows_status) || ++ticks % (k_status_tick_ms / k_usage_tick_ms) == 0) {
             status.update(static_cast<double>(mono_ns() - s.epoch - run.start_ns) * 1e-9,
                           s.sampler.live(), s.estimated);
         }
     });
-    run.end_ns = s.sampler.end(); // the drain thread has stopped
-    s.usage_on_drain.store(nullptr);
+    run.end_ns = s.end_sampling();
     s.markers.ended(s.epoch + *run.end_ns);
     if (usage) {
         s.recorder.add_usage(run.id, usage->finish(*run.end_ns));
@@ -185,10 +204,10 @@ std::optional<int> MeasurementSession::baseline(Nanos duration) {
     auto run = new_run(*m, Series{}, "baseline", 1);
     run.command = "(idle baseline)";
     m->recorder.begin_run(run);
-    run.start_ns = m->sampler.begin(run.id);
+    run.start_ns = m->begin_sampling(run.id);
     m->recorder.end_run(run);
     const auto sig = process::sleep_unless_signalled(m->epoch + run.start_ns + duration.count());
-    run.end_ns = m->sampler.end();
+    run.end_ns = m->end_sampling();
     run.monitor_cpu_s = monitor_cpu_since_last_run(*m);
     run.status = sig ? "interrupted" : "complete";
     run.exit_code = 0;

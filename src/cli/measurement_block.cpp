@@ -63,7 +63,7 @@ std::int64_t MeasurementSession::begin_block(const std::string& label,
         m->block_usage = attrib::Tracker::prepare(
             job.kind == BlockJob::Kind::self ? ::getpid() : job.pid, std::move(options));
     }
-    run.start_ns = m->sampler.begin(run.id);
+    run.start_ns = m->begin_sampling(run.id);
     if (m->block_usage) {
         m->block_usage->begin(run.start_ns);
         m->block_usage_thread = std::jthread{[this](const std::stop_token& stop) {
@@ -97,7 +97,7 @@ trace::RunInfo MeasurementSession::end_block(std::string_view status) {
         m->block_usage_thread.request_stop();
         m->block_usage_thread.join();
     }
-    run.end_ns = m->sampler.end();
+    run.end_ns = m->end_sampling();
     if (m->block_usage) {
         m->recorder.add_usage(run.id, m->block_usage->finish(*run.end_ns));
         m->block_usage.reset();

@@ -41,12 +41,12 @@ struct MeasurementSession::State {
           std::filesystem::path trace,
           std::int64_t epoch_mono,
           const Config& config)
-        : live(o.live), interval(o.interval), path(std::move(trace)), epoch(epoch_mono),
-          estimated(d.estimated), sampler{std::move(d.sensors), std::move(d.table),
+        : interval(o.interval), epoch(epoch_mono),
+          path(std::move(trace)), sampler{std::move(d.sensors), std::move(d.table),
                                           sampler_config(o.interval, config), epoch_mono},
           recorder{std::move(writer), sampler}, markers{std::move(o.mark_rules), recorder,
                                                         epoch_mono, path, o.job_stdout_to_stderr},
-          attribution(config.attribution.enabled) {
+          live(o.live), estimated(d.estimated), attribution(config.attribution.enabled) {
         usage.idle_watts.insert(config.attribution.idle_watts.begin(),
                                 config.attribution.idle_watts.end());
         // jouleprofd's learned idle power where the config names none (config first).
@@ -83,25 +83,54 @@ struct MeasurementSession::State {
         }
     }
 
-    bool live;
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+    State(State&&) = delete;
+    State& operator=(State&&) = delete;
+    // A run an exception or a dropped Python session left open: its sampling threads stop
+    // before the members the drain's companion touches go.
+    ~State() { end_sampling_quietly(); }
+
+    // The sampler's begin() and end(), keeping track of whether a run is being sampled.
+    std::int64_t begin_sampling(std::int64_t run_id) {
+        const auto t = sampler.begin(run_id);
+        sampling = true;
+        return t;
+    }
+    std::int64_t end_sampling() {
+        const auto t = sampler.end(); // the drain thread has stopped
+        sampling = false;
+        usage_on_drain.store(nullptr);
+        return t;
+    }
+    void end_sampling_quietly() noexcept {
+        if (sampling) {
+            try {
+                (void)end_sampling();
+            } catch (...) { // NOLINT(bugprone-empty-catch): tearing down, nothing to tell
+            }
+        }
+    }
+    // Where the sampler drains a source that samples on its own (the eBPF kernel sampler),
+    // the job's CPU use is read and the trace committed on that thread's wake-ups, and the
+    // main thread sleeps until the job ends.
+    void on_drain(std::int64_t t_ns);
+
     Nanos interval;
-    std::filesystem::path path;
     std::int64_t epoch;
-    bool estimated;
+    std::filesystem::path path;
     Sampler sampler;
     Recorder recorder;
     JobMarkers markers;
-    // Each job's CPU use against the node's (attrib/tracker.hpp); off in [attribution].
-    bool attribution = true;
-    attrib::TrackerOptions usage;
-    // Where the sampler drains a source that samples on its own (the eBPF kernel sampler),
-    // the job's CPU use is read and the trace committed on that thread's wake-ups
-    // (on_drain()), and the main thread sleeps until the job ends.
-    bool drain_companion = false;
+    attrib::TrackerOptions usage; // each job's CPU use against the node's (attrib/tracker.hpp)
     std::atomic<attrib::Tracker*> usage_on_drain{nullptr}; // the running job's, if any
     std::int64_t usage_sampled_ns = 0;                     // the drain thread's alone
-    void on_drain(std::int64_t t_ns);
-    int runs = 0; // jobs started in this session
+    bool live;
+    bool estimated;
+    bool attribution = true; // off in [attribution]
+    bool drain_companion = false;
+    bool sampling = false; // between begin_sampling() and end_sampling()
+    int runs = 0;          // jobs started in this session
     // Process CPU time already reported with earlier runs: each run reports
     // everything the monitor spent since (the first one its start-up too).
     double cpu_reported = 0;

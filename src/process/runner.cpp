@@ -298,7 +298,7 @@ ExitStatus Child::wait(int tick_ms, const std::function<void()>& tick) {
         }
         siginfo_t info{};
         timespec timeout{tick_ms / 1000, static_cast<long>(tick_ms % 1000) * 1'000'000L};
-        const int sig = ::sigtimedwait(&set, &info, tick_ms < 0 ? nullptr : &timeout);
+        const int sig = ::sigtimedwait(&set, &info, &timeout);
         if (sig < 0) {
             if (errno == EAGAIN && tick) {
                 tick();

@@ -76,8 +76,7 @@ public:
     // Lets the child exec. Fails if exec failed (the child then exits 126/127).
     Result<void> release();
     // Waits for the child, forwarding the signals above sent by other processes; calls tick every
-    // tick_ms while waiting (tick_ms < 0: never; the wait wakes only for signals). The status is
-    // returned right after the child is reaped.
+    // tick_ms while waiting. The status is returned right after the child is reaped.
     ExitStatus wait(int tick_ms, const std::function<void()>& tick);
     [[nodiscard]] pid_t pid() const noexcept { return m_pid; }
 

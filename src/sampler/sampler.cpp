@@ -68,9 +68,8 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         s->prepare(Nanos{slot->interval}); // decides whether it samples on its own
         slot->batched = s->batched();
         slot->own_thread = slot->batched || s->slow();
-        if (slot->batched) { // drained no more often than it samples
-            slot->interval =
-                std::max({std::int64_t{1}, slot->interval, config.drain_interval.count()});
+        if (slot->batched) {
+            slot->interval = std::max<std::int64_t>(1, config.drain_interval.count());
         }
         first += s->channels().size();
         m_slots.push_back(std::move(slot));
@@ -249,8 +248,14 @@ void Sampler::slow_loop(Slot& slot) {
                 sample_slot(slot, 0, nullptr);
             }
         }
-        if (running && &slot == m_companion_slot) {
-            m_companion(now());
+        if (running && &slot == m_companion_slot && !slot.companion_failed) {
+            try {
+                m_companion(now());
+            } catch (const std::exception& e) { // nothing may escape a thread: the run goes on
+                JP_LOG_WARN("sampler: the drain's companion failed ({}); it runs no more",
+                            e.what());
+                slot.companion_failed = true;
+            }
         }
         slot.next = std::max(slot.next + slot.interval, now());
     }

@@ -32,8 +32,8 @@ struct SamplerConfig {
     // Readings held between two drains; 0: enough for k_queue_headroom of
     // every sensor at its interval (the recorder drains every 0.5 s).
     std::size_t queue_capacity = 0;
-    // How often a source that samples on its own (the eBPF kernel sampler) is drained; never
-    // more often than it samples.
+    // How often a source that samples on its own (the eBPF kernel sampler) is drained, and
+    // a drain companion runs (set_drain_companion).
     Nanos drain_interval{std::chrono::milliseconds{100}};
 };
 

@@ -39,6 +39,7 @@ struct Sampler::Slot {
     bool discard_backlog = false;
     bool end_pending = false;
     bool ended = true;
+    bool companion_failed = false; // its drain thread's alone (Sampler::set_drain_companion)
     std::vector<sensors::Value> buf;
     std::vector<sensors::Stamped> batch; // a drain's readings
     std::vector<std::uint64_t> lost;     // a drain's lost readings per channel

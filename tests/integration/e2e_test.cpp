@@ -39,6 +39,10 @@ protected:
 // interval: 8.05 s sampled every second (long enough that the
 // fake counter's own staleness under a loaded machine stays far below 0.1 %), with a counter that
 // wraps mid-run.
+// Beyond this, a stall of the fake counter's writer leaves the checks that allow for it
+// (below) too wide to show anything: they skip instead, saying so.
+constexpr std::int64_t k_most_stall_ns = 20'000'000;
+
 TEST_F(EndToEnd, EnergyMatchesGroundTruthOverTheJobsOwnEdges) {
     ProfileWriter::Profile p;
     p.start_j = 4294.967296 - 250; // wraps about 1.6 s in
@@ -96,6 +100,10 @@ TEST_F(EndToEnd, PowerReadEveryMillisecondStaysAtTheProfile) {
     const auto& run = j["groups"][0]["runs"][0];
     const auto& power = run["power"];
     ASSERT_TRUE(power.is_object()) << r.out;
+    if (writer.max_gap_ns() > k_most_stall_ns) {
+        GTEST_SKIP() << "the fake counter's writer stalled " << writer.max_gap_ns() / 1'000'000
+                     << " ms: no truth to hold the peak to on a machine this loaded";
+    }
     const double peak = run["node"]["peak_w"].get<double>();
     // A span that starts at a reading the fake counter's writer left stale (it stalls on a
     // loaded machine: a 249.7 W peak in a local CI run) overstates its power by the stall's
@@ -141,6 +149,10 @@ TEST_F(EndToEnd, BaselineGivesIdlePowerAndDynamicEnergy) {
                                      file("/bl.jptrace"), JP_TEST_JOB, file("/j.txt"))));
     ASSERT_EQ(r.exit_code, 0);
     const auto g = nlohmann::json::parse(r.out)["groups"][0];
+    if (writer.max_gap_ns() > k_most_stall_ns) {
+        GTEST_SKIP() << "the fake counter's writer stalled " << writer.max_gap_ns() / 1'000'000
+                     << " ms: no truth to hold the idle power to on a machine this loaded";
+    }
     // Each edge's reading can be as stale as the writer's longest stall (a loaded CI machine
     // stalled it ~5 ms: 1.57 W over a 500 ms baseline): the idle power and the dynamic energy
     // are allowed that, on top of the counter's own 1 %.

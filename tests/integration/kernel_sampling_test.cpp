@@ -157,6 +157,8 @@ TEST(KernelSampling, WhileTheJobRunsOnlyTheDrainWakesTheMonitor) {
     const auto config = fs.path("/wake.toml").string();
     std::ofstream{config} << "";
     const auto root = fs.root().string();
+    const auto started = fs.path("/job.started").string(); // the job is running: start-up is over
+    const auto job = fmt::format("touch {} && exec sleep 4", started);
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
@@ -164,10 +166,14 @@ TEST(KernelSampling, WhileTheJobRunsOnlyTheDrainWakesTheMonitor) {
         ::dup2(fd, 1);
         ::dup2(fd, 2);
         ::execl(JP_BINARY, JP_BINARY, "-v", "--sysfs-root", root.c_str(), "-c", config.c_str(),
-                "run", "--no-live", "-i", "1ms", "-o", trace.c_str(), "--", "sleep", "4", nullptr);
+                "run", "--no-live", "-i", "1ms", "-o", trace.c_str(), "--", "sh", "-c", job.c_str(),
+                nullptr);
         ::_exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds{1500}); // past start-up
+    for (int i = 0; i < 200 && !std::filesystem::exists(started); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{300}); // the recorder's first wait
     const auto before = switches(pid);
     constexpr double k_seconds = 2;
     std::this_thread::sleep_for(std::chrono::milliseconds{2000});

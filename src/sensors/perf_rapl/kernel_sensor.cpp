@@ -90,6 +90,14 @@ void KernelSampledSensor::drain(std::vector<Stamped>& out, std::vector<std::uint
         m_sampler.reset();
         return;
     }
+    // Silence counts only over drains at least two ticks apart: jouleprofd's exact reads drain
+    // too, and may come within a tick of each other.
+    const auto now = mono_ns();
+    const bool long_enough = now - m_last_drain_ns >= 2 * m_sampler->period_ns();
+    m_last_drain_ns = now;
+    if (!long_enough) {
+        return;
+    }
     bool silent = false;
     for (std::size_t i = 0; i < counters.size(); ++i) {
         auto& in_row = m_silent_in_row[i];

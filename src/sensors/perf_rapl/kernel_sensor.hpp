@@ -55,6 +55,7 @@ private:
     std::vector<int> m_silent_in_row; // per counter: drains without a tick's reading
     std::vector<bool> m_ticked;       // per counter: read by a tick since the last drain
     bool m_said_silent = false;
+    std::int64_t m_last_drain_ns = 0; // CLOCK_MONOTONIC
     std::vector<Value> m_direct; // a direct read
 };
 

@@ -195,7 +195,6 @@ TEST(SamplerBatch, TheDrainCompanionRidesEachDrainWhileARunIsSampledAndOnlyThen)
     EXPECT_LE(during.size(), drains) << "more calls than drains";
     for (std::size_t i = 0; i < during.size(); ++i) {
         EXPECT_GT(during[i], r.begin) << "call " << i;
-        EXPECT_LE(during[i], r.end + 1'000'000) << "call " << i << " after the end edge";
         EXPECT_TRUE(i == 0 || during[i] > during[i - 1]) << "call " << i;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{120});
