@@ -56,7 +56,7 @@ private:
     std::vector<bool> m_ticked;       // per counter: read by a tick since the last drain
     bool m_said_silent = false;
     std::int64_t m_last_drain_ns = 0; // CLOCK_MONOTONIC
-    std::vector<Value> m_direct; // a direct read
+    std::vector<Value> m_direct;      // a direct read
 };
 
 // Starts the kernel sampler on the counters; where it cannot, returns them as they are
