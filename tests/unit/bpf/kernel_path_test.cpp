@@ -210,30 +210,17 @@ TEST_F(KernelPath, AsRootTheKernelSampledCountersServeWhatPowercapFound) {
 TEST_F(KernelPath, RootWithoutCapBpfIsToldWhyPowercapIsReadFromTheTimer) {
     test::add_rapl_zone(m_fs, "intel-rapl:0", "package-0", 1'000'000);
     m_host.is_root = true;
-    std::array<int, 2> pipe_fds{};
-    ASSERT_EQ(::pipe(pipe_fds.data()), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        ::close(pipe_fds[0]);
+    const auto child = test::in_child([this] {
         std::string said = test::drop_capabilities({CAP_BPF, CAP_SYS_ADMIN});
         if (said.empty()) {
             for (const auto& n : sensors::discover_all(m_host).notes) {
                 said += n + "\n";
             }
         }
-        (void)!::write(pipe_fds[1], said.data(), said.size());
-        ::_exit(0);
-    }
-    ::close(pipe_fds[1]);
-    std::string notes;
-    std::array<char, 4096> buf{};
-    for (ssize_t n = 0; (n = ::read(pipe_fds[0], buf.data(), buf.size())) > 0;) {
-        notes.append(buf.data(), static_cast<std::size_t>(n));
-    }
-    ::close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
+        return std::pair{said, 0};
+    });
+    ASSERT_TRUE(WIFEXITED(child.status)) << child.said;
+    const auto& notes = child.said;
     EXPECT_NE(notes.find("perf_rapl: not needed, powercap RAPL is readable from a timer; not "
                          "sampled in the kernel: eBPF "),
               std::string::npos)

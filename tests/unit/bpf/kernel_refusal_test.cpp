@@ -74,32 +74,16 @@ TEST(KernelRefusal, AnOrdinaryUserIsToldWhyAndTheTimerReadsTheCounters) {
         EXPECT_EQ(problem, "");
         return;
     }
-    std::array<int, 2> pipe_fds{};
-    ASSERT_EQ(::pipe(pipe_fds.data()), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        ::close(pipe_fds[0]);
+    const auto [said, status] = test::in_child([] {
         constexpr uid_t k_nobody = 65534;
         if (::setgroups(0, nullptr) != 0 || ::setresgid(k_nobody, k_nobody, k_nobody) != 0 ||
             ::setresuid(k_nobody, k_nobody, k_nobody) != 0) {
-            const std::string m = "could not become nobody";
-            (void)!::write(pipe_fds[1], m.data(), m.size());
-            ::_exit(2);
+            return std::pair{std::string{"could not become nobody"}, 2};
         }
-        const auto problem = refusal_problem();
-        (void)!::write(pipe_fds[1], problem.data(), problem.size());
-        ::_exit(problem.empty() ? 0 : problem.starts_with(k_no_counter) ? 3 : 1);
-    }
-    ::close(pipe_fds[1]);
-    std::string said;
-    std::array<char, 512> buf{};
-    for (ssize_t n = 0; (n = ::read(pipe_fds[0], buf.data(), buf.size())) > 0;) {
-        said.append(buf.data(), static_cast<std::size_t>(n));
-    }
-    ::close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
+        auto problem = refusal_problem();
+        const int code = problem.empty() ? 0 : problem.starts_with(k_no_counter) ? 3 : 1;
+        return std::pair{std::move(problem), code};
+    });
     if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
         GTEST_SKIP() << said;
     }

@@ -16,7 +16,9 @@
 #include <optional>
 #include <string>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 namespace jp::test {
 
@@ -60,6 +62,45 @@ inline std::string drop_capabilities(std::initializer_list<unsigned> caps) {
         return std::string{"capset: "} + std::strerror(errno);
     }
     return {};
+}
+
+// What a forked child said and how it ended (its waitpid status; -1: it could not run).
+struct ChildResult {
+    std::string said;
+    int status = -1;
+};
+
+// Runs body (returning what to say and the exit code) in a forked child, where what it
+// changes (its user, its capabilities) stays: the child has one thread, so a change to the
+// calling thread's credentials is the whole process's.
+template <class Body> ChildResult in_child(Body body) {
+    std::array<int, 2> fds{};
+    if (::pipe(fds.data()) != 0) {
+        return {std::string{"pipe: "} + std::strerror(errno), -1};
+    }
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        const std::pair<std::string, int> r = body();
+        (void)!::write(fds[1], r.first.data(), r.first.size());
+        ::_exit(r.second);
+    }
+    ::close(fds[1]);
+    ChildResult out;
+    if (child < 0) {
+        ::close(fds[0]);
+        out.said = std::string{"fork: "} + std::strerror(errno);
+        return out;
+    }
+    std::array<char, 4096> buf{};
+    for (ssize_t n = 0; (n = ::read(fds[0], buf.data(), buf.size())) > 0;) {
+        out.said.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    if (::waitpid(child, &out.status, 0) != child) {
+        out.status = -1;
+    }
+    return out;
 }
 
 // The msr PMU's type number, where the kernel has it.
