@@ -102,6 +102,24 @@ bool ring_size_ok(std::size_t bytes) noexcept {
     return bytes >= smallest_ring() && bytes <= k_ring_most && (bytes & (bytes - 1)) == 0;
 }
 
+// What is wrong with start()'s arguments, in one line (empty: nothing).
+std::string refusal_of(std::span<const CounterSpec> counters, const Options& options) {
+    constexpr auto k_most = static_cast<std::size_t>(JP_BPF_MAX_COUNTERS);
+    if (counters.empty() || counters.size() > k_most) {
+        return fmt::format("the kernel sampler takes 1 to {} counters, not {}", k_most,
+                           counters.size());
+    }
+    if (options.period_ns <= 0) {
+        return "the kernel sampler's period must be longer than 0";
+    }
+    if (options.ring_bytes != 0 && !ring_size_ok(options.ring_bytes)) {
+        return fmt::format("a ring buffer of {} bytes: the kernel takes a power of two from {} "
+                           "bytes to {} MiB",
+                           options.ring_bytes, smallest_ring(), k_ring_most >> 20U);
+    }
+    return {};
+}
+
 } // namespace
 
 struct KernelSampler::State {
@@ -175,19 +193,8 @@ KernelSampler::~KernelSampler() = default;
 
 std::expected<std::unique_ptr<KernelSampler>, std::string>
 KernelSampler::start(std::span<const CounterSpec> counters, const Options& options) {
-    constexpr auto k_most = static_cast<std::size_t>(JP_BPF_MAX_COUNTERS);
-    if (counters.empty() || counters.size() > k_most) {
-        return std::unexpected(fmt::format("the kernel sampler takes 1 to {} counters, not {}",
-                                           k_most, counters.size()));
-    }
-    if (options.period_ns <= 0) {
-        return std::unexpected(std::string{"the kernel sampler's period must be longer than 0"});
-    }
-    if (options.ring_bytes != 0 && !ring_size_ok(options.ring_bytes)) {
-        return std::unexpected(fmt::format("a ring buffer of {} bytes: the kernel takes a power "
-                                           "of two from {} bytes to {} MiB",
-                                           options.ring_bytes, smallest_ring(),
-                                           k_ring_most >> 20U));
+    if (auto bad = refusal_of(counters, options); !bad.empty()) {
+        return std::unexpected(std::move(bad));
     }
     static std::once_flag quiet_once;
     std::call_once(quiet_once, [] { libbpf_set_print(quiet); });
