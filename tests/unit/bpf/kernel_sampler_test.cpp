@@ -142,6 +142,10 @@ TEST_F(KernelSampler_, AKilohertzForTenSecondsIsCompleteAndWithinATickOfTheTruth
         std::int64_t previous = 0;
         double worst = 0;
         std::size_t off = 0; // readings further than one tick from the truth
+        // The CPU clock against its own time, reading to reading, where no gap parts them.
+        std::size_t steps = 0; // such pairs, and those whose count moved a tick more than time
+        std::size_t stepped = 0;
+        const bpf::Reading* before = nullptr;
         std::int64_t longest_gap = 0;
         std::size_t gaps = 0; // readings more than 1.5 ticks after the one before
         for (const auto& r : readings) {
@@ -152,9 +156,17 @@ TEST_F(KernelSampler_, AKilohertzForTenSecondsIsCompleteAndWithinATickOfTheTruth
             ASSERT_EQ(r.error, 0) << c.name;
             ASSERT_GT(r.t_mono_ns, previous) << c.name << ": times increase";
             if (previous != 0) {
+                const bool gap = r.t_mono_ns - previous > k_period * 3 / 2;
                 longest_gap = std::max(longest_gap, r.t_mono_ns - previous);
-                gaps += r.t_mono_ns - previous > k_period * 3 / 2 ? 1 : 0;
+                gaps += gap ? 1 : 0;
+                if (!gap) {
+                    const double moved = static_cast<double>(r.count - before->count) -
+                                         rate * static_cast<double>(r.t_mono_ns - previous);
+                    ++steps;
+                    stepped += std::abs(moved) > rate * k_period ? 1U : 0U;
+                }
             }
+            before = &r;
             previous = r.t_mono_ns;
             const double miss = std::abs(static_cast<double>(r.count) - truth(r.t_mono_ns));
             worst = std::max(worst, miss);
@@ -175,10 +187,14 @@ TEST_F(KernelSampler_, AKilohertzForTenSecondsIsCompleteAndWithinATickOfTheTruth
             EXPECT_LE(worst, one_tick)
                 << c.name << ": a reading further than a tick from the truth";
         } else {
-            // The CPU clock counts by the scheduler's clock (local_clock), not CLOCK_MONOTONIC;
-            // across a vCPU stall the two part by up to ~0.9 ms here (2026-11-29).
-            EXPECT_LE(static_cast<double>(off), 0.001 * static_cast<double>(n)) << c.name;
-            EXPECT_LE(worst, 5 * one_tick) << c.name;
+            // The CPU clock counts by the scheduler's clock (local_clock), not CLOCK_MONOTONIC:
+            // across a vCPU stall the two part, and stay parted (0.9 ms here, 2026-11-29; 1.9 ms
+            // for half of a run in CI the same day), so a straight line is no truth for it. Its
+            // truth is time itself, from one reading to the next: where no gap parts two
+            // readings, the count moved as far as the time between them, within a tick.
+            std::cout << c.name << ": " << off << " readings off the straight line, " << stepped
+                      << " of " << steps << " steps between readings off by more than a tick\n";
+            EXPECT_LE(static_cast<double>(stepped), 0.001 * static_cast<double>(steps)) << c.name;
         }
     }
 }
