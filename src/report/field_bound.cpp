@@ -242,13 +242,18 @@ FieldLimits field_limits(const Channel& c,
     const auto spacing = median_spacing(knots);
     l.update_ns = c.update_ns.value_or(t.update_learned ? t.update_ns : spacing);
     l.gap_ns = spacing > std::numeric_limits<std::int64_t>::max() / 5 ? 0 : spacing * 5 / 2;
+    l.read_ns = t.read_ns;
     return l;
 }
 
-std::optional<Bound> field_bound(std::span<const TimedValue> knots,
-                                 std::int64_t t0,
-                                 std::int64_t t1,
-                                 const FieldLimits& l) {
+namespace {
+
+// The bound where each reading's stamp is when its value was taken, up to U late (l.read_ns
+// is not looked at).
+std::optional<Bound> stamped_bound(std::span<const TimedValue> knots,
+                                   std::int64_t t0,
+                                   std::int64_t t1,
+                                   const FieldLimits& l) {
     if (knots.empty() || t1 < t0 ||
         std::ranges::any_of(knots, [](const TimedValue& v) { return !(v.value >= 0); })) {
         return std::nullopt; // a negative power is no reading: the figure has no bound
@@ -280,6 +285,44 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
         return own; // the assumption would buy nothing
     }
     b.windows_assumed = true;
+    return b;
+}
+
+double width_of(const BoundTerms& t) noexcept {
+    return t.quantum + t.lag + t.gap + t.jump + t.knee + t.shared + t.field + t.wrap + t.read;
+}
+
+} // namespace
+
+std::optional<Bound> field_bound(std::span<const TimedValue> knots,
+                                 std::int64_t t0,
+                                 std::int64_t t1,
+                                 const FieldLimits& l) {
+    if (l.read_ns <= 0) {
+        return stamped_bound(knots, t0, t1, l);
+    }
+    // A value stamped at its call's middle (rounded down) was taken within half a call (rounded
+    // up) of it: as if stamped half a call later and up to U and a whole call late.
+    const std::int64_t half = (l.read_ns + 1) / 2;
+    std::vector<TimedValue> later(knots.begin(), knots.end());
+    for (auto& k : later) {
+        k.t_ns += half;
+    }
+    FieldLimits wide = l;
+    wide.read_ns = 0;
+    wide.update_ns += 2 * half;
+    auto b = stamped_bound(later, t0, t1, wide);
+    FieldLimits exact = l;
+    exact.read_ns = 0;
+    const auto without = stamped_bound(knots, t0, t1, exact);
+    // What the call adds, beside what the readings would leave open were each taken at its
+    // stamp (the terms as they are where moving the stamps left less open).
+    if (b && without && width_of(b->terms) >= width_of(without->terms)) {
+        const double read = width_of(b->terms) - width_of(without->terms);
+        b->terms = without->terms;
+        b->terms.read += read;
+        b->dominant = dominant_of(b->terms);
+    }
     return b;
 }
 

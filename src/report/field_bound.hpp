@@ -24,6 +24,10 @@
 //    last at or before t to the first more than U after it. Before the first reading, within
 //    U of the last, and across a gap of over 2.5 reading periods: anything from 0 to P.
 // Both: each reading's quantum; the bound is cut at 0 and P·T; a negative reading gives none.
+// A reading stamped at its call's middle may show the power (or end its window) up to half a
+// call after its stamp, and up to U plus half a call before it: the bound is taken over the
+// stamps moved half a call later with U widened by a call, and what that adds is the "read
+// time" term.
 #include "core/channel.hpp"
 #include "core/integrate.hpp"
 #include "report/bound.hpp"
@@ -44,6 +48,9 @@ struct FieldLimits {
     bool averaged = false;
     std::int64_t gap_ns = 0;  // instantaneous: a longer span between readings is a gap
     bool max_assumed = false; // max_watts is twice the highest reading, not the sensor's
+    // The longest read call, where each reading is stamped at its call's middle (0: stamped
+    // by the source): the value may come from anywhere in the call, half a call either side.
+    std::int64_t read_ns = 0;
 };
 
 // A power reading's step by backend (through jouleprofd, the source's): a whole watt for a

@@ -129,15 +129,21 @@ TEST(FieldBound, AnAveragedFieldsBoundHoldsInEveryGeneratedCase) {
         const bool late = std::uniform_int_distribution{0, 4}(rng) == 0;
         std::vector<TimedValue> readings;
         std::uniform_int_distribution<std::int64_t> jitter{0, read / 20};
+        // Where each reading lags by its own, half the cases stamp it at its call's middle, the
+        // value taken anywhere in a call of up to a quarter of a reading period.
+        const auto call = alike || std::uniform_int_distribution{0, 1}(rng) == 0
+                              ? 0
+                              : std::uniform_int_distribution<std::int64_t>{1, read / 4}(rng);
+        std::uniform_int_distribution<std::int64_t> in_call{-call / 2, call / 2};
         for (auto s = start - 2 * k_s + (late ? 2 * k_s + job / 3 : 0); s < start + job + 2 * k_s;
              s += read + jitter(rng)) {
             const auto end = alike ? s - phase : shown_at(s, update, phase);
             const double mean = truth.energy(end - window, end) / sec(window);
-            readings.push_back({s, std::floor(mean / q) * q});
+            readings.push_back({s + in_call(rng), std::floor(mean / q) * q});
         }
         const auto c = averaged_channel(window);
         auto knots = knots_of(c, readings);
-        FieldLimits l{q, max_w, update, window, true, 0, false};
+        FieldLimits l{q, max_w, update, window, true, 0, false, call};
         const auto t0 = start + std::uniform_int_distribution<std::int64_t>{0, read}(rng);
         const auto t1 = t0 + job;
         const auto b = field_bound(knots, t0, t1, l);
@@ -151,9 +157,9 @@ TEST(FieldBound, AnAveragedFieldsBoundHoldsInEveryGeneratedCase) {
             ASSERT_TRUE(inside || !alike) << "case " << n;
         } else {
             ASSERT_TRUE(inside) << "case " << n << ": window " << window << " read " << read
-                                << " update " << update << (alike ? " alike" : " own lags")
-                                << " job " << job << ": " << e << " J outside " << b->low << "-"
-                                << b->high;
+                                << " call " << call << " update " << update
+                                << (alike ? " alike" : " own lags") << " job " << job << ": " << e
+                                << " J outside " << b->low << "-" << b->high;
         }
         unmeasurable += b->half_width() > e ? 1 : 0;
         if (job >= 10 * k_s && window == k_s && read == window && update == window / 10 && !late &&
@@ -194,6 +200,12 @@ TEST(FieldBound, AnInstantFieldsBoundHoldsWhereThePowerStaysBetweenReadings) {
         const auto phase =
             std::uniform_int_distribution<std::int64_t>{0, std::max<std::int64_t>(lag, 1) - 1}(rng);
         double now = level(rng);
+        // Half the cases stamp each reading at its call's middle, the value taken anywhere in a
+        // call of up to `call` ns (half a reading period at most).
+        const auto call = std::uniform_int_distribution{0, 1}(rng) == 0
+                              ? 0
+                              : std::uniform_int_distribution<std::int64_t>{1, read / 2}(rng);
+        std::uniform_int_distribution<std::int64_t> in_call{-call / 2, call / 2};
         std::vector<std::int64_t> at; // the instant each reading shows
         for (std::int64_t s = 0; s < start + job + k_s; s += read) {
             if (!steady || std::uniform_int_distribution{0, 19}(rng) == 0) {
@@ -203,7 +215,7 @@ TEST(FieldBound, AnInstantFieldsBoundHoldsWhereThePowerStaysBetweenReadings) {
             if (!at.empty() && x == at.back()) {
                 now = readings.back().value; // the same sample read again
             }
-            readings.push_back({s, now});
+            readings.push_back({s + in_call(rng), now});
             at.push_back(x);
         }
         // A gap: readings lost for 3-10 periods, where the power is the most it can draw.
@@ -239,14 +251,19 @@ TEST(FieldBound, AnInstantFieldsBoundHoldsWhereThePowerStaysBetweenReadings) {
             };
             e += 0.5 * (value_at(from) + value_at(to)) * sec(to - from);
         }
-        FieldLimits l{1e-3, max_w, 100 * k_ms, 0, false, read * 5 / 2, false};
+        FieldLimits l{1e-3, max_w, 100 * k_ms, 0, false, read * 5 / 2, false, call};
         const auto b = field_bound(readings, t0, t1, l);
         ASSERT_TRUE(b);
         EXPECT_TRUE(b->field_assumed);
-        ASSERT_LE(b->low, e + 1e-6) << "case " << n << ": read " << read << " lag " << lag
-                                    << " job " << job << " gap " << gap_from << "-" << gap_to;
-        ASSERT_GE(b->high, e - 1e-6) << "case " << n << ": read " << read << " lag " << lag
-                                     << " job " << job << " gap " << gap_from << "-" << gap_to;
+        if (call == 0) {
+            EXPECT_EQ(b->terms.read, 0.0);
+        }
+        ASSERT_LE(b->low, e + 1e-6)
+            << "case " << n << ": read " << read << " lag " << lag << " call " << call << " job "
+            << job << " gap " << gap_from << "-" << gap_to;
+        ASSERT_GE(b->high, e - 1e-6)
+            << "case " << n << ": read " << read << " lag " << lag << " call " << call << " job "
+            << job << " gap " << gap_from << "-" << gap_to;
     }
 }
 
@@ -281,6 +298,32 @@ TEST(FieldBound, AReadingsWindowThatTilesTheJobLeavesOnlyItsQuantumAndLag) {
     EXPECT_NEAR(late->low, 1800 - 6 - 1000, 1e-6);
     EXPECT_NEAR(late->high, 1800 + 6 + 1000, 1e-6);
     EXPECT_EQ(late->dominant, "edge staleness");
+}
+
+TEST(FieldBound, AReadingStampedAtItsCallsMiddleMayShowThePowerAtTheCallsEnd) {
+    // 0 W until 1.01 s, then 500 W, read every 100 ms by a 40 ms call stamped at its middle
+    // whose value is the power at its end (a BMC's answer): the reading stamped at 1.0 s says
+    // 500 W, while over [0.5 s, 1.005 s] nothing was drawn.
+    std::vector<TimedValue> r;
+    for (std::int64_t k = 0; k <= 30; ++k) {
+        const std::int64_t end = k * 100 * k_ms + 20 * k_ms;
+        r.push_back({end - 20 * k_ms, end >= 1010 * k_ms ? 500.0 : 0.0});
+    }
+    FieldLimits l{1e-3, 1000, 0, 0, false, 250 * k_ms, false};
+    const std::int64_t t0 = 500 * k_ms;
+    const std::int64_t t1 = 1005 * k_ms;
+    const auto at_stamp = field_bound(r, t0, t1, l);
+    ASSERT_TRUE(at_stamp);
+    EXPECT_GT(at_stamp->low, 1.0) << "each value taken at its stamp: 500 W from 1.0 s";
+    l.read_ns = 40 * k_ms;
+    const auto b = field_bound(r, t0, t1, l);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->low, 0.0);
+    EXPECT_GT(b->terms.read, 0.0);
+    const double terms =
+        b->terms.quantum + b->terms.lag + b->terms.gap + b->terms.field + b->terms.read;
+    // The terms make the width before it is cut at 0 (a quantum below a 0 W reading).
+    EXPECT_NEAR(terms, b->high - b->low, 0.01);
 }
 
 TEST(FieldBound, ANegativeReadingGivesNoBoundAndTheBoundStaysPossible) {
