@@ -69,9 +69,9 @@ Plan plan_intervals(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors
         const auto w = std::max(wanted.at(std::string{s->backend()}), s->min_interval());
         p.sampling.backend_intervals[std::string{s->backend()}] = w;
         p.per_channel.insert(p.per_channel.end(), s->channels().size(), w);
-        // A source sampled in the kernel hands its readings over a drain late, and a drain's
-        // worth at once.
-        const auto drain = s->batched() ? std::max(w, p.sampling.drain_interval) : Nanos{0};
+        // A source sampled in the kernel hands its readings over at most a drain late (the
+        // sampler drains it every drain_interval, whatever its interval), a drain's worth at once.
+        const auto drain = s->batched() ? p.sampling.drain_interval : Nanos{0};
         p.lag.insert(p.lag.end(), s->channels().size(), drain);
         if (s->batched()) {
             burst += s->channels().size() * (static_cast<std::size_t>(drain / w) + 1);
