@@ -5,6 +5,7 @@
 #include "trace/types.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace jp::report {
@@ -91,6 +92,30 @@ std::string_view source_backend(const Channel& c) noexcept {
     return source.substr(0, source.find(' '));
 }
 
+namespace {
+
+// A Redfish BMC gives EnergykWh with as many decimals as it keeps: three is common, DMTF's
+// public-rackmount1 mockup gives whole kWh (3.6 MJ a step). The step is the coarsest decimal
+// fraction of a kWh (1 down to 10⁻⁶) every reading is a whole number of; readings that cannot
+// tell it from a finer one are taken at the coarser (the safe side). Values that are no whole
+// number of even 10⁻⁶ kWh (estimates over a jump) leave the three decimals assumed.
+double kwh_step(std::span<const TimedValue> readings) noexcept {
+    constexpr double k_joules_per_kwh = 3.6e6;
+    double step = k_joules_per_kwh;
+    for (int decimals = 0; decimals <= 6; ++decimals, step /= 10) {
+        const bool whole = std::ranges::all_of(readings, [&](const TimedValue& v) {
+            // Within 10 mJ: a kWh figure's conversion to joules is exact to ~0.1 mJ up to 1 TJ.
+            return std::abs(v.value - std::round(v.value / step) * step) < 1e-2;
+        });
+        if (whole) {
+            return step;
+        }
+    }
+    return k_joules_per_kwh * 1e-3;
+}
+
+} // namespace
+
 double quantum_of(const Channel& c) noexcept {
     const auto backend = source_backend(c);
     if (backend == "powercap" || backend == "perf_rapl" || backend == "hwmon") {
@@ -112,6 +137,10 @@ CounterLimits limits_of(const Channel& c,
                         std::span<const EstimatedSpan> estimated) noexcept {
     CounterLimits l{quantum_of(c), plausible_max_watts(c), c.update_ns.value_or(0), false,
                     t.read_ns};
+    if (source_backend(c) == "redfish" && c.source.find("kWh") != std::string::npos &&
+        !readings.empty()) {
+        l.quantum_j = kwh_step(readings); // the decimals the BMC gives
+    }
     const bool stated = c.max_watts.value_or(0) > 0 || c.limit_watts.value_or(0) > 0;
     if (!stated && seen_peak_w && *seen_peak_w > 0) {
         l.max_watts = std::min(l.max_watts, 2 * *seen_peak_w);

@@ -116,8 +116,8 @@ struct CounterRange {
 
 // The counter's step by backend (through jouleprofd, the source's): RAPL's
 // coarsest energy status unit (2^-14 J), whole joules for pm_counters, Slurm and
-// IPMI, a Redfish BMC's joule or 0.001 kWh, and a millijoule for NVML, ROCm SMI
-// and what is not known.
+// IPMI, a Redfish BMC's joule or 0.001 kWh (limits_of: the decimals its readings give),
+// and a millijoule for NVML, ROCm SMI and what is not known.
 [[nodiscard]] double quantum_of(const Channel& c) noexcept;
 
 // The limits of channel c read as `readings` (its knots: the readings where its

@@ -253,6 +253,32 @@ TEST(CounterBound, ALearnedUpdatePeriodIsTheLongestGapBetweenChangesNotTheMedian
     EXPECT_TRUE(limits_of(rapl, Timing{}, knots, 50.0).max_assumed);
 }
 
+TEST(CounterBound, ARedfishEnergyInKwhStepsByTheDecimalsItsBmcGives) {
+    // DMTF's public-rackmount1 mockup gives TotalEnergy in whole kWh: a 3.6 MJ step.
+    Channel c;
+    c.backend = "redfish";
+    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1U/Sensors/TotalEnergy EnergykWh";
+    const auto kwh = [](double v) { return v * 3.6e6; };
+    const std::vector<TimedValue> whole{
+        {0, kwh(325675)}, {k_s, kwh(325676)}, {2 * k_s, kwh(325676)}};
+    EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, whole, 500.0).quantum_j, 3.6e6);
+    const std::vector<TimedValue> tenths{{0, kwh(12.5)}, {k_s, kwh(12.7)}, {2 * k_s, kwh(13.0)}};
+    EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, tenths, 500.0).quantum_j, 3.6e5);
+    const std::vector<TimedValue> three{{0, kwh(12.5)}, {k_s, kwh(12.507)}, {2 * k_s, kwh(12.51)}};
+    EXPECT_NEAR(limits_of(c, Timing{}, three, 500.0).quantum_j, 3.6e3, 1e-6);
+    const std::vector<TimedValue> odd{{0, kwh(12.5)}, {k_s, 45'000'123.456789}};
+    EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, odd, 500.0).quantum_j, 3.6e3) << "three decimals";
+    // A 20 s job at 500 W (10 kJ) on the whole-kWh counter: not measurable at that resolution.
+    const std::vector<TimedValue> job{{0, kwh(325675)}, {20 * k_s, kwh(325675)}};
+    const auto b = counter_bound(job, 0, 20 * k_s, limits_of(c, Timing{}, job, 500.0));
+    ASSERT_TRUE(b);
+    EXPECT_GE(b->high, 3.6e6) << "one step may have passed unseen";
+    EXPECT_EQ(b->dominant, "quantum");
+    Channel joules = c;
+    joules.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/EnvironmentMetrics EnergyJoules";
+    EXPECT_DOUBLE_EQ(limits_of(joules, Timing{}, whole, 500.0).quantum_j, 1.0) << "not kWh";
+}
+
 TEST(CounterBound, ALongRunOnAFineCounterIsBoundByItsEdges) {
     // 10 s at ~100 W on a RAPL-like counter: edges read 50 µs outside the job.
     std::vector<TimedValue> r;
