@@ -304,13 +304,25 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
     // A value stamped at its call's middle (rounded down) was taken within half a call (rounded
     // up) of it: as if stamped half a call later and up to U and a whole call late.
     const std::int64_t half = (l.read_ns + 1) / 2;
-    std::vector<TimedValue> later(knots.begin(), knots.end());
-    for (auto& k : later) {
-        k.t_ns += half;
-    }
     FieldLimits wide = l;
     wide.read_ns = 0;
     wide.update_ns += 2 * half;
+    // Only the readings that can reach [t0, t1] are moved (a day's readings are a million, and
+    // the profile's band asks for many windows): from two before the first within reach (whole
+    // pairs, for averaged readings) to two after the last.
+    const std::int64_t reach = wide.update_ns + l.window_ns + l.gap_ns + half;
+    const auto by_time = [&](std::int64_t t) {
+        return std::ranges::lower_bound(knots, t, {}, &TimedValue::t_ns) - knots.begin();
+    };
+    auto from = std::max<std::ptrdiff_t>(0, by_time(t0 - reach) - 2);
+    if (l.averaged) {
+        from &= ~std::ptrdiff_t{1};
+    }
+    const auto to = std::min(static_cast<std::ptrdiff_t>(knots.size()), by_time(t1 + reach) + 3);
+    std::vector<TimedValue> later(knots.begin() + from, knots.begin() + to);
+    for (auto& k : later) {
+        k.t_ns += half;
+    }
     auto b = stamped_bound(later, t0, t1, wide);
     FieldLimits exact = l;
     exact.read_ns = 0;
