@@ -18,6 +18,8 @@ struct PowerRange {
     double high_w = 0;
     bool max_assumed = false;     // as a Bound's (report/bound.hpp)
     bool profile_assumed = false; // a window between an anchored GPU counter's reads
+    bool field_assumed = false;   // a power field's readings: as a Bound's
+    bool windows_assumed = false;
 };
 
 struct Distribution {

@@ -244,6 +244,15 @@ std::string assumptions_text(const Bound& b) {
     return out;
 }
 
+std::string assumptions_text(const PowerRange& r) {
+    Bound b;
+    b.max_assumed = r.max_assumed;
+    b.profile_assumed = r.profile_assumed;
+    b.field_assumed = r.field_assumed;
+    b.windows_assumed = r.windows_assumed;
+    return assumptions_text(b);
+}
+
 std::string bound_text(const Bound& b, double value) {
     const auto assumes = assumptions_text(b);
     if (b.half_width() > std::abs(value)) { // what the energy could be, and why it is that wide

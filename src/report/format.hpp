@@ -49,6 +49,8 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 // profile between its counter's reads, the power between a field's readings, an averaged
 // field's windows following one another; empty if none.
 [[nodiscard]] std::string assumptions_text(const Bound& b);
+// The same for a power figure's range (report/distribution.hpp).
+[[nodiscard]] std::string assumptions_text(const PowerRange& r);
 // What each term adds to a bound's width: {"quantum", "edge_staleness",
 // "gap_between_readings", "counter_jump", "idle_crossing", "shared_gpu", "between_readings",
 // "ambiguous_wrap", "read_time"}

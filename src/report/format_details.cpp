@@ -90,13 +90,10 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
            : step_ms < 1000 ? fmt::format(" at {:.0f} ms resolution", step_ms)
                             : fmt::format(" at {:.1f} s resolution", step_ms * 1e-3);
     if (p.peak_bound) { // where the sensors' bounds put the highest window's true mean
-        Bound assumed;
-        assumed.max_assumed = p.peak_bound->max_assumed;
-        assumed.profile_assumed = p.peak_bound->profile_assumed;
         out += fmt::format(" (the true peak at this resolution lies in {}–{} by the sensors' "
                            "bounds{})",
                            power_text(p.peak_bound->low_w), power_text(p.peak_bound->high_w),
-                           assumptions_text(assumed));
+                           assumptions_text(*p.peak_bound));
     }
     if (runs > 1) {
         out += fmt::format(" (highest of {} runs)", runs);

@@ -11,13 +11,17 @@
 namespace jp::report {
 namespace {
 
-struct Counter {
+// A channel the node's energy is made of, with the limits its bound takes: a counter's, or a
+// measured power field's (a BMC's node reading, a GPU's power).
+struct Source {
     std::size_t channel = 0;
-    CounterLimits limits;
+    std::optional<CounterLimits> counter;
+    std::optional<FieldLimits> field;
 };
 
-// The counters the node's energy is made of, or nullopt where one of them has no bound.
-std::optional<std::vector<Counter>> node_counters(const RunData& d) {
+// What the node's energy is made of, or nullopt where one of them has no bound (a model, an
+// estimate, a counter estimated over a jump).
+std::optional<std::vector<Source>> node_sources(const RunData& d) {
     std::vector<std::size_t> channels;
     if (d.node_channel) {
         channels.push_back(*d.node_channel);
@@ -31,13 +35,19 @@ std::optional<std::vector<Counter>> node_counters(const RunData& d) {
             }
         }
     }
-    std::vector<Counter> out;
+    std::vector<Source> out;
     for (const auto i : channels) {
-        if ((*d.channels)[i].quantity != Quantity::energy || d.series[i].empty() ||
-            !d.estimated[i].empty()) {
+        const auto& c = (*d.channels)[i];
+        if (d.series[i].empty()) {
             return std::nullopt;
         }
-        out.push_back({i, counter_limits(d, i)});
+        if (c.quantity == Quantity::energy && d.estimated[i].empty()) {
+            out.push_back({i, counter_limits(d, i), std::nullopt});
+        } else if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
+            out.push_back({i, std::nullopt, field_limits_of(d, i)});
+        } else {
+            return std::nullopt;
+        }
     }
     if (out.empty()) {
         return std::nullopt;
@@ -45,75 +55,120 @@ std::optional<std::vector<Counter>> node_counters(const RunData& d) {
     return out;
 }
 
-// The node's energy over [a, b] as its counters bound it, summed; nullopt where one has none.
+std::optional<Bound> bound_over(const RunData& d, const Source& s, std::int64_t a, std::int64_t b) {
+    return s.counter ? counter_bound(d.series[s.channel], a, b, *s.counter)
+                     : field_bound(d.series[s.channel], a, b, *s.field);
+}
+
+// The node's energy over [a, b] as its sources bound it, summed; nullopt where one has none.
 std::optional<Bound>
-node_bound(const RunData& d, const std::vector<Counter>& counters, std::int64_t a, std::int64_t b) {
+node_bound(const RunData& d, const std::vector<Source>& sources, std::int64_t a, std::int64_t b) {
     std::optional<Bound> sum = Bound{};
-    for (const auto& c : counters) {
-        sum = sum_of(sum, counter_bound(d.series[c.channel], a, b, c.limits));
+    for (const auto& s : sources) {
+        sum = sum_of(sum, bound_over(d, s, a, b));
     }
     return sum;
 }
 
-// Each grid window's energy as the counters bound it, and the counters' summed ranges at
-// each cut (for windows of several steps).
+// Each grid window's energy as the sources bound it, and, where they are all counters, their
+// summed ranges at each cut (for windows of several steps; a power field has no range at an
+// instant: windows of several steps add their windows' ends).
 struct WindowBounds {
-    std::vector<double> low;    // J, per window: the counters' lower ends added
+    std::vector<double> low;    // J, per window: the sources' lower ends added
     std::vector<double> high;   // J
     std::vector<double> cut_lo; // J, per cut (n + 1): the counters' ranges there, added
     std::vector<double> cut_hi;
+    bool at_cuts = true; // cut_lo/cut_hi hold (no power field among the sources)
     bool max_assumed = false;
     bool profile_assumed = false;
+    bool field_assumed = false;
+    bool windows_assumed = false;
 };
 
-std::optional<WindowBounds>
-window_bounds(const RunData& d, const std::vector<Counter>& counters, const GridSeries& g) {
+// A counter's share of each window, from its range at each cut, its readings walked once (a
+// day at 10 ms is millions of windows), the ends as counter_bound() takes them.
+void add_counter(const RunData& d,
+                 std::size_t channel,
+                 const CounterLimits& l,
+                 const GridSeries& g,
+                 WindowBounds& w) {
     const auto n = g.watts.size();
-    if (n == 0 || g.step_ns <= 0) {
-        return std::nullopt;
-    }
-    // Window i is [cut(i), cut(i + 1)]: each counter's range at each cut, its readings walked
-    // once (a day at 10 ms is millions of windows), the ends summed over the counters as
-    // counter_bound() takes them.
     const auto cut = [&](std::size_t i) {
         return i < n ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
     };
+    const std::span<const TimedValue> r = d.series[channel];
+    std::size_t k = 0; // the first reading at or after the cut
+    CounterRange before{};
+    for (std::size_t i = 0; i <= n; ++i) {
+        const auto t = cut(i);
+        while (k < r.size() && r[k].t_ns < t) {
+            ++k;
+        }
+        const auto from = k == 0 ? 0 : k - 1;
+        const auto here = counter_range(r.subspan(from, std::min(r.size(), k + 1) - from), t, l);
+        if (i > 0) {
+            w.low[i - 1] += std::max(0.0, here.lo - before.hi);
+            // Never more than it can draw over the window (as counter_bound() cuts it).
+            const double most =
+                l.max_watts * static_cast<double>(t - cut(i - 1)) * 1e-9 + 2 * l.quantum_j;
+            w.high[i - 1] += std::min(here.hi - before.lo, most);
+        }
+        w.cut_lo[i] += here.lo;
+        w.cut_hi[i] += here.hi;
+        before = here;
+    }
+    w.max_assumed = w.max_assumed || l.max_assumed;
+    // Windows between an anchored counter's reads follow its profile.
+    w.profile_assumed = w.profile_assumed || (d.profiled[channel] && n > 1);
+}
+
+// A power field's share of each window: its bound over the window (report/field_bound.hpp).
+bool add_field(const RunData& d,
+               std::size_t channel,
+               const FieldLimits& l,
+               const GridSeries& g,
+               WindowBounds& w) {
+    const auto n = g.watts.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto a = g.t0 + static_cast<std::int64_t>(i) * g.step_ns;
+        const auto b = i + 1 < n ? a + g.step_ns : g.t1;
+        const auto e = field_bound(d.series[channel], a, b, l);
+        if (!e) {
+            return false;
+        }
+        w.low[i] += e->low;
+        w.high[i] += e->high;
+        w.max_assumed = w.max_assumed || e->max_assumed;
+        w.field_assumed = w.field_assumed || e->field_assumed;
+        w.windows_assumed = w.windows_assumed || e->windows_assumed;
+    }
+    w.at_cuts = false;
+    return true;
+}
+
+std::optional<WindowBounds>
+window_bounds(const RunData& d, const std::vector<Source>& sources, const GridSeries& g) {
+    const auto n = g.watts.size();
+    if (n == 0 || g.step_ns <= 0 || g.t0 + static_cast<std::int64_t>(n - 1) * g.step_ns >= g.t1) {
+        return std::nullopt;
+    }
     WindowBounds w{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
                    std::vector<double>(n + 1, 0.0), std::vector<double>(n + 1, 0.0)};
-    for (const auto& c : counters) {
-        const std::span<const TimedValue> r = d.series[c.channel];
-        std::size_t k = 0; // the first reading at or after the cut
-        CounterRange before{};
-        for (std::size_t i = 0; i <= n; ++i) {
-            const auto t = cut(i);
-            while (k < r.size() && r[k].t_ns < t) {
-                ++k;
-            }
-            const auto from = k == 0 ? 0 : k - 1;
-            const auto here =
-                counter_range(r.subspan(from, std::min(r.size(), k + 1) - from), t, c.limits);
-            if (i > 0) {
-                w.low[i - 1] += std::max(0.0, here.lo - before.hi);
-                // Never more than it can draw over the window (as counter_bound() cuts it).
-                const double most =
-                    c.limits.max_watts * static_cast<double>(t - cut(i - 1)) * 1e-9 +
-                    2 * c.limits.quantum_j;
-                w.high[i - 1] += std::min(here.hi - before.lo, most);
-            }
-            w.cut_lo[i] += here.lo;
-            w.cut_hi[i] += here.hi;
-            before = here;
-        }
-        w.max_assumed = w.max_assumed || c.limits.max_assumed;
-        // Windows between an anchored counter's reads follow its profile.
-        w.profile_assumed = w.profile_assumed || (d.profiled[c.channel] && n > 1);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        if (cut(i + 1) <= cut(i)) {
+    for (const auto& s : sources) {
+        if (s.counter) {
+            add_counter(d, s.channel, *s.counter, g, w);
+        } else if (!add_field(d, s.channel, *s.field, g, w)) {
             return std::nullopt;
         }
     }
     return w;
+}
+
+PowerRange range_of(const WindowBounds& w, double low_w, double high_w) {
+    PowerRange r{low_w, high_w, w.max_assumed, w.profile_assumed};
+    r.field_assumed = w.field_assumed;
+    r.windows_assumed = w.windows_assumed;
+    return r;
 }
 
 double seconds_between(const GridSeries& g, std::size_t a, std::size_t b) {
@@ -124,7 +179,7 @@ double seconds_between(const GridSeries& g, std::size_t a, std::size_t b) {
 }
 
 std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
-    PowerRange out{0, 0, w.max_assumed, w.profile_assumed};
+    auto out = range_of(w, 0, 0);
     for (std::size_t i = 0; i < w.low.size(); ++i) {
         const double s = seconds_between(g, i, i + 1);
         out.low_w = std::max(out.low_w, w.low[i] / s);
@@ -134,17 +189,32 @@ std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
 }
 
 // The truth's highest mean over `steps` windows in a row: between the highest of their
-// lower ends and the highest of their upper ends (each from the ranges at its two cuts).
+// lower ends and the highest of their upper ends (each from the ranges at its two cuts, or,
+// with a power field among the sources, the windows' own ends added).
 std::optional<PowerRange>
 moving_peak_of(const WindowBounds& w, const GridSeries& g, std::optional<std::size_t> steps) {
     if (!steps || *steps == 0 || *steps > w.low.size()) {
         return std::nullopt;
     }
-    PowerRange out{0, 0, w.max_assumed, w.profile_assumed};
-    for (std::size_t i = 0; i + *steps <= w.low.size(); ++i) {
-        const double s = seconds_between(g, i, i + *steps);
-        out.low_w = std::max(out.low_w, std::max(0.0, w.cut_lo[i + *steps] - w.cut_hi[i]) / s);
-        out.high_w = std::max(out.high_w, (w.cut_hi[i + *steps] - w.cut_lo[i]) / s);
+    auto out = range_of(w, 0, 0);
+    double low = 0; // the windows' ends added over the last `steps`
+    double high = 0;
+    for (std::size_t i = 0; i < w.low.size(); ++i) {
+        low += w.low[i];
+        high += w.high[i];
+        if (i >= *steps) {
+            low -= w.low[i - *steps];
+            high -= w.high[i - *steps];
+        }
+        if (i + 1 < *steps) {
+            continue;
+        }
+        const auto first = i + 1 - *steps;
+        const double s = seconds_between(g, first, i + 1);
+        const double lo = w.at_cuts ? w.cut_lo[i + 1] - w.cut_hi[first] : low;
+        const double hi = w.at_cuts ? w.cut_hi[i + 1] - w.cut_lo[first] : high;
+        out.low_w = std::max(out.low_w, std::max(0.0, lo) / s);
+        out.high_w = std::max(out.high_w, hi / s);
     }
     return out;
 }
@@ -165,21 +235,20 @@ std::optional<PowerRange> percentile_of(const WindowBounds& w, const GridSeries&
     }
     std::ranges::sort(lows);
     std::ranges::sort(highs);
-    return PowerRange{percentile(lows, total, q), percentile(highs, total, q), w.max_assumed,
-                      w.profile_assumed};
+    return range_of(w, percentile(lows, total, q), percentile(highs, total, q));
 }
 
 } // namespace
 
 std::optional<PowerRange> node_peak_bound(const RunData& d, const GridSeries& g) {
-    const auto counters = node_counters(d);
-    const auto w = counters ? window_bounds(d, *counters, g) : std::nullopt;
+    const auto sources = node_sources(d);
+    const auto w = sources ? window_bounds(d, *sources, g) : std::nullopt;
     return w ? peak_of(*w, g) : std::nullopt;
 }
 
 void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution& out) {
-    const auto counters = node_counters(d);
-    const auto w = counters ? window_bounds(d, *counters, g) : std::nullopt;
+    const auto sources = node_sources(d);
+    const auto w = sources ? window_bounds(d, *sources, g) : std::nullopt;
     if (!w) {
         return;
     }
@@ -196,35 +265,38 @@ std::optional<PowerRange> counter_peak_bound(const RunData& d, std::size_t i, co
     if (c.quantity != Quantity::energy || d.series[i].empty() || !d.estimated[i].empty()) {
         return std::nullopt;
     }
-    const std::vector<Counter> one{{i, counter_limits(d, i)}};
+    const std::vector<Source> one{{i, counter_limits(d, i), std::nullopt}};
     const auto w = window_bounds(d, one, g);
     return w ? peak_of(*w, g) : std::nullopt;
 }
 
 std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
-    const auto counters = node_counters(d);
-    if (!counters || d.t1 <= d.t0 || windows < 1) {
+    const auto sources = node_sources(d);
+    if (!sources || d.t1 <= d.t0 || windows < 1) {
         return {};
     }
-    // Even cuts, no closer than the coarsest counter's resolution, moved onto the first
-    // counter's readings.
+    // Even cuts, no closer than the coarsest source's resolution, moved onto the first
+    // counter's readings (a power field's bound is no tighter at its readings).
     std::int64_t step = (d.t1 - d.t0) / windows;
-    for (const auto& c : *counters) {
-        step = std::max(step, d.timing[c.channel].resolution_ns);
+    for (const auto& s : *sources) {
+        step = std::max(step, d.timing[s.channel].resolution_ns);
     }
     std::vector<std::int64_t> even;
     for (auto t = d.t0; t < d.t1; t += std::max<std::int64_t>(step, 1)) {
         even.push_back(t);
     }
     even.push_back(d.t1);
-    const auto cuts = snap_to_readings(even, d.series[counters->front().channel]);
+    const auto counter =
+        std::ranges::find_if(*sources, [](const Source& s) { return s.counter.has_value(); });
+    const auto cuts =
+        counter == sources->end() ? even : snap_to_readings(even, d.series[counter->channel]);
     std::vector<BandPoint> out;
     out.reserve(cuts.size());
     const auto span = static_cast<double>(d.t1 - d.t0);
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
         const auto a = cuts[k];
         const auto b = cuts[k + 1];
-        const auto e = node_bound(d, *counters, a, b);
+        const auto e = node_bound(d, *sources, a, b);
         if (!e) {
             return {};
         }

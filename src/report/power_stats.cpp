@@ -10,6 +10,8 @@ namespace {
 void assumptions(PowerRange& to, const PowerRange& from) {
     to.max_assumed = to.max_assumed || from.max_assumed;
     to.profile_assumed = to.profile_assumed || from.profile_assumed;
+    to.field_assumed = to.field_assumed || from.field_assumed;
+    to.windows_assumed = to.windows_assumed || from.windows_assumed;
 }
 
 // A peak over the runs: the highest of the runs' truths lies between the highest ends.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/window.hpp"
 
-#include "report/field_bound.hpp"
 #include "report/power_band.hpp"
 
 #include <algorithm>
@@ -77,9 +76,7 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
         }
     } else if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
         // A model's output is no measurement: an estimate carries no bound.
-        it.bound =
-            field_bound(d.series[i], t0, t1,
-                        field_limits(c, d.timing[i], d.series[i], peak_of(d, i, d.t0, d.t1)));
+        it.bound = field_bound(d.series[i], t0, t1, field_limits_of(d, i));
     }
     return it;
 }
@@ -210,6 +207,10 @@ CounterLimits counter_limits(const RunData& d, std::size_t i) {
     // The highest power seen is the run's, at the counter's resolution.
     const auto seen = peak_of(d, i, d.t0, d.t1);
     return limits_of((*d.channels)[i], d.timing[i], d.series[i], seen, d.estimated[i]);
+}
+
+FieldLimits field_limits_of(const RunData& d, std::size_t i) {
+    return field_limits((*d.channels)[i], d.timing[i], d.series[i], peak_of(d, i, d.t0, d.t1));
 }
 
 Figures figures_of(const RunData& d, std::int64_t t0, std::int64_t t1) {

@@ -2,6 +2,7 @@
 #pragma once
 // The samples of one run loaded once, and the figures of any window of it:
 // the whole run, a phase, or the union of several phases.
+#include "report/field_bound.hpp"
 #include "report/series.hpp"
 #include "report/summary.hpp"
 
@@ -38,6 +39,10 @@ integral_of(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);
 // The limits of energy channel i's counter (report/bound.hpp) as the bounds of its
 // figures take them: the most it can draw is judged from its highest power over the run.
 [[nodiscard]] CounterLimits counter_limits(const RunData& data, std::size_t i);
+
+// The limits of measured power channel i's readings (report/field_bound.hpp) as the bounds
+// of its figures take them: the most it can draw never below its highest reading in the run.
+[[nodiscard]] FieldLimits field_limits_of(const RunData& data, std::size_t i);
 
 // The samples of channel i from the last at or before a to the first at or after b.
 [[nodiscard]] std::span<const TimedValue>

@@ -237,12 +237,9 @@ void distribution_figure(Page& pg,
     // the same grid as this figure's peak.
     const auto& range = summary.power ? summary.power->peak_bound : std::nullopt;
     if (range && summary.power_step_ns == p.step_ns) {
-        Bound assumed;
-        assumed.max_assumed = range->max_assumed;
-        assumed.profile_assumed = range->profile_assumed;
         peaks += fmt::format(" (the true peak at this resolution lies in {:.1f}–{:.1f} W by the "
                              "sensors' bounds{})",
-                             range->low_w, range->high_w, escape(assumptions_text(assumed)));
+                             range->low_w, range->high_w, escape(assumptions_text(*range)));
     }
     if (d.peak_1s_w) {
         peaks += fmt::format(", highest 1 s mean {:.1f} W", *d.peak_1s_w);

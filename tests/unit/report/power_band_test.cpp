@@ -50,19 +50,44 @@ TEST(PowerBand, TheTruthIsInsideEveryWindowAndTheBandIsTheCountersOwnWidth) {
     EXPECT_EQ(node_power_band(*d, 1000).size(), 100U);
 }
 
+TEST(PowerBand, ANodePowerFieldGivesABandThatHoldsTheTruthOnItsAssumption) {
+    // A node meter that gives power, not energy (a BMC's reading), read every 100 ms; the
+    // power between two readings stays between their values (the field's stated assumption).
+    test::FakeSysfs fs;
+    test::TraceBuilder power{
+        fs.path("/p.jptrace"),
+        {test::channel("node", Domain::node, Quantity::power, Provenance::measured, 600)}};
+    power.run(test::make_run("a", 10, step_up, 0.1));
+    auto rp = power.reader();
+    const auto d = load_run(rp, rp.runs()[0]);
+    ASSERT_TRUE(d);
+    const auto band = node_power_band(*d, 20);
+    ASSERT_EQ(band.size(), 20U) << "0.5 s windows";
+    for (const auto& p : band) {
+        const double a = 10 * p.x - 0.25;
+        const double truth = test::exact_joules(step_up, 0, 0.1, a, a + 0.5) / 0.5;
+        EXPECT_LE(p.low_w, truth) << p.x;
+        EXPECT_GE(p.high_w, truth) << p.x;
+        EXPECT_LT(p.high_w - p.low_w, 600) << p.x << ": narrower than anything it could draw";
+    }
+    // Where the power held, the band is the readings' own (a quantum, the lag at an edge).
+    EXPECT_LT(band.front().high_w - band.front().low_w, 0.01 * 300);
+}
+
 TEST(PowerBand, NoBandWhereTheNodesEnergyHasNoBound) {
     test::FakeSysfs fs;
-    test::TraceBuilder power{fs.path("/p.jptrace"),
-                             {test::channel("node", Domain::node, Quantity::power)}};
-    power.run(test::make_run("a", 5, step_up, 0.1));
-    auto rp = power.reader();
-    EXPECT_TRUE(node_power_band(*load_run(rp, rp.runs()[0]), 20).empty()) << "a power reading";
     test::TraceBuilder model{fs.path("/m.jptrace"),
                              {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
                              {{"node.rest_watts", "80"}}};
     model.run(test::make_run("a", 5, step_up, 0.1));
     auto rm = model.reader();
     EXPECT_TRUE(node_power_band(*load_run(rm, rm.runs()[0]), 20).empty()) << "a rest model";
+    test::TraceBuilder estimate{fs.path("/e.jptrace"),
+                                {test::channel("cpu.estimate", Domain::cpu_package, Quantity::power,
+                                               Provenance::estimated)}};
+    estimate.run(test::make_run("a", 5, step_up, 0.1));
+    auto re = estimate.reader();
+    EXPECT_TRUE(node_power_band(*load_run(re, re.runs()[0]), 20).empty()) << "an estimate";
 }
 
 double pulse(std::size_t, double t) {
@@ -185,15 +210,41 @@ TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
     EXPECT_GE(part.peak_bound->high_w, *part.peak_w);
 }
 
-TEST(PeakBound, NoneWhereTheNodesEnergyHasNoBound) {
+TEST(PeakBound, ANodePowerFieldsPeakHoldsTheTruthAndSaysWhatItAssumes) {
     test::FakeSysfs fs;
-    test::TraceBuilder power{fs.path("/p.jptrace"),
-                             {test::channel("node", Domain::node, Quantity::power)}};
-    power.run(test::make_run("a", 5, pulse, 0.1));
+    test::TraceBuilder power{
+        fs.path("/p.jptrace"),
+        {test::channel("node", Domain::node, Quantity::power, Provenance::measured, 800)}};
+    power.run(test::make_run("a", 8, pulse, 0.1));
     auto rp = power.reader();
     const auto d = load_run(rp, rp.runs()[0]);
     ASSERT_TRUE(d);
-    EXPECT_FALSE(node_peak_bound(*d, node_grid(*d, d->t0, d->t1))) << "a power reading";
+    const auto g = node_grid(*d, d->t0, d->t1);
+    ASSERT_FALSE(g.watts.empty());
+    const auto b = node_peak_bound(*d, g);
+    ASSERT_TRUE(b) << "a power reading's windows are bounded";
+    EXPECT_TRUE(b->field_assumed);
+    double truth = 0; // the highest true mean over the grid's windows
+    for (std::size_t i = 0; i < g.watts.size(); ++i) {
+        const double a = static_cast<double>(g.t0 - d->t0) * 1e-9 +
+                         static_cast<double>(i) * static_cast<double>(g.step_ns) * 1e-9;
+        const double s = g.seconds_of(i);
+        truth = std::max(truth, test::exact_joules(pulse, 0, 0.1, a, a + s) / s);
+    }
+    EXPECT_LE(b->low_w, truth);
+    EXPECT_GE(b->high_w, truth);
+    EXPECT_LE(b->low_w, *std::ranges::max_element(g.watts));
+    EXPECT_GE(b->high_w, *std::ranges::max_element(g.watts));
+    // The summary's 1 s and 60 s moving peaks and percentiles get ranges too, the 1 s one
+    // holding the pulse's highest second.
+    auto sum = summarize_run(rp, rp.runs()[0]);
+    ASSERT_TRUE(sum && sum->power);
+    ASSERT_TRUE(sum->power->peak_1s_bound);
+    const double best_second = test::exact_joules(pulse, 0, 0.1, 3.5, 4.5);
+    EXPECT_GE(sum->power->peak_1s_bound->high_w, best_second);
+    EXPECT_LE(sum->power->peak_1s_bound->low_w, best_second) << "no grid's second beats it";
+    EXPECT_TRUE(sum->power->p50_bound && sum->power->p50_bound->low_w <= 300 &&
+                sum->power->p50_bound->high_w >= 300);
 }
 
 } // namespace
