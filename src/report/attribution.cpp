@@ -321,6 +321,14 @@ bool Attributor::add_bound(JobShare& share,
                            std::size_t part,
                            std::span<const std::int64_t> cuts,
                            std::span<const attrib::Interval> intervals) const {
+    if (part < m_channels.size()) {
+        const auto& c = (*m_data->channels)[m_channels[part]];
+        if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
+            const auto b = field_share_bound(*m_data, m_channels[part], cuts, intervals);
+            share.job_bound = sum_of(share.job_bound, b);
+            return b.has_value();
+        }
+    }
     std::vector<CutError> errors;
     errors.reserve(cuts.size());
     for (const auto t : cuts) {

@@ -51,7 +51,8 @@ private:
     [[nodiscard]] std::vector<attrib::Interval>
     intervals_of(std::size_t part, std::span<const std::int64_t> cuts) const;
     // Adds the bound of part's share over one window's intervals (between cuts) to
-    // share's; false when the part has no bound there.
+    // share's (a counter's by its cut errors, a power field's by each interval's bound);
+    // false when the part has no bound there.
     bool add_bound(JobShare& share,
                    std::size_t part,
                    std::span<const std::int64_t> cuts,

@@ -94,24 +94,44 @@ std::string_view source_backend(const Channel& c) noexcept {
 
 namespace {
 
-// A Redfish BMC gives EnergykWh with as many decimals as it keeps: three is common, DMTF's
-// public-rackmount1 mockup gives whole kWh (3.6 MJ a step). The step is the coarsest decimal
-// fraction of a kWh (1 down to 10⁻⁶) every reading is a whole number of; readings that cannot
-// tell it from a finer one are taken at the coarser (the safe side). Values that are no whole
-// number of even 10⁻⁶ kWh (estimates over a jump) leave the three decimals assumed.
-double kwh_step(std::span<const TimedValue> readings) noexcept {
-    constexpr double k_joules_per_kwh = 3.6e6;
-    double step = k_joules_per_kwh;
+// A Redfish BMC gives an energy in kWh (EnergykWh, a Sensor's kW.h) or Wh with as many
+// decimals as it keeps: three is common, DMTF's public-rackmount1 mockup gives whole kWh
+// (3.6 MJ a step). The joules one unit stands for, or 0 for a reading in joules.
+double redfish_unit_joules(const Channel& c) noexcept {
+    if (c.source.find("kWh") != std::string::npos || c.source.find("kW.h") != std::string::npos) {
+        return 3.6e6;
+    }
+    return c.source.find("(W.h)") != std::string::npos ? 3.6e3 : 0.0;
+}
+
+// The step of such a counter: the coarsest decimal fraction of its unit (1 down to 10⁻⁶)
+// that every change between two consecutive readings is a whole number of, the changes
+// across an estimated span (a jump's estimate, which is no multiple of anything) left out.
+// What the readings cannot tell from a finer step is taken at the coarser (the safe side):
+// with no change seen, a whole unit.
+double decimal_step(double unit_j,
+                    std::span<const TimedValue> readings,
+                    std::span<const EstimatedSpan> estimated) noexcept {
+    double step = unit_j;
     for (int decimals = 0; decimals <= 6; ++decimals, step /= 10) {
-        const bool whole = std::ranges::all_of(readings, [&](const TimedValue& v) {
+        bool whole = true;
+        for (std::size_t i = 1; whole && i < readings.size(); ++i) {
+            const auto a = readings[i - 1].t_ns;
+            const auto b = readings[i].t_ns;
+            if (std::ranges::any_of(estimated, [&](const EstimatedSpan& s) {
+                    return s.from_ns < b && a < s.to_ns;
+                })) {
+                continue;
+            }
             // Within 10 mJ: a kWh figure's conversion to joules is exact to ~0.1 mJ up to 1 TJ.
-            return std::abs(v.value - std::round(v.value / step) * step) < 1e-2;
-        });
+            const double d = readings[i].value - readings[i - 1].value;
+            whole = std::abs(d - std::round(d / step) * step) < 1e-2;
+        }
         if (whole) {
             return step;
         }
     }
-    return k_joules_per_kwh * 1e-3;
+    return unit_j * 1e-3; // no decimal fraction fits: the three decimals most BMCs give
 }
 
 } // namespace
@@ -124,8 +144,9 @@ double quantum_of(const Channel& c) noexcept {
     if (backend == "pm_counters" || backend == "slurm" || backend == "ipmi") {
         return 1.0; // whole joules
     }
-    if (backend == "redfish") { // EnergykWh to three decimals is 3.6 kJ a step
-        return c.source.find("kWh") != std::string::npos ? 3.6e3 : 1.0;
+    if (backend == "redfish") { // kWh to three decimals is 3.6 kJ a step (limits_of: its own)
+        const double unit = redfish_unit_joules(c);
+        return unit > 0 ? unit * 1e-3 : 1.0;
     }
     return 1e-3; // NVML, ROCm SMI and the rest: a millijoule
 }
@@ -137,9 +158,8 @@ CounterLimits limits_of(const Channel& c,
                         std::span<const EstimatedSpan> estimated) noexcept {
     CounterLimits l{quantum_of(c), plausible_max_watts(c), c.update_ns.value_or(0), false,
                     t.read_ns};
-    if (source_backend(c) == "redfish" && c.source.find("kWh") != std::string::npos &&
-        !readings.empty()) {
-        l.quantum_j = kwh_step(readings); // the decimals the BMC gives
+    if (const double unit = redfish_unit_joules(c); unit > 0 && source_backend(c) == "redfish") {
+        l.quantum_j = decimal_step(unit, readings, estimated); // the decimals the BMC gives
     }
     const bool stated = c.max_watts.value_or(0) > 0 || c.limit_watts.value_or(0) > 0;
     if (!stated && seen_peak_w && *seen_peak_w > 0) {

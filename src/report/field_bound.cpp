@@ -243,20 +243,20 @@ FieldLimits field_limits(const Channel& c,
     l.update_ns = c.update_ns.value_or(t.update_learned ? t.update_ns : spacing);
     l.gap_ns = spacing > std::numeric_limits<std::int64_t>::max() / 5 ? 0 : spacing * 5 / 2;
     l.read_ns = t.read_ns;
+    l.negative = std::ranges::any_of(knots, [](const TimedValue& v) { return !(v.value >= 0); });
     return l;
 }
 
 namespace {
 
 // The bound where each reading's stamp is when its value was taken, up to U late (l.read_ns
-// is not looked at).
+// and l.negative are not looked at).
 std::optional<Bound> stamped_bound(std::span<const TimedValue> knots,
                                    std::int64_t t0,
                                    std::int64_t t1,
                                    const FieldLimits& l) {
-    if (knots.empty() || t1 < t0 ||
-        std::ranges::any_of(knots, [](const TimedValue& v) { return !(v.value >= 0); })) {
-        return std::nullopt; // a negative power is no reading: the figure has no bound
+    if (knots.empty() || t1 < t0) {
+        return std::nullopt;
     }
     if (t1 == t0) {
         return Bound{0, 0, "quantum", l.max_assumed, false, {}};
@@ -298,18 +298,15 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
                                  std::int64_t t0,
                                  std::int64_t t1,
                                  const FieldLimits& l) {
-    if (l.read_ns <= 0) {
-        return stamped_bound(knots, t0, t1, l);
-    }
     // A value stamped at its call's middle (rounded down) was taken within half a call (rounded
     // up) of it: as if stamped half a call later and up to U and a whole call late.
-    const std::int64_t half = (l.read_ns + 1) / 2;
+    const std::int64_t half = l.read_ns > 0 ? (l.read_ns + 1) / 2 : 0;
     FieldLimits wide = l;
     wide.read_ns = 0;
     wide.update_ns += 2 * half;
-    // Only the readings that can reach [t0, t1] are moved (a day's readings are a million, and
-    // the profile's band asks for many windows): from two before the first within reach (whole
-    // pairs, for averaged readings) to two after the last.
+    // Only the readings that can reach [t0, t1] are looked at (a day's readings are a million,
+    // and the profile's band and peaks ask for a bound per window): from two before the first
+    // within reach (whole pairs, for averaged readings) to two after the last.
     const std::int64_t reach = wide.update_ns + l.window_ns + l.gap_ns + half;
     const auto by_time = [&](std::int64_t t) {
         return std::ranges::lower_bound(knots, t, {}, &TimedValue::t_ns) - knots.begin();
@@ -319,14 +316,26 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
         from &= ~std::ptrdiff_t{1};
     }
     const auto to = std::min(static_cast<std::ptrdiff_t>(knots.size()), by_time(t1 + reach) + 3);
-    std::vector<TimedValue> later(knots.begin() + from, knots.begin() + to);
+    const auto near =
+        knots.subspan(static_cast<std::size_t>(from),
+                      static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, to - from)));
+    // A negative power is no reading: the figure has no bound (anywhere in the series, as
+    // field_limits found; here, near the window).
+    if (l.negative ||
+        std::ranges::any_of(near, [](const TimedValue& v) { return !(v.value >= 0); })) {
+        return std::nullopt;
+    }
+    FieldLimits exact = l;
+    exact.read_ns = 0;
+    if (half == 0) {
+        return stamped_bound(near, t0, t1, exact);
+    }
+    std::vector<TimedValue> later(near.begin(), near.end());
     for (auto& k : later) {
         k.t_ns += half;
     }
     auto b = stamped_bound(later, t0, t1, wide);
-    FieldLimits exact = l;
-    exact.read_ns = 0;
-    const auto without = stamped_bound(knots, t0, t1, exact);
+    const auto without = stamped_bound(near, t0, t1, exact);
     // What the call adds, beside what the readings would leave open were each taken at its
     // stamp (the terms as they are where moving the stamps left less open).
     if (b && without && width_of(b->terms) >= width_of(without->terms)) {

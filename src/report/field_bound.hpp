@@ -51,6 +51,7 @@ struct FieldLimits {
     // The longest read call, where each reading is stamped at its call's middle (0: stamped
     // by the source): the value may come from anywhere in the call, half a call either side.
     std::int64_t read_ns = 0;
+    bool negative = false; // a reading below zero in the series: no bound (none is power)
 };
 
 // A power reading's step by backend (through jouleprofd, the source's): a whole watt for a
@@ -69,7 +70,8 @@ struct FieldLimits {
                                        std::optional<double> seen_peak_w) noexcept;
 
 // The energy over [t0, t1] of a power field read as `knots`, or nullopt without a knot or
-// with a negative one.
+// with a negative one (near the window, or anywhere where limits.negative says so). Only
+// the readings near the window are looked at: a bound per window over a day stays linear.
 [[nodiscard]] std::optional<Bound> field_bound(std::span<const TimedValue> knots,
                                                std::int64_t t0,
                                                std::int64_t t1,

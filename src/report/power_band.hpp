@@ -2,9 +2,9 @@
 #pragma once
 // Where the node's power lay over a run, window by window, from the sensors' own
 // bounds on its energy in each window (report/bound.hpp): the shaded band of the
-// HTML profile. Windows end where the node's counter (or its first part's) was
+// HTML profile. Windows end where the node's counter (or its first counter part's) was
 // read, so an edge's error is the counter's own (quantum and staleness), not the
-// gap between two readings.
+// gap between two readings; a node that is a power field is cut evenly.
 #include "report/distribution.hpp"
 
 #include <optional>
@@ -21,9 +21,9 @@ struct BandPoint {
 };
 
 // About `windows` windows over the run (fewer where the counter was read less often,
-// never shorter than its resolution); empty where the node's energy has no bound (a
-// node meter or a part that is a power reading, a rest-of-node model, a counter
-// estimated over a jump).
+// never shorter than its resolution); empty where the node's energy has no bound (an
+// estimate, a rest-of-node model, a counter estimated over a jump). A measured power field
+// (a BMC's node reading) is bounded window by window (report/field_bound.hpp).
 [[nodiscard]] std::vector<BandPoint> node_power_band(const RunData& data, int windows);
 
 // The node's peak on `grid` (its power per window, report/series.hpp) is the highest window's
@@ -33,7 +33,8 @@ struct BandPoint {
                                                         const GridSeries& grid);
 // The same for the rest of the node's distribution on grid g, set in `out` where the node's
 // energy has a bound: the peak, the 1 s and 60 s moving peaks (a window of several steps
-// bounded at its two cuts) and the percentiles (a percentile grows with each window's
+// bounded at its two cuts; with a power field, its windows' ends added) and the
+// percentiles (a percentile grows with each window's
 // value, so the truth's lies between the percentiles of the windows' lower ends and of
 // their upper ends, time-weighted as the figure is).
 void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution& out);

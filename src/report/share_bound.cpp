@@ -162,6 +162,48 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
     return out;
 }
 
+std::optional<Bound> field_share_bound(const RunData& data,
+                                       std::size_t channel,
+                                       std::span<const std::int64_t> cuts,
+                                       std::span<const attrib::Interval> intervals) {
+    if (cuts.size() != intervals.size() + 1) {
+        return std::nullopt;
+    }
+    const auto limits = field_limits_of(data, channel);
+    Bound out{0, 0, "quantum", false, false, {}};
+    for (std::size_t k = 0; k < intervals.size(); ++k) {
+        const auto e = field_bound(data.series[channel], cuts[k], cuts[k + 1], limits);
+        if (!e) {
+            return std::nullopt;
+        }
+        const bool unknown = intervals[k].used && intervals[k].use_unknown;
+        auto lo = intervals[k];
+        auto hi = intervals[k];
+        lo.energy_j = e->low;
+        hi.energy_j = e->high;
+        const double by_energy = attrib::split(hi).job_j() - attrib::split(lo).job_j();
+        if (unknown) {
+            lo.use = 0;
+            hi.use = 1;
+        }
+        const double low = attrib::split(lo).job_j();
+        const double high = attrib::split(hi).job_j();
+        out.low += low;
+        out.high += high;
+        // The field's terms, as much of them as the share moves by; the rest is the use.
+        const double width = e->high - e->low;
+        if (width > 0) {
+            out.terms += e->terms.scaled(std::max(0.0, by_energy) / width);
+        }
+        out.terms.shared += std::max(0.0, (high - low) - std::max(0.0, by_energy));
+        out.max_assumed = out.max_assumed || e->max_assumed;
+        out.field_assumed = out.field_assumed || e->field_assumed;
+        out.windows_assumed = out.windows_assumed || e->windows_assumed;
+    }
+    out.dominant = dominant_of(out.terms);
+    return out;
+}
+
 std::vector<std::int64_t> snap_to_readings(std::span<const std::int64_t> cuts,
                                            std::span<const TimedValue> readings) {
     if (readings.empty() || cuts.size() <= 2) {

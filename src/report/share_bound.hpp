@@ -41,6 +41,17 @@ struct CutError {
 [[nodiscard]] Bound share_bound(std::span<const attrib::Interval> intervals,
                                 std::span<const CutError> cuts);
 
+// The job's share of a measured power field's intervals (cut at `cuts`, one more than
+// intervals; a GPU's power reading): a field has no range at an instant, so each interval's
+// energy is anywhere within the field's bound over it (report/field_bound.hpp); the share
+// only grows with the energy, and where nobody knows the job's use with the use, so it lies
+// between the shares at the intervals' lower ends (no use) and at their upper ends (all).
+// Nullopt where an interval has no bound.
+[[nodiscard]] std::optional<Bound> field_share_bound(const RunData& data,
+                                                     std::size_t channel,
+                                                     std::span<const std::int64_t> cuts,
+                                                     std::span<const attrib::Interval> intervals);
+
 // The cuts moved to the nearest reading: the first and last cut (a window's edges)
 // stay, each other moves to the reading nearest it strictly between them (one cut a
 // reading at most), and readings an empty span does not have leave the cuts as they are.

@@ -185,11 +185,14 @@ void profile_figure(Page& pg,
         fig_no, p.run.repeat > 0 ? p.run.repeat : 1, escape(label), runtime_text(runtime),
         node_caption(p),
         p.phases.phases.empty() ? "" : "; shaded bands are the phases the job marked", how,
-        f.band.empty() ? ""
-                       : fmt::format(" The grey band around the node is where the sensors' own "
-                                     "limits put its mean power, window by window ({} windows; "
-                                     "docs/uncertainty.md).",
-                                     f.band.size()));
+        f.band.empty()
+            ? ""
+            : fmt::format(" The grey band around the node is where the sensors' own limits put its "
+                          "mean power, window by window ({} windows{}; docs/uncertainty.md).",
+                          f.band.size(),
+                          // What the node's bound rests on holds for its windows too.
+                          summary.node.bound ? escape(assumptions_text(*summary.node.bound))
+                                             : std::string{}));
 }
 
 void distribution_figure(Page& pg,

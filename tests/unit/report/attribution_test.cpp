@@ -372,7 +372,7 @@ TEST_F(Attribution_, TheJobsShareCarriesTheSensorsBound) {
     EXPECT_NEAR(group.job_energy_j->sensor->low, 520, 0.01);
 }
 
-TEST_F(Attribution_, AShareOfAPowerReadingHasNoBound) {
+TEST_F(Attribution_, AShareOfAPowerReadingIsBoundedByItsFieldAndAnEstimatesIsNot) {
     auto chans = channels();
     chans[2] = channel("gpu0", Domain::gpu, Quantity::power); // a power field, no counter
     test::TraceBuilder b{path, chans};
@@ -381,10 +381,33 @@ TEST_F(Attribution_, AShareOfAPowerReadingHasNoBound) {
     auto reader = b.reader();
     const auto s = summarize_run(reader, reader.runs().front());
     ASSERT_TRUE(s && s->attribution);
-    EXPECT_FALSE(part(*s->attribution, "gpu0").share.job_bound);
+    const auto& gpu = part(*s->attribution, "gpu0").share;
+    ASSERT_TRUE(gpu.job_bound) << "each interval's energy within the field's bound over it";
+    EXPECT_TRUE(gpu.job_bound->field_assumed);
+    EXPECT_LE(gpu.job_bound->low, gpu.job_j());
+    EXPECT_GE(gpu.job_bound->high, gpu.job_j());
     EXPECT_TRUE(part(*s->attribution, "cpu0.package").share.job_bound);
-    EXPECT_FALSE(s->attribution->node.job_bound); // a sum with an unbounded term
-    EXPECT_FALSE(run_to_json(*s).at("attribution").contains("job_low_j"));
+    ASSERT_TRUE(s->attribution->node.job_bound);
+    EXPECT_TRUE(s->attribution->node.job_bound->field_assumed) << "a sum says what a term assumes";
+    const auto j = run_to_json(*s).at("attribution");
+    EXPECT_TRUE(j.contains("job_low_j")) << j.dump();
+    EXPECT_TRUE(j.at("job_bound_assumes_field").get<bool>()) << j.dump();
+
+    // A model's power (an estimate) is no measurement: no bound, nor for the sum.
+    chans[2] = channel("gpu0", Domain::gpu, Quantity::power, Provenance::estimated);
+    auto other = path;
+    other += ".estimate";
+    std::filesystem::remove(other);
+    test::TraceBuilder e{other, chans};
+    const auto eid = e.run(test::make_run("job", 10, watts));
+    e.usage(eid, facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30})"), use(10));
+    auto er = e.reader();
+    const auto es = summarize_run(er, er.runs().front());
+    ASSERT_TRUE(es && es->attribution);
+    EXPECT_FALSE(part(*es->attribution, "gpu0").share.job_bound);
+    EXPECT_FALSE(es->attribution->node.job_bound); // a sum with an unbounded term
+    EXPECT_FALSE(run_to_json(*es).at("attribution").contains("job_low_j"));
+    std::filesystem::remove(other);
 }
 
 TEST_F(Attribution_, ARunWithoutUsageHasNodeFiguresOnly) {

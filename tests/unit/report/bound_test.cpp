@@ -254,29 +254,44 @@ TEST(CounterBound, ALearnedUpdatePeriodIsTheLongestGapBetweenChangesNotTheMedian
 }
 
 TEST(CounterBound, ARedfishEnergyInKwhStepsByTheDecimalsItsBmcGives) {
-    // DMTF's public-rackmount1 mockup gives TotalEnergy in whole kWh: a 3.6 MJ step.
+    // DMTF's public-rackmount1 mockup gives TotalEnergy, a Sensor, in whole kWh: 3.6 MJ a step.
     Channel c;
     c.backend = "redfish";
-    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1U/Sensors/TotalEnergy EnergykWh";
+    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1U/Sensors/TotalEnergy Reading (kW.h)";
     const auto kwh = [](double v) { return v * 3.6e6; };
     const std::vector<TimedValue> whole{
-        {0, kwh(325675)}, {k_s, kwh(325676)}, {2 * k_s, kwh(325676)}};
+        {0, kwh(325675)}, {k_s, kwh(325676)}, {2 * k_s, kwh(325677)}};
     EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, whole, 500.0).quantum_j, 3.6e6);
-    const std::vector<TimedValue> tenths{{0, kwh(12.5)}, {k_s, kwh(12.7)}, {2 * k_s, kwh(13.0)}};
-    EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, tenths, 500.0).quantum_j, 3.6e5);
-    const std::vector<TimedValue> three{{0, kwh(12.5)}, {k_s, kwh(12.507)}, {2 * k_s, kwh(12.51)}};
+    // EnvironmentMetrics' EnergykWh: the stored values are a running total from 0, so the
+    // changes between readings tell the step, not the values.
+    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/EnvironmentMetrics EnergykWh";
+    const std::vector<TimedValue> tenths{{0, 0}, {k_s, kwh(0.2)}, {2 * k_s, kwh(0.5)}};
+    EXPECT_NEAR(limits_of(c, Timing{}, tenths, 500.0).quantum_j, 3.6e5, 1e-6);
+    const std::vector<TimedValue> three{{0, 0}, {k_s, kwh(0.007)}, {2 * k_s, kwh(0.01)}};
     EXPECT_NEAR(limits_of(c, Timing{}, three, 500.0).quantum_j, 3.6e3, 1e-6);
-    const std::vector<TimedValue> odd{{0, kwh(12.5)}, {k_s, 45'000'123.456789}};
-    EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, odd, 500.0).quantum_j, 3.6e3) << "three decimals";
+    EXPECT_NEAR(limits_of(c, Timing{}, std::vector<TimedValue>{{0, 0}, {k_s, 0}}, 500.0).quantum_j,
+                3.6e6, 1e-6)
+        << "no change seen: a whole kWh";
+    // A reset the sampler bridged with an estimate (no multiple of anything) between 1 and 2 s:
+    // the changes outside it still tell tenths; counted, nothing would fit (three decimals).
+    const std::vector<TimedValue> reset{
+        {0, 0}, {k_s, kwh(0.1)}, {2 * k_s, kwh(0.1) + 1234.567}, {3 * k_s, kwh(0.2) + 1234.567}};
+    const std::vector<EstimatedSpan> bridged{{k_s, 2 * k_s}};
+    EXPECT_NEAR(limits_of(c, Timing{}, reset, 500.0, bridged).quantum_j, 3.6e5, 1e-6);
+    EXPECT_NEAR(limits_of(c, Timing{}, reset, 500.0).quantum_j, 3.6e3, 1e-6);
     // A 20 s job at 500 W (10 kJ) on the whole-kWh counter: not measurable at that resolution.
+    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1U/Sensors/TotalEnergy Reading (kW.h)";
     const std::vector<TimedValue> job{{0, kwh(325675)}, {20 * k_s, kwh(325675)}};
     const auto b = counter_bound(job, 0, 20 * k_s, limits_of(c, Timing{}, job, 500.0));
     ASSERT_TRUE(b);
     EXPECT_GE(b->high, 3.6e6) << "one step may have passed unseen";
     EXPECT_EQ(b->dominant, "quantum");
-    Channel joules = c;
-    joules.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/EnvironmentMetrics EnergyJoules";
-    EXPECT_DOUBLE_EQ(limits_of(joules, Timing{}, whole, 500.0).quantum_j, 1.0) << "not kWh";
+    // Wh: a Sensor's W.h in whole Wh is 3.6 kJ a step; joules stay a joule.
+    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/Sensors/Energy Reading (W.h)";
+    const std::vector<TimedValue> wh{{0, 0}, {k_s, 3.6e3}, {2 * k_s, 7.2e3}};
+    EXPECT_NEAR(limits_of(c, Timing{}, wh, 500.0).quantum_j, 3.6e3, 1e-6);
+    c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/EnvironmentMetrics EnergyJoules";
+    EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, whole, 500.0).quantum_j, 1.0) << "joules";
 }
 
 TEST(CounterBound, ALongRunOnAFineCounterIsBoundByItsEdges) {

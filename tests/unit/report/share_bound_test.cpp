@@ -5,6 +5,7 @@
 #include "report/share_bound.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <random>
@@ -187,6 +188,96 @@ TEST(ShareBound, TheTruthIsInsideTheBoundInEveryGeneratedCase) {
                 "linear cases\n",
                 static_cast<unsigned>(seed), k_cases, reached, linear);
     EXPECT_GT(linear, 50U);
+}
+
+TEST(FieldShareBound, AGpuPowerReadingsShareHoldsTheTruthInEveryGeneratedCase) {
+    // A GPU that gives power, not energy, read every 100 ms; between two readings its power
+    // is the later one's (it stays between their values: the field's stated assumption), so
+    // the figure (the readings' trapezoids) is not the truth. The job is given the GPU or a
+    // part of it and uses a fraction above its idle power; where others had it too its use is
+    // not known (the truth anywhere in 0..1).
+    constexpr std::int64_t k_ms = 1'000'000;
+    const auto seed = std::random_device{}();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng{seed};
+    std::uniform_real_distribution<double> level{0, 600};
+    std::uniform_real_distribution<double> unit{0, 1};
+    std::vector<Channel> channels(1);
+    channels[0].name = "gpu0";
+    channels[0].quantity = Quantity::power;
+    channels[0].provenance = Provenance::measured;
+    channels[0].backend = "nvml";
+    channels[0].limit_watts = 300;
+    int narrow = 0;
+    for (int n = 0; n < 300; ++n) {
+        RunData d;
+        d.channels = &channels;
+        std::vector<TimedValue> r;
+        for (std::int64_t t = 0; t <= 12'000 * k_ms; t += 100 * k_ms) {
+            r.push_back({t, std::round(level(rng) * 1000) / 1000});
+        }
+        d.series = {r};
+        d.timing = {Timing{}};
+        d.estimated = {{}};
+        d.profiled = {false};
+        d.t0 = 1'000 * k_ms + std::uniform_int_distribution<std::int64_t>{0, 99 * k_ms}(rng);
+        d.t1 = d.t0 + std::uniform_int_distribution<std::int64_t>{50 * k_ms, 10'000 * k_ms}(rng);
+        // The truth: over (t_k, t_k+1] the power is reading k+1's.
+        const auto truth = [&](std::int64_t a, std::int64_t b) {
+            double e = 0;
+            for (std::size_t k = 0; k + 1 < r.size(); ++k) {
+                const auto from = std::max(a, r[k].t_ns);
+                const auto to = std::min(b, r[k + 1].t_ns);
+                e += to > from ? r[k + 1].value * static_cast<double>(to - from) * 1e-9 : 0.0;
+            }
+            return e;
+        };
+        std::vector<std::int64_t> cuts{d.t0};
+        while (cuts.back() < d.t1) {
+            cuts.push_back(std::min(d.t1, cuts.back() + std::uniform_int_distribution<std::int64_t>{
+                                                            k_ms, 250 * k_ms}(rng)));
+        }
+        const double idle = unit(rng) < 0.5 ? 0 : 60;
+        const double given = unit(rng) < 0.5 ? 1 : 0.25;
+        std::vector<attrib::Interval> ins;
+        double job = 0; // the truth's share
+        for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+            attrib::Interval in{
+                0, static_cast<double>(cuts[k + 1] - cuts[k]) * 1e-9, idle, given, unit(rng), true};
+            in.use_unknown = unit(rng) < 0.3;
+            auto real = in;
+            real.energy_j = truth(cuts[k], cuts[k + 1]);
+            real.use = in.use_unknown ? unit(rng) : in.use;
+            job += attrib::split(real).job_j();
+            // The figure: the readings' trapezoids, as integral_of gives them.
+            double e = 0;
+            for (std::size_t j = 0; j + 1 < r.size(); ++j) {
+                const auto from = std::max(cuts[k], r[j].t_ns);
+                const auto to = std::min(cuts[k + 1], r[j + 1].t_ns);
+                if (to > from) {
+                    const auto at = [&](std::int64_t t) {
+                        return r[j].value + (r[j + 1].value - r[j].value) *
+                                                static_cast<double>(t - r[j].t_ns) /
+                                                static_cast<double>(r[j + 1].t_ns - r[j].t_ns);
+                    };
+                    e += (at(from) + at(to)) / 2 * static_cast<double>(to - from) * 1e-9;
+                }
+            }
+            in.energy_j = e;
+            ins.push_back(in);
+        }
+        const auto b = field_share_bound(d, 0, cuts, ins);
+        ASSERT_TRUE(b) << "case " << n;
+        EXPECT_TRUE(b->field_assumed);
+        ASSERT_LE(b->low, job + 1e-6) << "case " << n;
+        ASSERT_GE(b->high, job - 1e-6) << "case " << n;
+        const double terms = b->terms.quantum + b->terms.lag + b->terms.gap + b->terms.field +
+                             b->terms.read + b->terms.shared;
+        // The terms make the width (before the field's bound is cut at 0: a quantum or so).
+        EXPECT_NEAR(terms, b->high - b->low, 0.01 * (b->high - b->low) + 0.01) << "case " << n;
+        narrow += b->high - b->low < std::max(job, 1.0) ? 1 : 0;
+    }
+    EXPECT_GT(narrow, 0) << "never narrower than the share itself";
 }
 
 } // namespace
