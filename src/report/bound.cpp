@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace jp::report {
 namespace {
@@ -104,34 +105,36 @@ double redfish_unit_joules(const Channel& c) noexcept {
     return c.source.find("(W.h)") != std::string::npos ? 3.6e3 : 0.0;
 }
 
-// The step of such a counter: the coarsest decimal fraction of its unit (1 down to 10⁻⁶)
-// that every change between two consecutive readings is a whole number of, the changes
-// across an estimated span (a jump's estimate, which is no multiple of anything) left out.
-// What the readings cannot tell from a finer step is taken at the coarser (the safe side):
-// with no change seen, a whole unit.
+// The step of such a counter: the largest that every change between two consecutive
+// readings is a whole number of (their greatest common divisor, in millionths of the unit),
+// the changes across an estimated span (a jump's estimate, which is no multiple of anything)
+// left out. The true step divides every change, so it is never larger (the safe side); with
+// no change seen, a whole unit. Changes that are no whole number of millionths leave the
+// three decimals most BMCs give.
 double decimal_step(double unit_j,
                     std::span<const TimedValue> readings,
                     std::span<const EstimatedSpan> estimated) noexcept {
-    double step = unit_j;
-    for (int decimals = 0; decimals <= 6; ++decimals, step /= 10) {
-        bool whole = true;
-        for (std::size_t i = 1; whole && i < readings.size(); ++i) {
-            const auto a = readings[i - 1].t_ns;
-            const auto b = readings[i].t_ns;
-            if (std::ranges::any_of(estimated, [&](const EstimatedSpan& s) {
-                    return s.from_ns < b && a < s.to_ns;
-                })) {
-                continue;
-            }
-            // Within 10 mJ: a kWh figure's conversion to joules is exact to ~0.1 mJ up to 1 TJ.
-            const double d = readings[i].value - readings[i - 1].value;
-            whole = std::abs(d - std::round(d / step) * step) < 1e-2;
+    const double fine = unit_j * 1e-6;
+    // Within 1 mJ (a tenth of a millionth of a Wh: 0.36 mJ): a kWh or Wh figure's conversion
+    // to joules is exact to ~0.1 mJ up to 1 TJ.
+    const double tolerance = std::min(fine / 10, 1e-3);
+    std::int64_t common = 0;
+    for (std::size_t i = 1; i < readings.size(); ++i) {
+        const auto a = readings[i - 1].t_ns;
+        const auto b = readings[i].t_ns;
+        if (std::ranges::any_of(
+                estimated, [&](const EstimatedSpan& s) { return s.from_ns < b && a < s.to_ns; })) {
+            continue;
         }
-        if (whole) {
-            return step;
+        const double d = std::abs(readings[i].value - readings[i - 1].value);
+        const double n = std::round(d / fine);
+        if (std::abs(d - n * fine) >= tolerance || n >= 9e15) {
+            return unit_j * 1e-3;
         }
+        common = std::gcd(common, static_cast<std::int64_t>(n));
     }
-    return unit_j * 1e-3; // no decimal fraction fits: the three decimals most BMCs give
+    constexpr std::int64_t k_millionths = 1'000'000;
+    return common == 0 ? unit_j : static_cast<double>(std::min(common, k_millionths)) * fine;
 }
 
 } // namespace

@@ -288,6 +288,8 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
     even.push_back(d.t1);
     const auto counter =
         std::ranges::find_if(*sources, [](const Source& s) { return s.counter.has_value(); });
+    const bool profiled =
+        std::ranges::any_of(*sources, [&](const Source& s) { return d.profiled[s.channel]; });
     const auto cuts =
         counter == sources->end() ? even : snap_to_readings(even, d.series[counter->channel]);
     std::vector<BandPoint> out;
@@ -301,8 +303,14 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
             return {};
         }
         const double seconds = static_cast<double>(b - a) * 1e-9;
-        out.push_back({(static_cast<double>(a - d.t0) + static_cast<double>(b - a) / 2) / span,
-                       e->low / seconds, e->high / seconds});
+        BandPoint p{(static_cast<double>(a - d.t0) + static_cast<double>(b - a) / 2) / span,
+                    e->low / seconds, e->high / seconds};
+        p.max_assumed = e->max_assumed;
+        // Windows between an anchored counter's reads follow its profile.
+        p.profile_assumed = e->profile_assumed || (profiled && cuts.size() > 2);
+        p.field_assumed = e->field_assumed;
+        p.windows_assumed = e->windows_assumed;
+        out.push_back(p);
     }
     return out;
 }

@@ -122,6 +122,22 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
                   : "");
 }
 
+namespace {
+
+// What any window of the band rests on beyond the sensors' limits ("; assumes …").
+std::string band_assumptions(const std::vector<BandPoint>& band) {
+    Bound any;
+    for (const auto& b : band) {
+        any.max_assumed = any.max_assumed || b.max_assumed;
+        any.profile_assumed = any.profile_assumed || b.profile_assumed;
+        any.field_assumed = any.field_assumed || b.field_assumed;
+        any.windows_assumed = any.windows_assumed || b.windows_assumed;
+    }
+    return assumptions_text(any);
+}
+
+} // namespace
+
 void profile_figure(Page& pg,
                     const RunProfile& p,
                     const RunSummary& summary,
@@ -189,10 +205,7 @@ void profile_figure(Page& pg,
             ? ""
             : fmt::format(" The grey band around the node is where the sensors' own limits put its "
                           "mean power, window by window ({} windows{}; docs/uncertainty.md).",
-                          f.band.size(),
-                          // What the node's bound rests on holds for its windows too.
-                          summary.node.bound ? escape(assumptions_text(*summary.node.bound))
-                                             : std::string{}));
+                          f.band.size(), escape(band_assumptions(summary.power_band))));
 }
 
 void distribution_figure(Page& pg,

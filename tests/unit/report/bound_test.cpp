@@ -269,6 +269,9 @@ TEST(CounterBound, ARedfishEnergyInKwhStepsByTheDecimalsItsBmcGives) {
     EXPECT_NEAR(limits_of(c, Timing{}, tenths, 500.0).quantum_j, 3.6e5, 1e-6);
     const std::vector<TimedValue> three{{0, 0}, {k_s, kwh(0.007)}, {2 * k_s, kwh(0.01)}};
     EXPECT_NEAR(limits_of(c, Timing{}, three, 500.0).quantum_j, 3.6e3, 1e-6);
+    // Not a power of ten: a BMC that steps by half a kWh.
+    const std::vector<TimedValue> halves{{0, 0}, {k_s, kwh(0.5)}, {2 * k_s, kwh(1.5)}};
+    EXPECT_NEAR(limits_of(c, Timing{}, halves, 500.0).quantum_j, 1.8e6, 1e-6);
     EXPECT_NEAR(limits_of(c, Timing{}, std::vector<TimedValue>{{0, 0}, {k_s, 0}}, 500.0).quantum_j,
                 3.6e6, 1e-6)
         << "no change seen: a whole kWh";
@@ -290,6 +293,9 @@ TEST(CounterBound, ARedfishEnergyInKwhStepsByTheDecimalsItsBmcGives) {
     c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/Sensors/Energy Reading (W.h)";
     const std::vector<TimedValue> wh{{0, 0}, {k_s, 3.6e3}, {2 * k_s, 7.2e3}};
     EXPECT_NEAR(limits_of(c, Timing{}, wh, 500.0).quantum_j, 3.6e3, 1e-6);
+    const std::vector<TimedValue> odd_wh{{0, 0}, {k_s, 3.6e3}, {2 * k_s, 7.2e3 + 0.0018}};
+    EXPECT_NEAR(limits_of(c, Timing{}, odd_wh, 500.0).quantum_j, 3.6, 1e-9)
+        << "no whole millionth of a Wh: three decimals";
     c.source = "redfish:http://127.0.0.1/redfish/v1/Chassis/1/EnvironmentMetrics EnergyJoules";
     EXPECT_DOUBLE_EQ(limits_of(c, Timing{}, whole, 500.0).quantum_j, 1.0) << "joules";
 }

@@ -129,17 +129,19 @@ TEST(FieldBound, AnAveragedFieldsBoundHoldsInEveryGeneratedCase) {
         const bool late = std::uniform_int_distribution{0, 4}(rng) == 0;
         std::vector<TimedValue> readings;
         std::uniform_int_distribution<std::int64_t> jitter{0, read / 20};
-        // Where each reading lags by its own, half the cases stamp it at its call's middle, the
-        // value taken anywhere in a call of up to a quarter of a reading period.
-        const auto call = alike || std::uniform_int_distribution{0, 1}(rng) == 0
+        // Half the cases stamp each reading at its call's middle, the value taken anywhere in a
+        // call of up to a quarter of a reading period; where the readings lag alike, at the same
+        // place in every call (so the windows still follow one another).
+        const auto call = std::uniform_int_distribution{0, 1}(rng) == 0
                               ? 0
                               : std::uniform_int_distribution<std::int64_t>{1, read / 4}(rng);
         std::uniform_int_distribution<std::int64_t> in_call{-call / 2, call / 2};
+        const auto same_place = in_call(rng);
         for (auto s = start - 2 * k_s + (late ? 2 * k_s + job / 3 : 0); s < start + job + 2 * k_s;
              s += read + jitter(rng)) {
             const auto end = alike ? s - phase : shown_at(s, update, phase);
             const double mean = truth.energy(end - window, end) / sec(window);
-            readings.push_back({s + in_call(rng), std::floor(mean / q) * q});
+            readings.push_back({s + (alike ? same_place : in_call(rng)), std::floor(mean / q) * q});
         }
         const auto c = averaged_channel(window);
         auto knots = knots_of(c, readings);
