@@ -85,6 +85,11 @@ struct WindowBounds {
     bool windows_assumed = false;
 };
 
+// Where grid window i begins (window i is [cut_of(i), cut_of(i + 1)]; the last ends at t1).
+std::int64_t cut_of(const GridSeries& g, std::size_t i) {
+    return i < g.watts.size() ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
+}
+
 // A counter's share of each window, from its range at each cut, its readings walked once (a
 // day at 10 ms is millions of windows), the ends as counter_bound() takes them.
 void add_counter(const RunData& d,
@@ -93,9 +98,7 @@ void add_counter(const RunData& d,
                  const GridSeries& g,
                  WindowBounds& w) {
     const auto n = g.watts.size();
-    const auto cut = [&](std::size_t i) {
-        return i < n ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
-    };
+    const auto cut = [&](std::size_t i) { return cut_of(g, i); };
     const std::span<const TimedValue> r = d.series[channel];
     std::size_t k = 0; // the first reading at or after the cut
     CounterRange before{};
@@ -130,9 +133,7 @@ bool add_field(const RunData& d,
                WindowBounds& w) {
     const auto n = g.watts.size();
     for (std::size_t i = 0; i < n; ++i) {
-        const auto a = g.t0 + static_cast<std::int64_t>(i) * g.step_ns;
-        const auto b = i + 1 < n ? a + g.step_ns : g.t1;
-        const auto e = field_bound(d.series[channel], a, b, l);
+        const auto e = field_bound(d.series[channel], cut_of(g, i), cut_of(g, i + 1), l);
         if (!e) {
             return false;
         }
@@ -172,10 +173,7 @@ PowerRange range_of(const WindowBounds& w, double low_w, double high_w) {
 }
 
 double seconds_between(const GridSeries& g, std::size_t a, std::size_t b) {
-    const auto cut = [&](std::size_t i) {
-        return i < g.watts.size() ? g.t0 + static_cast<std::int64_t>(i) * g.step_ns : g.t1;
-    };
-    return static_cast<double>(cut(b) - cut(a)) * 1e-9;
+    return static_cast<double>(cut_of(g, b) - cut_of(g, a)) * 1e-9;
 }
 
 std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
