@@ -13,7 +13,7 @@ _VALUE_COLUMN = {"energy": "energy_j", "power": "power_w", "utilization": "utili
 
 _BOUND_COLUMNS = ["energy_low_j", "energy_high_j", "bound_dominant", "measurable",
                   "job_j", "job_low_j", "job_high_j", "bound_assumes", "peak_low_w",
-                  "peak_high_w"]
+                  "peak_high_w", "peak_assumes"]
 
 # What a bound rests on beyond the sensors' limits, as report --json's bound_assumes_* keys.
 _ASSUMPTIONS = ["peak", "profile", "field", "windows"]
@@ -30,12 +30,18 @@ def _bound_columns(item: dict[str, Any]) -> dict[str, Any]:
             "job_j": share.get("job_j", nan),
             "job_low_j": share.get("job_low_j", nan),
             "job_high_j": share.get("job_high_j", nan),
-            # As the summary CSV: "peak;field", "" for none, None where there is no bound.
-            "bound_assumes": (";".join(a for a in _ASSUMPTIONS if item.get("bound_assumes_" + a))
-                              if "bound_assumes_peak" in item else None),
+            "bound_assumes": _assumes(item, "bound_assumes_"),
             # Where the sensors' bounds put the true peak (a counter's, and the node's).
             "peak_low_w": _number(item.get("peak_low_w")),
-            "peak_high_w": _number(item.get("peak_high_w"))}
+            "peak_high_w": _number(item.get("peak_high_w")),
+            "peak_assumes": _assumes(item, "peak_assumes_")}
+
+
+def _assumes(item: dict[str, Any], prefix: str) -> Optional[str]:
+    """As the summary CSV: "peak;field", "" for none, None where there is no bound."""
+    if prefix + "peak" not in item:
+        return None
+    return ";".join(a for a in _ASSUMPTIONS if item.get(prefix + a))
 
 
 def _number(v: Any) -> float:

@@ -201,7 +201,7 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
     Attribution out = m_template;
     std::vector<bool> bounded(out.parts.size(), true);
     for (auto& p : out.parts) {
-        p.share.job_bound = Bound{0, 0, "quantum", false, false, {}};
+        p.share.job_bound = Bound{0, 0, "quantum", {}, {}};
     }
     double seconds_in = 0;
     double seconds_read = 0; // of them, between the first and the last usage reading
@@ -245,7 +245,7 @@ Attribution Attributor::over(std::span<const std::pair<std::int64_t, std::int64_
             out.parts[n].share.job_bound.reset();
         }
     }
-    out.node.job_bound = Bound{0, 0, "quantum", false, false, {}};
+    out.node.job_bound = Bound{0, 0, "quantum", {}, {}};
     for (const auto& p : out.parts) {
         out.node += p.share;
         out.node.job_bound = sum_of(out.node.job_bound, p.share.job_bound);
@@ -334,7 +334,14 @@ bool Attributor::add_bound(JobShare& share,
     for (const auto t : cuts) {
         const auto e = m_errors.at(part, t);
         if (!e) {
-            return false;
+            if (part != m_channels.size()) {
+                return false;
+            }
+            // The rest where the node or a part is a power field (a BMC's node reading beside
+            // RAPL counters): interval by interval.
+            const auto b = rest_share_bound(*m_data, m_channels, cuts, intervals);
+            share.job_bound = sum_of(share.job_bound, b);
+            return b.has_value();
         }
         errors.push_back(*e);
     }

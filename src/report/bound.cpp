@@ -72,14 +72,9 @@ std::optional<Bound> sum_of(const std::optional<Bound>& a, const std::optional<B
     if (!a || !b) {
         return std::nullopt;
     }
-    Bound sum{a->low + b->low,
-              a->high + b->high,
+    Bound sum{a->low + b->low, a->high + b->high,
               a->half_width() >= b->half_width() ? a->dominant : b->dominant,
-              a->max_assumed || b->max_assumed,
-              a->profile_assumed || b->profile_assumed,
-              a->terms,
-              a->field_assumed || b->field_assumed,
-              a->windows_assumed || b->windows_assumed};
+              a->assumed | b->assumed, a->terms};
     sum.terms += b->terms;
     return sum;
 }
@@ -198,7 +193,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
         return std::nullopt;
     }
     if (t1 == t0) { // an empty window: exactly nothing
-        return Bound{0, 0, "quantum", limits.max_assumed, false, {}};
+        return Bound{0, 0, "quantum", {.peak = limits.max_assumed}, {}};
     }
     const auto start = counter_range(readings, t0, limits);
     const auto end = counter_range(readings, t1, limits);
@@ -208,8 +203,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     Bound b{std::max(0.0, end.lo - start.hi),
             std::min(end.hi - start.lo, most),
             {},
-            limits.max_assumed,
-            false,
+            {.peak = limits.max_assumed},
             {}};
     b.high = std::max(b.high, b.low);
     // The terms, as they enter the width: each edge's quantum and lag; the rest
@@ -283,7 +277,7 @@ std::optional<Bound> counter_bound(std::span<const TimedValue> readings,
     if (readings.empty() || t1 < t0) {
         return std::nullopt;
     }
-    Bound total{0, 0, {}, limits.max_assumed, false, {}};
+    Bound total{0, 0, {}, {.peak = limits.max_assumed}, {}};
     BoundTerms terms;
     // The readings in [from, to] bound the piece of [t0, t1] they cover.
     const auto piece = [&](std::int64_t from, std::int64_t to) {

@@ -8,6 +8,7 @@
 // as long as the counter's limits are as stated.
 #include "core/channel.hpp"
 #include "core/integrate.hpp"
+#include "report/assumptions.hpp"
 #include "report/timing.hpp"
 
 #include <cstdint>
@@ -79,18 +80,8 @@ struct Bound {
     double high = 0;
     // "quantum", "edge staleness", "gap between readings" or "counter jump"
     std::string_view dominant;
-    bool max_assumed = false; // it holds if the power never exceeded twice its highest seen
-    // A window that ends between an anchored counter's reads (report/anchored.hpp): its
-    // energy there follows the counter's power profile, so the bound holds if the profile's
-    // shape does; only the counter's reads bound it otherwise.
-    bool profile_assumed = false;
-    BoundTerms terms; // what makes its width
-    // A power field's instantaneous readings (report/field_bound.hpp): it holds if the power
-    // between two neighbouring readings stayed between their values.
-    bool field_assumed = false;
-    // A power field's averaged readings whose own-lag guarantee says nothing useful: it holds
-    // if each reading's window follows the one before (all lag alike).
-    bool windows_assumed = false;
+    Assumptions assumed{}; // what it holds on beyond the sensors' stated limits
+    BoundTerms terms;      // what makes its width
     [[nodiscard]] double half_width() const noexcept { return (high - low) / 2; }
 };
 

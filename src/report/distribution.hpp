@@ -3,6 +3,7 @@
 // How power is distributed over a run: the peak at sample resolution and over
 // 1 s and 60 s windows, time-weighted percentiles, time above a threshold,
 // against the node's rated power.
+#include "report/assumptions.hpp"
 #include "report/series.hpp"
 
 #include <optional>
@@ -16,10 +17,7 @@ namespace jp::report {
 struct PowerRange {
     double low_w = 0;
     double high_w = 0;
-    bool max_assumed = false;     // as a Bound's (report/bound.hpp)
-    bool profile_assumed = false; // a window between an anchored GPU counter's reads
-    bool field_assumed = false;   // a power field's readings: as a Bound's
-    bool windows_assumed = false;
+    Assumptions assumed{}; // what its windows' bounds rest on
 };
 
 struct Distribution {

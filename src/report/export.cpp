@@ -15,17 +15,17 @@ double seconds(std::int64_t ns) {
 
 // What the bound rests on beyond the sensors' limits (docs/uncertainty.md), as JSON's keys
 // name it without `bound_assumes_`: `peak`, `profile`, `field`, `windows`, `;`-separated.
-std::string assumption_keys(const Bound& b) {
+std::string assumption_keys(const Assumptions& a) {
     std::string out;
     const auto add = [&](bool on, const char* key) {
         if (on) {
             out += out.empty() ? key : std::string{";"} + key;
         }
     };
-    add(b.max_assumed, "peak");
-    add(b.profile_assumed, "profile");
-    add(b.field_assumed, "field");
-    add(b.windows_assumed, "windows");
+    add(a.peak, "peak");
+    add(a.profile, "profile");
+    add(a.field, "field");
+    add(a.windows, "windows");
     return out;
 }
 
@@ -51,11 +51,14 @@ void item_rows(std::ostream& out,
         const auto& jb = s ? s->job_bound : std::nullopt;
         out << fmt::format("{},{},{},{},", s ? fmt::format("{}", s->job_j()) : "",
                            jb ? fmt::format("{}", jb->low) : "",
-                           jb ? fmt::format("{}", jb->high) : "", b ? assumption_keys(*b) : "");
-        // Where the sensors' bounds put the true peak (a counter's, and the node's).
+                           jb ? fmt::format("{}", jb->high) : "",
+                           b ? assumption_keys(b->assumed) : "");
+        // Where the sensors' bounds put the true peak (a counter's, and the node's), and
+        // what that rests on.
         const auto& pk = it.peak_bound;
-        out << fmt::format("{},{}\n", pk ? fmt::format("{}", pk->low_w) : "",
-                           pk ? fmt::format("{}", pk->high_w) : "");
+        out << fmt::format("{},{},{}\n", pk ? fmt::format("{}", pk->low_w) : "",
+                           pk ? fmt::format("{}", pk->high_w) : "",
+                           pk ? assumption_keys(pk->assumed) : "");
     };
     row(f.node);
     for (const auto& p : f.parts) {
@@ -156,7 +159,7 @@ Result<void> write_markers_csv(trace::Reader& reader, std::ostream& out) {
 Result<void> write_summary_csv(trace::Reader& reader, std::ostream& out) {
     out << "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,provenance,"
            "counted,energy_low_j,energy_high_j,bound_dominant,measurable,job_j,job_low_j,"
-           "job_high_j,bound_assumes,peak_low_w,peak_high_w\n";
+           "job_high_j,bound_assumes,peak_low_w,peak_high_w,peak_assumes\n";
     for (const auto& run : reader.runs()) {
         auto s = summarize_run(reader, run);
         if (!s) {

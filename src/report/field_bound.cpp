@@ -190,8 +190,7 @@ Bound bound_of(const Open& open, std::int64_t t0, std::int64_t t1, const FieldLi
     Bound b{std::clamp(open.low, 0.0, most),
             std::clamp(open.high, 0.0, most),
             {},
-            l.max_assumed,
-            false,
+            {.peak = l.max_assumed},
             open.terms};
     b.dominant = dominant_of(b.terms);
     return b;
@@ -259,7 +258,7 @@ std::optional<Bound> stamped_bound(std::span<const TimedValue> knots,
         return std::nullopt;
     }
     if (t1 == t0) {
-        return Bound{0, 0, "quantum", l.max_assumed, false, {}};
+        return Bound{0, 0, "quantum", {.peak = l.max_assumed}, {}};
     }
     if (knots.size() < 2) { // one reading: nothing between readings is known
         Open none;
@@ -269,7 +268,7 @@ std::optional<Bound> stamped_bound(std::span<const TimedValue> knots,
     }
     if (!l.averaged) {
         auto b = bound_of(instantaneous(knots, t0, t1, l), t0, t1, l);
-        b.field_assumed = true;
+        b.assumed.field = true;
         return b;
     }
     // Each reading its own lag: a guarantee. Where that says nothing useful (a window read as
@@ -284,7 +283,7 @@ std::optional<Bound> stamped_bound(std::span<const TimedValue> knots,
     if (b.half_width() >= own.half_width()) {
         return own; // the assumption would buy nothing
     }
-    b.windows_assumed = true;
+    b.assumed.windows = true;
     return b;
 }
 

@@ -230,31 +230,22 @@ std::string provenance_text(const Item& item) {
     return prov;
 }
 
-std::string assumptions_text(const Bound& b) {
-    std::string out = b.max_assumed ? "; assumes ≤ 2× the peak seen" : "";
-    if (b.profile_assumed) {
+std::string assumptions_text(const Assumptions& a) {
+    std::string out = a.peak ? "; assumes ≤ 2× the peak seen" : "";
+    if (a.profile) {
         out += "; assumes the GPU's power profile between its counter's reads";
     }
-    if (b.field_assumed) {
+    if (a.field) {
         out += "; assumes the power stayed between neighbouring readings";
     }
-    if (b.windows_assumed) {
+    if (a.windows) {
         out += "; assumes each reading's window follows the one before";
     }
     return out;
 }
 
-std::string assumptions_text(const PowerRange& r) {
-    Bound b;
-    b.max_assumed = r.max_assumed;
-    b.profile_assumed = r.profile_assumed;
-    b.field_assumed = r.field_assumed;
-    b.windows_assumed = r.windows_assumed;
-    return assumptions_text(b);
-}
-
 std::string bound_text(const Bound& b, double value) {
-    const auto assumes = assumptions_text(b);
+    const auto assumes = assumptions_text(b.assumed);
     if (b.half_width() > std::abs(value)) { // what the energy could be, and why it is that wide
         return fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", b.low, b.high,
                            b.dominant, assumes);
@@ -263,6 +254,13 @@ std::string bound_text(const Bound& b, double value) {
         return fmt::format(", {:.4g}–{:.4g} J ({}{})", b.low, b.high, b.dominant, assumes);
     }
     return {};
+}
+
+void add_assumptions_json(nlohmann::json& j, const std::string& prefix, const Assumptions& a) {
+    j[prefix + "peak"] = a.peak;
+    j[prefix + "profile"] = a.profile;
+    j[prefix + "field"] = a.field;
+    j[prefix + "windows"] = a.windows;
 }
 
 nlohmann::json bound_terms_json(const BoundTerms& t) {
@@ -279,10 +277,7 @@ void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string
     j[fmt::format("{}_bound_j", figure)] = b.half_width();
     j[pre + "bound_dominant"] = b.dominant;
     j[pre + "bound_terms"] = bound_terms_json(b.terms);
-    j[pre + "bound_assumes_peak"] = b.max_assumed;
-    j[pre + "bound_assumes_profile"] = b.profile_assumed;
-    j[pre + "bound_assumes_field"] = b.field_assumed;
-    j[pre + "bound_assumes_windows"] = b.windows_assumed;
+    add_assumptions_json(j, pre + "bound_assumes_", b.assumed);
     j[pre + "measurable"] = b.half_width() <= std::abs(value);
 }
 

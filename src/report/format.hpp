@@ -48,9 +48,9 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 // What a bound assumes, each after "; ": "; assumes ≤ 2× the peak seen", the GPU's power
 // profile between its counter's reads, the power between a field's readings, an averaged
 // field's windows following one another; empty if none.
-[[nodiscard]] std::string assumptions_text(const Bound& b);
-// The same for a power figure's range (report/distribution.hpp).
-[[nodiscard]] std::string assumptions_text(const PowerRange& r);
+[[nodiscard]] std::string assumptions_text(const Assumptions& a);
+// The same as JSON booleans: PREFIX + "peak", "profile", "field" and "windows".
+void add_assumptions_json(nlohmann::json& j, const std::string& prefix, const Assumptions& a);
 // What each term adds to a bound's width: {"quantum", "edge_staleness",
 // "gap_between_readings", "counter_jump", "idle_crossing", "shared_gpu", "between_readings",
 // "ambiguous_wrap", "read_time"}

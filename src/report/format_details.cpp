@@ -93,7 +93,7 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
         out += fmt::format(" (the true peak at this resolution lies in {}–{} by the sensors' "
                            "bounds{})",
                            power_text(p.peak_bound->low_w), power_text(p.peak_bound->high_w),
-                           assumptions_text(*p.peak_bound));
+                           assumptions_text(p.peak_bound->assumed));
     }
     if (runs > 1) {
         out += fmt::format(" (highest of {} runs)", runs);
@@ -128,7 +128,7 @@ std::string job_bound_text(const RepeatSummary& r) {
     }
     const auto& b = *r.job_energy_j->sensor;
     const char* on = r.runs.size() > 1 ? " on the mean" : "";
-    const std::string why = std::string{b.dominant} + assumptions_text(b);
+    const std::string why = std::string{b.dominant} + assumptions_text(b.assumed);
     if (b.half_width() > std::abs(r.job_energy_j->mean)) {
         return fmt::format("; not measurable at the sensors' resolution: {:.3g}–{:.3g} J{} ({})",
                            b.low, b.high, on, why);

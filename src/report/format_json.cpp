@@ -10,20 +10,31 @@ namespace {
 
 using nlohmann::json;
 
-// "NAME_low_w"/"NAME_high_w": where the sensors' bounds put a power figure (null: no bound).
-void add_range(json& j, const std::string& name, const std::optional<PowerRange>& r) {
+// "NAME_low_w"/"NAME_high_w": where the sensors' bounds put a power figure (null: no bound);
+// what it rests on is added to `assumed`.
+void add_range(json& j,
+               const std::string& name,
+               const std::optional<PowerRange>& r,
+               Assumptions& assumed) {
     j[name + "_low_w"] = r ? json(r->low_w) : json(nullptr);
     j[name + "_high_w"] = r ? json(r->high_w) : json(nullptr);
+    if (r) {
+        assumed |= r->assumed;
+    }
 }
 
-// The sensors' ranges of the moving peaks and percentiles, as a run's Distribution and a
-// group's PowerStats both hold them.
+// The sensors' ranges of the peak, the moving peaks and the percentiles, as a run's
+// Distribution and a group's PowerStats both hold them, and what any of them rests on
+// ("ranges_assume_peak", …: report/assumptions.hpp).
 template <class Power> void add_distribution_ranges(json& j, const Power& p) {
-    add_range(j, "peak_1s", p.peak_1s_bound);
-    add_range(j, "peak_60s", p.peak_60s_bound);
-    add_range(j, "p50", p.p50_bound);
-    add_range(j, "p95", p.p95_bound);
-    add_range(j, "p99", p.p99_bound);
+    Assumptions assumed;
+    add_range(j, "peak", p.peak_bound, assumed);
+    add_range(j, "peak_1s", p.peak_1s_bound, assumed);
+    add_range(j, "peak_60s", p.peak_60s_bound, assumed);
+    add_range(j, "p50", p.p50_bound, assumed);
+    add_range(j, "p95", p.p95_bound, assumed);
+    add_range(j, "p99", p.p99_bound, assumed);
+    add_assumptions_json(j, "ranges_assume_", assumed);
 }
 
 json opt(const std::optional<double>& v) {
@@ -74,7 +85,9 @@ json item_json(const Item& i) {
            {"parent", i.parent}};
     j["peak_w"] = opt(i.peak_w);
     if (i.peak_bound) { // an energy counter's: where the truth's peak at its resolution lies
-        add_range(j, "peak", i.peak_bound);
+        Assumptions assumed;
+        add_range(j, "peak", i.peak_bound, assumed);
+        add_assumptions_json(j, "peak_assumes_", assumed);
     }
     j["lower_bound"] = i.lower_bound;
     if (i.bound) { // docs/uncertainty.md
@@ -123,8 +136,6 @@ json distribution_figures(const Distribution& d, std::int64_t step_ns) {
     return {{"step_s", static_cast<double>(step_ns) * 1e-9},
             {"mean_w", d.mean_w},
             {"peak_w", d.peak_w},
-            {"peak_low_w", d.peak_bound ? json(d.peak_bound->low_w) : json(nullptr)},
-            {"peak_high_w", d.peak_bound ? json(d.peak_bound->high_w) : json(nullptr)},
             {"peak_1s_w", opt(d.peak_1s_w)},
             {"peak_60s_w", opt(d.peak_60s_w)},
             {"p50_w", d.p50_w},
@@ -254,8 +265,6 @@ json stats_json(const FigureStats& s) {
 json power_figures(const PowerStats& p) {
     return {{"step_s", static_cast<double>(p.step_ns) * 1e-9},
             {"peak_w", p.peak_w},
-            {"peak_low_w", p.peak_bound ? json(p.peak_bound->low_w) : json(nullptr)},
-            {"peak_high_w", p.peak_bound ? json(p.peak_bound->high_w) : json(nullptr)},
             {"peak_1s_w", opt(p.peak_1s_w)},
             {"peak_60s_w", opt(p.peak_60s_w)},
             {"mean_w", stat_json(p.mean_w)},

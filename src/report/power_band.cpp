@@ -2,22 +2,16 @@
 #include "report/power_band.hpp"
 
 #include "report/share_bound.hpp"
+#include "report/source_bound.hpp"
 #include "report/window.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <utility>
 
 namespace jp::report {
 namespace {
-
-// A channel the node's energy is made of, with the limits its bound takes: a counter's, or a
-// measured power field's (a BMC's node reading, a GPU's power).
-struct Source {
-    std::size_t channel = 0;
-    std::optional<CounterLimits> counter;
-    std::optional<FieldLimits> field;
-};
 
 // What the node's energy is made of, or nullopt where one of them has no bound (a model, an
 // estimate, a counter estimated over a jump).
@@ -37,27 +31,16 @@ std::optional<std::vector<Source>> node_sources(const RunData& d) {
     }
     std::vector<Source> out;
     for (const auto i : channels) {
-        const auto& c = (*d.channels)[i];
-        if (d.series[i].empty()) {
+        auto s = source_of(d, i);
+        if (!s) {
             return std::nullopt;
         }
-        if (c.quantity == Quantity::energy && d.estimated[i].empty()) {
-            out.push_back({i, counter_limits(d, i), std::nullopt});
-        } else if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
-            out.push_back({i, std::nullopt, field_limits_of(d, i)});
-        } else {
-            return std::nullopt;
-        }
+        out.push_back(std::move(*s));
     }
     if (out.empty()) {
         return std::nullopt;
     }
     return out;
-}
-
-std::optional<Bound> bound_over(const RunData& d, const Source& s, std::int64_t a, std::int64_t b) {
-    return s.counter ? counter_bound(d.series[s.channel], a, b, *s.counter)
-                     : field_bound(d.series[s.channel], a, b, *s.field);
 }
 
 // The node's energy over [a, b] as its sources bound it, summed; nullopt where one has none.
@@ -79,10 +62,7 @@ struct WindowBounds {
     std::vector<double> cut_lo; // J, per cut (n + 1): the counters' ranges there, added
     std::vector<double> cut_hi;
     bool at_cuts = true; // cut_lo/cut_hi hold (no power field among the sources)
-    bool max_assumed = false;
-    bool profile_assumed = false;
-    bool field_assumed = false;
-    bool windows_assumed = false;
+    Assumptions assumed{};
 };
 
 // Where grid window i begins (window i is [cut_of(i), cut_of(i + 1)]; the last ends at t1).
@@ -98,12 +78,11 @@ void add_counter(const RunData& d,
                  const GridSeries& g,
                  WindowBounds& w) {
     const auto n = g.watts.size();
-    const auto cut = [&](std::size_t i) { return cut_of(g, i); };
     const std::span<const TimedValue> r = d.series[channel];
     std::size_t k = 0; // the first reading at or after the cut
     CounterRange before{};
     for (std::size_t i = 0; i <= n; ++i) {
-        const auto t = cut(i);
+        const auto t = cut_of(g, i);
         while (k < r.size() && r[k].t_ns < t) {
             ++k;
         }
@@ -113,16 +92,15 @@ void add_counter(const RunData& d,
             w.low[i - 1] += std::max(0.0, here.lo - before.hi);
             // Never more than it can draw over the window (as counter_bound() cuts it).
             const double most =
-                l.max_watts * static_cast<double>(t - cut(i - 1)) * 1e-9 + 2 * l.quantum_j;
+                l.max_watts * static_cast<double>(t - cut_of(g, i - 1)) * 1e-9 + 2 * l.quantum_j;
             w.high[i - 1] += std::min(here.hi - before.lo, most);
         }
         w.cut_lo[i] += here.lo;
         w.cut_hi[i] += here.hi;
         before = here;
     }
-    w.max_assumed = w.max_assumed || l.max_assumed;
     // Windows between an anchored counter's reads follow its profile.
-    w.profile_assumed = w.profile_assumed || (d.profiled[channel] && n > 1);
+    w.assumed |= {.peak = l.max_assumed, .profile = d.profiled[channel] && n > 1};
 }
 
 // A power field's share of each window: its bound over the window (report/field_bound.hpp).
@@ -139,9 +117,7 @@ bool add_field(const RunData& d,
         }
         w.low[i] += e->low;
         w.high[i] += e->high;
-        w.max_assumed = w.max_assumed || e->max_assumed;
-        w.field_assumed = w.field_assumed || e->field_assumed;
-        w.windows_assumed = w.windows_assumed || e->windows_assumed;
+        w.assumed |= e->assumed;
     }
     w.at_cuts = false;
     return true;
@@ -166,10 +142,7 @@ window_bounds(const RunData& d, const std::vector<Source>& sources, const GridSe
 }
 
 PowerRange range_of(const WindowBounds& w, double low_w, double high_w) {
-    PowerRange r{low_w, high_w, w.max_assumed, w.profile_assumed};
-    r.field_assumed = w.field_assumed;
-    r.windows_assumed = w.windows_assumed;
-    return r;
+    return PowerRange{low_w, high_w, w.assumed};
 }
 
 double seconds_between(const GridSeries& g, std::size_t a, std::size_t b) {
@@ -259,11 +232,11 @@ void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution
 }
 
 std::optional<PowerRange> counter_peak_bound(const RunData& d, std::size_t i, const GridSeries& g) {
-    const auto& c = (*d.channels)[i];
-    if (c.quantity != Quantity::energy || d.series[i].empty() || !d.estimated[i].empty()) {
+    auto s = source_of(d, i);
+    if (!s || !s->counter) {
         return std::nullopt;
     }
-    const std::vector<Source> one{{i, counter_limits(d, i), std::nullopt}};
+    const std::vector<Source> one{std::move(*s)};
     const auto w = window_bounds(d, one, g);
     return w ? peak_of(*w, g) : std::nullopt;
 }
@@ -302,12 +275,9 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
         }
         const double seconds = static_cast<double>(b - a) * 1e-9;
         BandPoint p{(static_cast<double>(a - d.t0) + static_cast<double>(b - a) / 2) / span,
-                    e->low / seconds, e->high / seconds};
-        p.max_assumed = e->max_assumed;
+                    e->low / seconds, e->high / seconds, e->assumed};
         // Windows between an anchored counter's reads follow its profile.
-        p.profile_assumed = e->profile_assumed || (profiled && cuts.size() > 2);
-        p.field_assumed = e->field_assumed;
-        p.windows_assumed = e->windows_assumed;
+        p.assumed.profile = p.assumed.profile || (profiled && cuts.size() > 2);
         out.push_back(p);
     }
     return out;

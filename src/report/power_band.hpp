@@ -15,14 +15,10 @@ namespace jp::report {
 struct RunData; // report/window.hpp
 
 struct BandPoint {
-    double x = 0;      // the window's middle as a fraction of the run, 0..1
-    double low_w = 0;  // the least mean power over the window its bound allows
-    double high_w = 0; // the most
-    // What the window's bound rests on beyond the sensors' limits (as a Bound's).
-    bool max_assumed = false;
-    bool profile_assumed = false;
-    bool field_assumed = false;
-    bool windows_assumed = false;
+    double x = 0;          // the window's middle as a fraction of the run, 0..1
+    double low_w = 0;      // the least mean power over the window its bound allows
+    double high_w = 0;     // the most
+    Assumptions assumed{}; // what the window's bound rests on beyond the sensors' limits
 };
 
 // About `windows` windows over the run (fewer where the counter was read less often,

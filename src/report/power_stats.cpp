@@ -7,13 +7,6 @@
 namespace jp::report {
 namespace {
 
-void assumptions(PowerRange& to, const PowerRange& from) {
-    to.max_assumed = to.max_assumed || from.max_assumed;
-    to.profile_assumed = to.profile_assumed || from.profile_assumed;
-    to.field_assumed = to.field_assumed || from.field_assumed;
-    to.windows_assumed = to.windows_assumed || from.windows_assumed;
-}
-
 // A peak over the runs: the highest of the runs' truths lies between the highest ends.
 void highest(std::optional<PowerRange>& to, const std::optional<PowerRange>& from, bool first) {
     if (first) {
@@ -21,7 +14,7 @@ void highest(std::optional<PowerRange>& to, const std::optional<PowerRange>& fro
     } else if (to && from) {
         to->low_w = std::max(to->low_w, from->low_w);
         to->high_w = std::max(to->high_w, from->high_w);
-        assumptions(*to, *from);
+        to->assumed |= from->assumed;
     } else {
         to.reset();
     }
@@ -34,7 +27,7 @@ void summed(std::optional<PowerRange>& to, const std::optional<PowerRange>& from
     } else if (to && from) {
         to->low_w += from->low_w;
         to->high_w += from->high_w;
-        assumptions(*to, *from);
+        to->assumed |= from->assumed;
     } else {
         to.reset();
     }

@@ -2,6 +2,7 @@
 #include "report/share_bound.hpp"
 
 #include "core/integrate.hpp"
+#include "report/source_bound.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +60,7 @@ Bound bound_known(std::span<const attrib::Interval> intervals, std::span<const C
         job += attrib::split(in).job_j();
         slope.push_back(slope_at(in));
     }
-    Bound out{job, job, "quantum", false, false, {}};
+    Bound out{job, job, "quantum", {}, {}};
     if (cuts.size() != intervals.size() + 1) {
         return out; // not consecutive intervals: nothing to bound them by (a caller's error)
     }
@@ -68,10 +69,7 @@ Bound bound_known(std::span<const attrib::Interval> intervals, std::span<const C
     BoundTerms terms;
     double up = 0;
     double down = 0;
-    const auto flags = [&](const CutError& c) {
-        out.max_assumed = out.max_assumed || c.max_assumed;
-        out.profile_assumed = out.profile_assumed || c.profile_used;
-    };
+    const auto flags = [&](const CutError& c) { out.assumed |= c.assumed; };
     for (std::size_t j = 0; j < cuts.size(); ++j) {
         const double d = (j > 0 ? slope[j - 1] : 0.0) - (j < slope.size() ? slope[j] : 0.0);
         if (d == 0) {
@@ -155,9 +153,44 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
     if (std::ranges::all_of(cuts, &CutError::grows)) {
         out.low = std::max(out.low, 0.0);
     }
-    out.max_assumed = out.max_assumed || low.max_assumed || high.max_assumed;
-    out.profile_assumed = out.profile_assumed || low.profile_assumed || high.profile_assumed;
+    out.assumed |= low.assumed | high.assumed;
     out.terms.shared = std::max(0.0, (out.high - out.low) - width);
+    out.dominant = dominant_of(out.terms);
+    return out;
+}
+
+Bound interval_share_bound(std::span<const Bound> energies,
+                           std::span<const attrib::Interval> intervals) {
+    Bound out{0, 0, "quantum", {}, {}};
+    for (std::size_t k = 0; k < std::min(energies.size(), intervals.size()); ++k) {
+        const auto& e = energies[k];
+        auto lo = intervals[k];
+        auto hi = intervals[k];
+        lo.energy_j = e.low;
+        hi.energy_j = e.high;
+        const double by_energy = attrib::split(hi).job_j() - attrib::split(lo).job_j();
+        double low = attrib::split(lo).job_j();
+        double high = attrib::split(hi).job_j();
+        if (intervals[k].used && intervals[k].use_unknown) {
+            // The share is linear in the use at a given energy: its ends are at no use and at
+            // all of it (which is the lower one where the energy is negative).
+            for (const double use : {0.0, 1.0}) {
+                lo.use = use;
+                hi.use = use;
+                low = std::min(low, attrib::split(lo).job_j());
+                high = std::max(high, attrib::split(hi).job_j());
+            }
+        }
+        out.low += low;
+        out.high += high;
+        // The energy's terms, as much of them as the share moves by; the rest is the use.
+        const double width = e.high - e.low;
+        if (width > 0) {
+            out.terms += e.terms.scaled(std::max(0.0, by_energy) / width);
+        }
+        out.terms.shared += std::max(0.0, (high - low) - std::max(0.0, by_energy));
+        out.assumed |= e.assumed;
+    }
     out.dominant = dominant_of(out.terms);
     return out;
 }
@@ -170,38 +203,59 @@ std::optional<Bound> field_share_bound(const RunData& data,
         return std::nullopt;
     }
     const auto limits = field_limits_of(data, channel);
-    Bound out{0, 0, "quantum", false, false, {}};
+    std::vector<Bound> energies;
+    energies.reserve(intervals.size());
     for (std::size_t k = 0; k < intervals.size(); ++k) {
         const auto e = field_bound(data.series[channel], cuts[k], cuts[k + 1], limits);
         if (!e) {
             return std::nullopt;
         }
-        const bool unknown = intervals[k].used && intervals[k].use_unknown;
-        auto lo = intervals[k];
-        auto hi = intervals[k];
-        lo.energy_j = e->low;
-        hi.energy_j = e->high;
-        const double by_energy = attrib::split(hi).job_j() - attrib::split(lo).job_j();
-        if (unknown) {
-            lo.use = 0;
-            hi.use = 1;
-        }
-        const double low = attrib::split(lo).job_j();
-        const double high = attrib::split(hi).job_j();
-        out.low += low;
-        out.high += high;
-        // The field's terms, as much of them as the share moves by; the rest is the use.
-        const double width = e->high - e->low;
-        if (width > 0) {
-            out.terms += e->terms.scaled(std::max(0.0, by_energy) / width);
-        }
-        out.terms.shared += std::max(0.0, (high - low) - std::max(0.0, by_energy));
-        out.max_assumed = out.max_assumed || e->max_assumed;
-        out.field_assumed = out.field_assumed || e->field_assumed;
-        out.windows_assumed = out.windows_assumed || e->windows_assumed;
+        energies.push_back(*e);
     }
-    out.dominant = dominant_of(out.terms);
-    return out;
+    return interval_share_bound(energies, intervals);
+}
+
+std::optional<Bound> rest_share_bound(const RunData& data,
+                                      std::span<const std::size_t> parts,
+                                      std::span<const std::int64_t> cuts,
+                                      std::span<const attrib::Interval> intervals) {
+    if (!data.node_channel || cuts.size() != intervals.size() + 1) {
+        return std::nullopt;
+    }
+    const auto node = source_of(data, *data.node_channel);
+    if (!node) {
+        return std::nullopt;
+    }
+    std::vector<Source> sources;
+    for (const auto i : parts) {
+        auto s = source_of(data, i);
+        if (!s) {
+            return std::nullopt;
+        }
+        sources.push_back(std::move(*s));
+    }
+    std::vector<Bound> energies;
+    energies.reserve(intervals.size());
+    for (std::size_t k = 0; k < intervals.size(); ++k) {
+        const auto a = cuts[k];
+        const auto b = cuts[k + 1];
+        auto rest = bound_over(data, *node, a, b);
+        for (std::size_t p = 0; rest && p < sources.size(); ++p) {
+            const auto part = bound_over(data, sources[p], a, b);
+            if (!part) {
+                return std::nullopt;
+            }
+            rest->low -= part->high; // the node less the parts, the ends crossed
+            rest->high -= part->low;
+            rest->terms += part->terms;
+            rest->assumed |= part->assumed;
+        }
+        if (!rest) {
+            return std::nullopt;
+        }
+        energies.push_back(*rest);
+    }
+    return interval_share_bound(energies, intervals);
 }
 
 std::vector<std::int64_t> snap_to_readings(std::span<const std::int64_t> cuts,
@@ -262,8 +316,7 @@ std::optional<CutError> CutErrors::channel_at(std::size_t k, std::int64_t t) con
                     r.hi - value,
                     limits->quantum_j,
                     watts_over(limits->update_ns),
-                    limits->max_assumed,
-                    m_data->profiled[i] && !edge,
+                    {.peak = limits->max_assumed, .profile = m_data->profiled[i] && !edge},
                     true,
                     watts_over(2 * limits->half_read_ns())};
 }
@@ -291,8 +344,7 @@ std::optional<CutError> CutErrors::at(std::size_t n, std::int64_t t) const {
         rest->quantum += p->quantum;
         rest->lag += p->lag;
         rest->read += p->read;
-        rest->max_assumed = rest->max_assumed || p->max_assumed;
-        rest->profile_used = rest->profile_used || p->profile_used;
+        rest->assumed |= p->assumed;
     }
     return rest;
 }

@@ -27,12 +27,13 @@ namespace jp::report {
 struct CutError {
     double lo = 0;
     double hi = 0;
-    double quantum = 0;        // the counter's step
-    double lag = 0;            // the most it can draw over its update period
-    bool max_assumed = false;  // the most it can draw is twice its highest power seen
-    bool profile_used = false; // the value there follows an anchored counter's profile
-    bool grows = true;         // a counter's own value: it never goes down from one cut to the next
-    double read = 0;           // the most it can draw over its longest read call
+    double quantum = 0; // the counter's step
+    double lag = 0;     // the most it can draw over its update period
+    // The most it can draw is twice its highest power seen (peak); the value there follows
+    // an anchored counter's profile (profile).
+    Assumptions assumed{};
+    bool grows = true; // a counter's own value: it never goes down from one cut to the next
+    double read = 0;   // the most it can draw over its longest read call
 };
 
 // The job's share of consecutive intervals (interval k from cut k to cut k+1, so
@@ -41,16 +42,29 @@ struct CutError {
 [[nodiscard]] Bound share_bound(std::span<const attrib::Interval> intervals,
                                 std::span<const CutError> cuts);
 
+// The job's share of intervals whose energies each lie within a bound (energies[k] for
+// intervals[k]), each interval's independently: the share only grows with the energy, so it
+// lies between the shares at the lower ends and at the upper ends; where nobody knows the
+// job's use, at no use or all of it, whichever is further.
+[[nodiscard]] Bound interval_share_bound(std::span<const Bound> energies,
+                                         std::span<const attrib::Interval> intervals);
+
 // The job's share of a measured power field's intervals (cut at `cuts`, one more than
 // intervals; a GPU's power reading): a field has no range at an instant, so each interval's
-// energy is anywhere within the field's bound over it (report/field_bound.hpp); the share
-// only grows with the energy, and where nobody knows the job's use with the use, so it lies
-// between the shares at the intervals' lower ends (no use) and at their upper ends (all).
-// Nullopt where an interval has no bound.
+// energy is anywhere within the field's bound over it (report/field_bound.hpp). Nullopt
+// where an interval has no bound.
 [[nodiscard]] std::optional<Bound> field_share_bound(const RunData& data,
                                                      std::size_t channel,
                                                      std::span<const std::int64_t> cuts,
                                                      std::span<const attrib::Interval> intervals);
+
+// The same for the rest of the node (the node's channel less `parts`) where one of them is a
+// power field (a BMC's node reading beside RAPL counters): each interval's rest within the
+// node's bound less the parts', the ends crossed. Nullopt where one of them has no bound.
+[[nodiscard]] std::optional<Bound> rest_share_bound(const RunData& data,
+                                                    std::span<const std::size_t> parts,
+                                                    std::span<const std::int64_t> cuts,
+                                                    std::span<const attrib::Interval> intervals);
 
 // The cuts moved to the nearest reading: the first and last cut (a window's edges)
 // stay, each other moves to the reading nearest it strictly between them (one cut a

@@ -294,10 +294,7 @@ std::optional<Bound> mean_bound(std::span<const std::optional<Bound>> bounds) {
         out.low += b->low;
         out.high += b->high;
         out.terms += b->terms;
-        out.max_assumed = out.max_assumed || b->max_assumed;
-        out.profile_assumed = out.profile_assumed || b->profile_assumed;
-        out.field_assumed = out.field_assumed || b->field_assumed;
-        out.windows_assumed = out.windows_assumed || b->windows_assumed;
+        out.assumed |= b->assumed;
         if (b->half_width() > widest) {
             widest = b->half_width();
             out.dominant = b->dominant;

@@ -72,7 +72,7 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     if (c.quantity == Quantity::energy) {
         it.bound = counter_bound(d.series[i], t0, t1, counter_limits(d, i), d.estimated[i]);
         if (it.bound && d.profiled[i] && (t0 != d.t0 || t1 != d.t1)) {
-            it.bound->profile_assumed = true; // the run's edges are the counter's reads
+            it.bound->assumed.profile = true; // the run's edges are the counter's reads
         }
     } else if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
         // A model's output is no measurement: an estimate carries no bound.
@@ -119,7 +119,7 @@ std::map<std::string, double> utilisation(const RunData& d, std::int64_t t0, std
 void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
     double parts_j = 0;
     Provenance parts_prov = Provenance::measured;
-    std::optional<Bound> parts_bound = Bound{0, 0, "quantum", false, false, {}};
+    std::optional<Bound> parts_bound = Bound{0, 0, "quantum", {}, {}};
     for (const auto& p : f.parts) {
         parts_j += p.energy_j;
         parts_prov = weakest(parts_prov, p.provenance);
@@ -138,15 +138,10 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
                                 f.node.energy_j - parts_j);
             if (f.node.bound && parts_bound) { // the node less the parts, ends crossed
                 f.rest->bound = Bound{
-                    f.node.bound->low - parts_bound->high,
-                    f.node.bound->high - parts_bound->low,
+                    f.node.bound->low - parts_bound->high, f.node.bound->high - parts_bound->low,
                     f.node.bound->half_width() >= parts_bound->half_width() ? f.node.bound->dominant
                                                                             : parts_bound->dominant,
-                    f.node.bound->max_assumed || parts_bound->max_assumed,
-                    f.node.bound->profile_assumed || parts_bound->profile_assumed,
-                    f.node.bound->terms,
-                    f.node.bound->field_assumed || parts_bound->field_assumed,
-                    f.node.bound->windows_assumed || parts_bound->windows_assumed};
+                    f.node.bound->assumed | parts_bound->assumed, f.node.bound->terms};
                 f.rest->bound->terms += parts_bound->terms;
             }
         }

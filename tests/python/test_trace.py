@@ -57,6 +57,8 @@ def test_summary_equals_report_json(node: FakeNode, tmp_path: Path) -> None:
     # Where the sensors' bounds put the true peak, as the report's JSON gives it.
     assert (node["peak_low_w"], node["peak_high_w"]) == (first["peak_low_w"], first["peak_high_w"])
     assert node["peak_low_w"] <= node["peak_high_w"]
+    said = [k for k in ("peak", "profile", "field", "windows") if first["peak_assumes_" + k]]
+    assert node["peak_assumes"] == ";".join(said)
     phases = t.phases()
     assert list(phases["phase"]) == ["a"]
     assert phases["energy_j"][0] == expected["groups"][0]["runs"][0]["phases"][0]["node"][

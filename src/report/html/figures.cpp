@@ -126,12 +126,9 @@ namespace {
 
 // What any window of the band rests on beyond the sensors' limits ("; assumes …").
 std::string band_assumptions(const std::vector<BandPoint>& band) {
-    Bound any;
+    Assumptions any;
     for (const auto& b : band) {
-        any.max_assumed = any.max_assumed || b.max_assumed;
-        any.profile_assumed = any.profile_assumed || b.profile_assumed;
-        any.field_assumed = any.field_assumed || b.field_assumed;
-        any.windows_assumed = any.windows_assumed || b.windows_assumed;
+        any |= b.assumed;
     }
     return assumptions_text(any);
 }
@@ -255,7 +252,7 @@ void distribution_figure(Page& pg,
     if (range && summary.power_step_ns == p.step_ns) {
         peaks += fmt::format(" (the true peak at this resolution lies in {:.1f}–{:.1f} W by the "
                              "sensors' bounds{})",
-                             range->low_w, range->high_w, escape(assumptions_text(*range)));
+                             range->low_w, range->high_w, escape(assumptions_text(range->assumed)));
     }
     if (d.peak_1s_w) {
         peaks += fmt::format(", highest 1 s mean {:.1f} W", *d.peak_1s_w);

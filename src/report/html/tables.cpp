@@ -27,7 +27,7 @@ std::string sensor_td(const Stat& s, const EnergyUnit& u) {
     }
     return fmt::format("<td title=\"{:.4g}–{:.4g} J ({}{})\">{}</td>", s.sensor->low,
                        s.sensor->high, escape(s.sensor->dominant),
-                       escape(assumptions_text(*s.sensor)), escape(sensor_pm(s, u)));
+                       escape(assumptions_text(s.sensor->assumed)), escape(sensor_pm(s, u)));
 }
 
 } // namespace

@@ -71,7 +71,7 @@ void sum_parts(JobResult& job) {
         std::vector<std::string> names;
         std::size_t parts = 0;
         Provenance provenance = Provenance::measured;
-        std::optional<Bound> bound = Bound{0, 0, "quantum", false, false, {}};
+        std::optional<Bound> bound = Bound{0, 0, "quantum", {}, {}};
     };
     std::map<std::string, Acc> by_kind;
     std::vector<std::string> order;
@@ -131,7 +131,7 @@ void sum_phases(JobResult& job) {
                 p.name = ph.name;
                 p.begin_ns = b;
                 p.end_ns = e;
-                p.bound = Bound{0, 0, "quantum", false, false, {}};
+                p.bound = Bound{0, 0, "quantum", {}, {}};
             }
             p.nodes += 1;
             p.begin_ns = std::min(p.begin_ns, b);
@@ -214,7 +214,7 @@ void finish_job(JobResult& job) {
     std::vector<double> power;
     std::vector<std::string> names;
     if (!job.nodes.empty()) {
-        job.bound = Bound{0, 0, "quantum", false, false, {}};
+        job.bound = Bound{0, 0, "quantum", {}, {}};
     }
     for (const auto& n : job.nodes) {
         job.energy_j += n.run.node.energy_j;

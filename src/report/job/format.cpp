@@ -191,7 +191,7 @@ std::string bound_note(const std::optional<Bound>& b, double energy_j) {
     const auto u = energy_unit(std::max(std::abs(b->low), std::abs(b->high)));
     const auto range = fmt::format("{:.{}f}–{:.{}f} {}", b->low * u.per_joule, u.digits,
                                    b->high * u.per_joule, u.digits, u.name);
-    const auto assumes = assumptions_text(*b);
+    const auto assumes = assumptions_text(b->assumed);
     if (b->half_width() > std::abs(energy_j)) {
         return fmt::format(" (not measurable at the sensors' resolution: {}, {}{})", range,
                            b->dominant, assumes);

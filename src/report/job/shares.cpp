@@ -17,7 +17,7 @@ void sum_shares(JobResult& job) {
         return;
     }
     ShareAcross s;
-    s.share.job_bound = Bound{0, 0, "quantum", false, false, {}}; // none once a node has none
+    s.share.job_bound = Bound{0, 0, "quantum", {}, {}}; // none once a node has none
     bool same_method = true;
     for (const auto& n : job.nodes) {
         if (!n.run.attribution) {

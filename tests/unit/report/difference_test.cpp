@@ -12,8 +12,7 @@ namespace {
 Stat stat(double mean, double std, std::size_t n, double sensor_half) {
     Stat s{mean, std, n, {}};
     if (sensor_half >= 0) {
-        s.sensor =
-            Bound{mean - sensor_half, mean + sensor_half, "edge staleness", false, false, {}};
+        s.sensor = Bound{mean - sensor_half, mean + sensor_half, "edge staleness", {}, {}};
     }
     return s;
 }

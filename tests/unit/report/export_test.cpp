@@ -60,7 +60,7 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     const auto s = lines_of(summary.str());
     EXPECT_EQ(s[0], "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,"
                     "provenance,counted,energy_low_j,energy_high_j,bound_dominant,measurable,"
-                    "job_j,job_low_j,job_high_j,bound_assumes,peak_low_w,peak_high_w");
+                    "job_j,job_low_j,job_high_j,bound_assumes,peak_low_w,peak_high_w,peak_assumes");
     // Whole run: node, gpu0, rest; then the train phase: node, gpu0, rest.
     ASSERT_EQ(s.size(), 7U) << summary.str();
     EXPECT_EQ(s[1].substr(0, s[1].find(",300,")), "1,\"gpu,node\",measure,1,,node,1200");
@@ -80,15 +80,17 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     EXPECT_GE(std::stod(node[14]), 1200);
     EXPECT_EQ(node[16], "1");
     EXPECT_EQ(s[2].substr(s[2].find(",measured,1,") + 12),
-              "359.99699999999996,600.003,edge staleness,1,,,,peak;field,,")
+              "359.99699999999996,600.003,edge staleness,1,,,,peak;field,,,")
         << s[2];
     // What each bound rests on, as JSON's bound_assumes_* name it: the node counter's
     // highest power (no limit recorded), gpu0's too and its power between readings.
-    EXPECT_EQ(node[node.size() - 3], "peak") << s[1];
-    // Where the sensors' bounds put the node's true peak (a counter at 300 W): around it.
-    // gpu0, a power reading, has none (above).
-    EXPECT_LE(std::stod(node[node.size() - 2]), 300) << s[1];
-    EXPECT_GE(std::stod(node.back()), 300) << s[1];
+    EXPECT_EQ(node[node.size() - 4], "peak") << s[1];
+    // Where the sensors' bounds put the node's true peak (a counter at 300 W): around it,
+    // and what that rests on (the same highest power). gpu0, a power reading, has none
+    // (above).
+    EXPECT_LE(std::stod(node[node.size() - 3]), 300) << s[1];
+    EXPECT_GE(std::stod(node[node.size() - 2]), 300) << s[1];
+    EXPECT_EQ(node.back(), "peak") << s[1];
 }
 
 TEST_F(Export, JsonIsNested) {

@@ -68,11 +68,11 @@ TEST(FieldBoundRealGpu, TheCounterLiesInsideTheOneSecondMeansBoundUnderEveryLoad
             const auto [truth, b] = replay(gpu, load, true);
             std::printf("%s %s, 1 s mean: counter %.0f J, bound %.0f-%.0f J (%s%s)\n", gpu.c_str(),
                         load.c_str(), truth, b.low, b.high, std::string{b.dominant}.c_str(),
-                        b.windows_assumed ? "; windows follow one another" : "");
-            EXPECT_FALSE(b.field_assumed);
+                        b.assumed.windows ? "; windows follow one another" : "");
+            EXPECT_FALSE(b.assumed.field);
             EXPECT_GE(truth, b.low) << gpu << " " << load;
             EXPECT_LE(truth, b.high) << gpu << " " << load;
-            guaranteed += b.windows_assumed ? 0 : 1;
+            guaranteed += b.assumed.windows ? 0 : 1;
         }
     }
     EXPECT_EQ(guaranteed, 6); // the two short pulse loads: the guarantee is wider than they are
@@ -88,7 +88,7 @@ TEST(FieldBoundRealGpu, TheInstantFieldsAssumptionHoldsUnderSevenLoadsOfEight) {
             const auto [truth, b] = replay(gpu, load, false);
             std::printf("%s %s, instant: counter %.0f J, bound %.0f-%.0f J\n", gpu.c_str(),
                         load.c_str(), truth, b.low, b.high);
-            EXPECT_TRUE(b.field_assumed);
+            EXPECT_TRUE(b.assumed.field);
             if (truth < b.low || truth > b.high) {
                 ++outside;
                 EXPECT_EQ(gpu + " " + load, "h200 pulse-101ms");

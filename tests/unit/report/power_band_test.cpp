@@ -4,6 +4,7 @@
 // as narrow as the counter's own limits make it when windows end at its readings; and the
 // node's peak, whose truth lies inside the highest of the windows' bounds.
 #include "fake_sysfs.hpp"
+#include "report/format.hpp"
 #include "report/power_band.hpp"
 #include "report/series.hpp"
 #include "report/summary.hpp"
@@ -188,6 +189,10 @@ TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
     auto sum = summarize_run(r, r.runs()[0]);
     ASSERT_TRUE(sum && sum->power && sum->power->p95_bound);
     EXPECT_EQ(sum->power->p95_bound->high_w, dist.p95_bound->high_w);
+    const auto j = run_to_json(*sum).at("power");
+    EXPECT_EQ(j.at("p95_high_w").get<double>(), dist.p95_bound->high_w);
+    EXPECT_FALSE(j.at("ranges_assume_field").get<bool>()) << "counters: nothing assumed";
+    EXPECT_FALSE(j.at("ranges_assume_peak").get<bool>()) << "the channel states its maximum";
 }
 
 TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
@@ -223,7 +228,7 @@ TEST(PeakBound, ANodePowerFieldsPeakHoldsTheTruthAndSaysWhatItAssumes) {
     ASSERT_FALSE(g.watts.empty());
     const auto b = node_peak_bound(*d, g);
     ASSERT_TRUE(b) << "a power reading's windows are bounded";
-    EXPECT_TRUE(b->field_assumed);
+    EXPECT_TRUE(b->assumed.field);
     double truth = 0; // the highest true mean over the grid's windows
     for (std::size_t i = 0; i < g.watts.size(); ++i) {
         const double a = static_cast<double>(g.t0 - d->t0) * 1e-9 +
@@ -245,6 +250,11 @@ TEST(PeakBound, ANodePowerFieldsPeakHoldsTheTruthAndSaysWhatItAssumes) {
     EXPECT_LE(sum->power->peak_1s_bound->low_w, best_second) << "no grid's second beats it";
     EXPECT_TRUE(sum->power->p50_bound && sum->power->p50_bound->low_w <= 300 &&
                 sum->power->p50_bound->high_w >= 300);
+    // JSON says what the ranges rest on, as the text does.
+    const auto j = run_to_json(*sum).at("power");
+    EXPECT_TRUE(j.at("ranges_assume_field").get<bool>()) << j.dump();
+    EXPECT_FALSE(j.at("ranges_assume_windows").get<bool>()) << "instantaneous readings";
+    EXPECT_EQ(j.at("peak_low_w").get<double>(), b->low_w);
 }
 
 } // namespace

@@ -268,7 +268,7 @@ TEST(FieldShareBound, AGpuPowerReadingsShareHoldsTheTruthInEveryGeneratedCase) {
         }
         const auto b = field_share_bound(d, 0, cuts, ins);
         ASSERT_TRUE(b) << "case " << n;
-        EXPECT_TRUE(b->field_assumed);
+        EXPECT_TRUE(b->assumed.field);
         ASSERT_LE(b->low, job + 1e-6) << "case " << n;
         ASSERT_GE(b->high, job - 1e-6) << "case " << n;
         const double terms = b->terms.quantum + b->terms.lag + b->terms.gap + b->terms.field +

@@ -31,7 +31,7 @@ TEST(Units, AFigureTheColumnsUnitWouldZeroIsGivenInItsOwn) {
 TEST(Units, TheSensorsColumnGivesBothSidesOfABoundFarFromCentred) {
     const EnergyUnit j{"J", 1, 2};
     const auto with = [](double mean, double low, double high) {
-        return Stat{mean, 0, 1, Bound{low, high, "gap between readings", false, false, {}}};
+        return Stat{mean, 0, 1, Bound{low, high, "gap between readings", {}, {}}};
     };
     EXPECT_EQ(sensor_pm(with(55.34, 55.23, 64.43), j), "+9.09/−0.11"); // a channel lost part-way
     EXPECT_EQ(sensor_pm(with(10, 9, 11.5), j), "1.25");                // near enough centred
