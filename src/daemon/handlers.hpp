@@ -24,6 +24,8 @@ struct DaemonState {
     CallBudget ledger_calls{
         CallBudget::k_view_burst,
         CallBudget::k_views_per_second}; // per uid: the ledger's views walk every kept job
+    CallBudget session_opens{CallBudget::k_open_burst,
+                             CallBudget::k_opens_per_second}; // per uid: each a ledger's job
     // Every job's share, where [prometheus] per_job asks for it (daemon/accounts.hpp).
     std::unique_ptr<Accounts> accounts = nullptr;
     std::uint64_t accounts_chosen = 0;    // the engine's last window they read CPU time for

@@ -91,6 +91,11 @@ public:
     // The ledger's views: each walks every kept job.
     static constexpr double k_view_burst = 16;
     static constexpr double k_views_per_second = 4;
+    // New sessions: each becomes a job the node's ledger keeps (up to Ledger's bound for all
+    // users together), so one user opening and closing them as fast as it can would push
+    // everyone else's jobs out of it and make every full-resolution view long.
+    static constexpr double k_open_burst = 64;
+    static constexpr double k_opens_per_second = 4;
 
     CallBudget(double burst, double per_second) : m_burst(burst), m_rate(per_second) {}
     // 0 when the call may go ahead (one taken), else the ms until the next one may.

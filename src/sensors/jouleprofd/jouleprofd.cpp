@@ -7,11 +7,14 @@
 #include "sensors/jouleprofd/daemon_sensor.hpp"
 #include "sensors/jouleprofd/offer.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
 #include <sys/stat.h>
+#include <thread>
 
 namespace jp::sensors::jouleprofd {
 namespace {
@@ -91,6 +94,15 @@ Discovery connect_and_offer(const std::filesystem::path& socket,
     // A session even where nothing is offered: the daemon's ledger counts every job on the
     // node by its session (docs/attribution.md, "Several jobs on one node").
     auto session = (*client)->call({{"op", "open"}, {"label", "jouleprof"}}, k_connect_timeout);
+    // A user's sessions are opened at a few a second after a burst (a sweep of many short
+    // jobs can reach it): wait for the next rather than measure without the daemon.
+    for (int tries = 0; !session && session.error().code == daemon::ErrorCode::rate_limited &&
+                        session.error().retry_after_ms > 0 && tries < 4;
+         ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{
+            std::min<std::int64_t>(session.error().retry_after_ms, 1000)});
+        session = (*client)->call({{"op", "open"}, {"label", "jouleprof"}}, k_connect_timeout);
+    }
     if (!session) {
         out.notes.push_back("jouleprofd: cannot open a session: " + session.error().message);
         return out;
