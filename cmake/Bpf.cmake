@@ -66,3 +66,10 @@ if(jp_bpf_ok)
     target_link_libraries(jp_bpf PRIVATE PkgConfig::LIBBPF)
     target_compile_definitions(jp_bpf PUBLIC JP_HAVE_BPF=1)
 endif()
+# The fallback of a build without the kernel sampler, compiled (not linked) wherever the
+# sampler is built, so that CI, which always builds the sampler, keeps it compiling.
+if(jp_bpf_ok)
+    add_library(jp_bpf_none_check OBJECT ${PROJECT_SOURCE_DIR}/src/bpf/kernel_sampler_none.cpp)
+    jp_module(jp_bpf_none_check)
+    target_link_libraries(jp_bpf_none_check PRIVATE jp_core)
+endif()

@@ -11,8 +11,9 @@ if(JP_SANITIZE)
     # As a position-independent executable each of them is relocated, and its page written, at
     # every start: 0.65 s before main. Linked at a fixed address, nothing is relocated and a
     # start takes 0.3 s, which the suite's ~1,000 test processes and the commands they run pay
-    # each time (docs/ci.md). Shared libraries and modules stay position-independent.
-    if(NOT "thread" IN_LIST JP_SANITIZE)
+    # each time (docs/ci.md). Shared libraries and modules stay position-independent, and
+    # the sanitizers that need a position-independent executable (thread, memory) keep it.
+    if(NOT "thread" IN_LIST JP_SANITIZE AND NOT "memory" IN_LIST JP_SANITIZE)
         target_link_options(jp_settings INTERFACE
                             $<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:-no-pie>)
     endif()

@@ -192,6 +192,12 @@ Attributor::make_from(const RunData& d,
         out.notes.push_back(std::move(n));
     }
     at.m_errors = CutErrors(d, at.m_channels, d.node_channel.has_value());
+    for (const auto i : at.m_channels) {
+        at.m_sources.push_back(source_of(d, i));
+    }
+    if (d.node_channel) {
+        at.m_node_source = source_of(d, *d.node_channel);
+    }
     return at;
 }
 
@@ -324,7 +330,9 @@ bool Attributor::add_bound(JobShare& share,
     if (part < m_channels.size()) {
         const auto& c = (*m_data->channels)[m_channels[part]];
         if (c.quantity == Quantity::power && c.provenance == Provenance::measured) {
-            const auto b = field_share_bound(*m_data, m_channels[part], cuts, intervals);
+            const auto& field = m_sources[part];
+            const auto b =
+                field ? field_share_bound(*m_data, *field, cuts, intervals) : std::nullopt;
             share.job_bound = sum_of(share.job_bound, b);
             return b.has_value();
         }
@@ -339,7 +347,9 @@ bool Attributor::add_bound(JobShare& share,
             }
             // The rest where the node or a part is a power field (a BMC's node reading beside
             // RAPL counters): interval by interval.
-            const auto b = rest_share_bound(*m_data, m_channels, cuts, intervals);
+            const auto b = m_node_source ? rest_share_bound(*m_data, *m_node_source, m_sources,
+                                                            cuts, intervals)
+                                         : std::nullopt;
             share.job_bound = sum_of(share.job_bound, b);
             return b.has_value();
         }

@@ -72,6 +72,10 @@ private:
         m_channels; // the counted parts, then the rest (when m_rules is longer)
     std::vector<Rule> m_rules;
     CutErrors m_errors; // where each part's counter can be at a cut
+    // Each part's channel with its limits (none: no bound), and the node's where it makes
+    // the rest: found once a run, for the power fields' bounds interval by interval.
+    std::vector<std::optional<Source>> m_sources;
+    std::optional<Source> m_node_source;
     bool m_whole_node = false;
     Attribution m_template; // method, parts' names and idle power; no shares yet
 };

@@ -15,12 +15,12 @@
 //    weights are the figure's own, so figure and bound agree. That is a guarantee. Where it is
 //    wider than the figure (a window read about as often as it updates may be read twice and
 //    the next never), the bound taken instead assumes the readings lag alike (each window
-//    follows the one before), and says so (windows_assumed).
+//    follows the one before), and says so (assumed.windows).
 //  - instantaneous (hwmon's power1_input, NVML's instant field, a Redfish reading): each
 //    reading shows the power at an instant up to U before it, the instants in the readings'
 //    order (a later read never shows an older sample). The bound assumes the power between
 //    two neighbouring readings' instants stayed between their values, and says so
-//    (field_assumed): at t the power lies within the readings from the
+//    (assumed.field): at t the power lies within the readings from the
 //    last at or before t to the first more than U after it. Before the first reading, within
 //    U of the last, and across a gap of over 2.5 reading periods: anything from 0 to P.
 // Both: each reading's quantum; the bound is cut at 0 and P·T; a negative reading gives none.

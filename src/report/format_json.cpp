@@ -25,7 +25,7 @@ void add_range(json& j,
 
 // The sensors' ranges of the peak, the moving peaks and the percentiles, as a run's
 // Distribution and a group's PowerStats both hold them, and what any of them rests on
-// ("ranges_assume_peak", …: report/assumptions.hpp).
+// ("range_assumes_peak", …: report/assumptions.hpp).
 template <class Power> void add_distribution_ranges(json& j, const Power& p) {
     Assumptions assumed;
     add_range(j, "peak", p.peak_bound, assumed);
@@ -34,7 +34,7 @@ template <class Power> void add_distribution_ranges(json& j, const Power& p) {
     add_range(j, "p50", p.p50_bound, assumed);
     add_range(j, "p95", p.p95_bound, assumed);
     add_range(j, "p99", p.p99_bound, assumed);
-    add_assumptions_json(j, "ranges_assume_", assumed);
+    add_assumptions_json(j, "range_assumes_", assumed);
 }
 
 json opt(const std::optional<double>& v) {

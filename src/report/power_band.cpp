@@ -35,7 +35,7 @@ std::optional<std::vector<Source>> node_sources(const RunData& d) {
         if (!s) {
             return std::nullopt;
         }
-        out.push_back(std::move(*s));
+        out.push_back(*s);
     }
     if (out.empty()) {
         return std::nullopt;
@@ -236,7 +236,7 @@ std::optional<PowerRange> counter_peak_bound(const RunData& d, std::size_t i, co
     if (!s || !s->counter) {
         return std::nullopt;
     }
-    const std::vector<Source> one{std::move(*s)};
+    const std::vector<Source> one{*s};
     const auto w = window_bounds(d, one, g);
     return w ? peak_of(*w, g) : std::nullopt;
 }
@@ -259,8 +259,6 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
     even.push_back(d.t1);
     const auto counter =
         std::ranges::find_if(*sources, [](const Source& s) { return s.counter.has_value(); });
-    const bool profiled =
-        std::ranges::any_of(*sources, [&](const Source& s) { return d.profiled[s.channel]; });
     const auto cuts =
         counter == sources->end() ? even : snap_to_readings(even, d.series[counter->channel]);
     std::vector<BandPoint> out;
@@ -276,9 +274,7 @@ std::vector<BandPoint> node_power_band(const RunData& d, int windows) {
         const double seconds = static_cast<double>(b - a) * 1e-9;
         BandPoint p{(static_cast<double>(a - d.t0) + static_cast<double>(b - a) / 2) / span,
                     e->low / seconds, e->high / seconds, e->assumed};
-        // Windows between an anchored counter's reads follow its profile.
-        p.assumed.profile = p.assumed.profile || (profiled && cuts.size() > 2);
-        out.push_back(p);
+        out.push_back(p); // windows between an anchored counter's reads follow its profile
     }
     return out;
 }

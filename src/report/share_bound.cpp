@@ -159,10 +159,13 @@ Bound share_bound(std::span<const attrib::Interval> intervals, std::span<const C
     return out;
 }
 
-Bound interval_share_bound(std::span<const Bound> energies,
-                           std::span<const attrib::Interval> intervals) {
+std::optional<Bound> interval_share_bound(std::span<const Bound> energies,
+                                          std::span<const attrib::Interval> intervals) {
+    if (energies.size() != intervals.size()) {
+        return std::nullopt;
+    }
     Bound out{0, 0, "quantum", {}, {}};
-    for (std::size_t k = 0; k < std::min(energies.size(), intervals.size()); ++k) {
+    for (std::size_t k = 0; k < intervals.size(); ++k) {
         const auto& e = energies[k];
         auto lo = intervals[k];
         auto hi = intervals[k];
@@ -196,17 +199,16 @@ Bound interval_share_bound(std::span<const Bound> energies,
 }
 
 std::optional<Bound> field_share_bound(const RunData& data,
-                                       std::size_t channel,
+                                       const Source& field,
                                        std::span<const std::int64_t> cuts,
                                        std::span<const attrib::Interval> intervals) {
     if (cuts.size() != intervals.size() + 1) {
         return std::nullopt;
     }
-    const auto limits = field_limits_of(data, channel);
     std::vector<Bound> energies;
     energies.reserve(intervals.size());
     for (std::size_t k = 0; k < intervals.size(); ++k) {
-        const auto e = field_bound(data.series[channel], cuts[k], cuts[k + 1], limits);
+        const auto e = bound_over(data, field, cuts[k], cuts[k + 1]);
         if (!e) {
             return std::nullopt;
         }
@@ -216,32 +218,22 @@ std::optional<Bound> field_share_bound(const RunData& data,
 }
 
 std::optional<Bound> rest_share_bound(const RunData& data,
-                                      std::span<const std::size_t> parts,
+                                      const Source& node,
+                                      std::span<const std::optional<Source>> parts,
                                       std::span<const std::int64_t> cuts,
                                       std::span<const attrib::Interval> intervals) {
-    if (!data.node_channel || cuts.size() != intervals.size() + 1) {
+    if (cuts.size() != intervals.size() + 1 ||
+        !std::ranges::all_of(parts, [](const auto& p) { return p.has_value(); })) {
         return std::nullopt;
-    }
-    const auto node = source_of(data, *data.node_channel);
-    if (!node) {
-        return std::nullopt;
-    }
-    std::vector<Source> sources;
-    for (const auto i : parts) {
-        auto s = source_of(data, i);
-        if (!s) {
-            return std::nullopt;
-        }
-        sources.push_back(std::move(*s));
     }
     std::vector<Bound> energies;
     energies.reserve(intervals.size());
     for (std::size_t k = 0; k < intervals.size(); ++k) {
         const auto a = cuts[k];
         const auto b = cuts[k + 1];
-        auto rest = bound_over(data, *node, a, b);
-        for (std::size_t p = 0; rest && p < sources.size(); ++p) {
-            const auto part = bound_over(data, sources[p], a, b);
+        auto rest = bound_over(data, node, a, b);
+        for (std::size_t p = 0; rest && p < parts.size(); ++p) {
+            const auto part = bound_over(data, *parts[p], a, b);
             if (!part) {
                 return std::nullopt;
             }

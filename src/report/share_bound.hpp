@@ -12,6 +12,7 @@
 // window's two edges count; where it changes, each cut counts by how much.
 #include "attrib/share.hpp"
 #include "report/bound.hpp"
+#include "report/source_bound.hpp"
 #include "report/window.hpp"
 
 #include <cstddef>
@@ -45,24 +46,29 @@ struct CutError {
 // The job's share of intervals whose energies each lie within a bound (energies[k] for
 // intervals[k]), each interval's independently: the share only grows with the energy, so it
 // lies between the shares at the lower ends and at the upper ends; where nobody knows the
-// job's use, at no use or all of it, whichever is further.
-[[nodiscard]] Bound interval_share_bound(std::span<const Bound> energies,
-                                         std::span<const attrib::Interval> intervals);
+// job's use (a GPU others had too), at no use or all of it, whichever is further (the share
+// is linear in the use; at a negative energy all of it is the lower end).
+// Nullopt where there are not as many bounds as intervals.
+[[nodiscard]] std::optional<Bound>
+interval_share_bound(std::span<const Bound> energies, std::span<const attrib::Interval> intervals);
 
 // The job's share of a measured power field's intervals (cut at `cuts`, one more than
 // intervals; a GPU's power reading): a field has no range at an instant, so each interval's
-// energy is anywhere within the field's bound over it (report/field_bound.hpp). Nullopt
-// where an interval has no bound.
+// energy is anywhere within the field's bound over it (report/field_bound.hpp). `field` is
+// the channel with its limits (report/source_bound.hpp: found once a run, not once a
+// window). Nullopt where an interval has no bound.
 [[nodiscard]] std::optional<Bound> field_share_bound(const RunData& data,
-                                                     std::size_t channel,
+                                                     const Source& field,
                                                      std::span<const std::int64_t> cuts,
                                                      std::span<const attrib::Interval> intervals);
 
-// The same for the rest of the node (the node's channel less `parts`) where one of them is a
-// power field (a BMC's node reading beside RAPL counters): each interval's rest within the
-// node's bound less the parts', the ends crossed. Nullopt where one of them has no bound.
+// The same for the rest of the node (`node` less `parts`) where one of them is a power field
+// (a BMC's node reading beside RAPL counters): each interval's rest within the node's bound
+// less the parts', the ends crossed. Nullopt where one of them has no bound (a part without
+// a source).
 [[nodiscard]] std::optional<Bound> rest_share_bound(const RunData& data,
-                                                    std::span<const std::size_t> parts,
+                                                    const Source& node,
+                                                    std::span<const std::optional<Source>> parts,
                                                     std::span<const std::int64_t> cuts,
                                                     std::span<const attrib::Interval> intervals);
 

@@ -20,8 +20,14 @@ std::optional<Source> source_of(const RunData& d, std::size_t i) {
 }
 
 std::optional<Bound> bound_over(const RunData& d, const Source& s, std::int64_t a, std::int64_t b) {
-    return s.counter ? counter_bound(d.series[s.channel], a, b, *s.counter)
-                     : field_bound(d.series[s.channel], a, b, *s.field);
+    auto out = s.counter ? counter_bound(d.series[s.channel], a, b, *s.counter)
+                         : field_bound(d.series[s.channel], a, b, *s.field);
+    // An anchored counter is read at the run's edges only: between them its values follow
+    // its power profile.
+    if (out && d.profiled[s.channel] && (a != d.t0 || b != d.t1)) {
+        out->assumed.profile = true;
+    }
+    return out;
 }
 
 } // namespace jp::report

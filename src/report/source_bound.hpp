@@ -24,7 +24,8 @@ struct Source {
 // model, an estimate, a counter estimated over a jump, a utilisation).
 [[nodiscard]] std::optional<Source> source_of(const RunData& d, std::size_t i);
 
-// The source's energy over [a, b].
+// The source's energy over [a, b]; an anchored counter's over a window other than the whole
+// run says it assumes the counter's profile.
 [[nodiscard]] std::optional<Bound>
 bound_over(const RunData& d, const Source& s, std::int64_t a, std::int64_t b);
 

@@ -111,9 +111,9 @@ TEST_F(Attribution_, TheRestOfANodeWhosePowerIsAFieldIsBoundedIntervalByInterval
     const auto node_watts = [](std::size_t ch, double t) { // the parts and 100 W besides
         return ch < 4 ? watts(ch, t) : watts(0, t) + watts(1, t) + watts(2, t) + watts(3, t) + 100;
     };
-    const auto s =
-        job_run(facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30,"rest":20})"),
-                use(10), chans, {}, node_watts);
+    const auto given =
+        facts(R"({"cpu0.package":10,"cpu1.package":10,"gpu0":30,"gpu1":30,"rest":20})");
+    const auto s = job_run(given, use(10), chans, {}, node_watts);
     ASSERT_TRUE(s && s->attribution);
     const auto& rest = part(*s->attribution, "rest").share;
     // 1000 J of rest: 200 J idle, half of it given to the job (1 of 2 CPUs), and of the
@@ -128,6 +128,21 @@ TEST_F(Attribution_, TheRestOfANodeWhosePowerIsAFieldIsBoundedIntervalByInterval
     EXPECT_TRUE(s->attribution->node.job_bound->assumed.field);
     EXPECT_LE(s->attribution->node.job_bound->low, s->attribution->node.job_j());
     EXPECT_GE(s->attribution->node.job_bound->high, s->attribution->node.job_j());
+
+    // Parts with no stated update (each may lag a second) widen it: their errors enter the
+    // rest with the ends crossed.
+    std::filesystem::remove(path);
+    auto coarse = chans;
+    for (std::size_t i = 0; i + 1 < coarse.size(); ++i) {
+        coarse[i].update_ns = 0;
+    }
+    const auto c = job_run(given, use(10), coarse, {}, node_watts);
+    ASSERT_TRUE(c && c->attribution);
+    const auto& wide = part(*c->attribution, "rest").share;
+    ASSERT_TRUE(wide.job_bound);
+    EXPECT_GT(wide.job_bound->half_width(), rest.job_bound->half_width() + 10);
+    EXPECT_LE(wide.job_bound->low, wide.job_j());
+    EXPECT_GE(wide.job_bound->high, wide.job_j());
 
     // The BMC's reading alone: the node is split whole, and bounded the same way.
     std::filesystem::remove(path);

@@ -3,6 +3,7 @@
 // (field_bound_test.cpp) meet only by chance: a window that tiles the job, a read call's
 // length, negative readings, time no reading covers, a job shorter than the window, and
 // each backend's quantum.
+#include "averaged_channel.hpp"
 #include "report/field_bound.hpp"
 
 #include <gtest/gtest.h>
@@ -11,17 +12,14 @@
 namespace jp::report {
 namespace {
 
+using test_field::averaged_channel;
+
 constexpr std::int64_t k_ms = 1'000'000;
 constexpr std::int64_t k_s = 1'000'000'000;
 
 TEST(FieldBound, AReadingsWindowThatTilesTheJobLeavesOnlyItsQuantumAndLag) {
     // A 1 s mean read every second, the job from one reading's window start to another's end.
-    Channel c; // a BMC's mean over its last second
-    c.name = "node";
-    c.quantity = Quantity::power;
-    c.backend = "ipmi";
-    c.mean_since_previous = true;
-    c.averaging_ns = k_s;
+    const auto c = averaged_channel(k_s); // a BMC's mean over its last second
     std::vector<TimedValue> r;
     for (int i = 0; i <= 10; ++i) {
         r.push_back({i * k_s, 300.0});
@@ -95,12 +93,7 @@ TEST(FieldBound, ANegativeReadingGivesNoBoundAndTheBoundStaysPossible) {
     EXPECT_TRUE(limits.negative);
     EXPECT_FALSE(field_bound(far, 0, k_s, limits)) << "a negative reading 999 s later";
     // Two 1 s means 25 s apart: what no window covers is anything up to P, never above P·T.
-    Channel c; // a BMC's mean over its last second
-    c.name = "node";
-    c.quantity = Quantity::power;
-    c.backend = "ipmi";
-    c.mean_since_previous = true;
-    c.averaging_ns = k_s;
+    const auto c = averaged_channel(k_s); // a BMC's mean over its last second
     const std::vector<TimedValue> sparse{{0, 100}, {25 * k_s, 100}, {50 * k_s, 100}};
     const auto b =
         field_bound(knots_of(c, sparse), 0, 50 * k_s, FieldLimits{0, 1400, 0, k_s, true, 0, false});
@@ -134,12 +127,7 @@ TEST(FieldBound, TimeNoReadingCoversIsAnythingTheDomainCanDraw) {
 
 TEST(FieldBound, AShortJobOnASecondsMeanIsNotMeasurable) {
     // 200 ms of a node read as 1 s means: the readings cannot place its energy.
-    Channel c; // a BMC's mean over its last second
-    c.name = "node";
-    c.quantity = Quantity::power;
-    c.backend = "ipmi";
-    c.mean_since_previous = true;
-    c.averaging_ns = k_s;
+    const auto c = averaged_channel(k_s); // a BMC's mean over its last second
     std::vector<TimedValue> r;
     for (int i = 0; i <= 5; ++i) {
         r.push_back({i * k_s, 400.0});

@@ -8,6 +8,7 @@
 // the power between two readings stays between their values (the bound's stated assumption),
 // and a gap of several readings where it does anything. The seed is printed
 // (JP_FIELD_SEED=N reruns one).
+#include "averaged_channel.hpp"
 #include "report/field_bound.hpp"
 
 #include <algorithm>
@@ -83,15 +84,7 @@ unsigned seed_of(const char* env) {
     return std::random_device{}();
 }
 
-Channel averaged_channel(std::int64_t window_ns) {
-    Channel c;
-    c.name = "node";
-    c.quantity = Quantity::power;
-    c.backend = "ipmi";
-    c.mean_since_previous = true;
-    c.averaging_ns = window_ns;
-    return c;
-}
+using test_field::averaged_channel;
 
 // What a source that updates every `update` ns (first at `phase`) shows when read at s: the
 // instant of its latest update at or before s.

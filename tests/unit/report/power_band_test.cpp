@@ -191,8 +191,8 @@ TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
     EXPECT_EQ(sum->power->p95_bound->high_w, dist.p95_bound->high_w);
     const auto j = run_to_json(*sum).at("power");
     EXPECT_EQ(j.at("p95_high_w").get<double>(), dist.p95_bound->high_w);
-    EXPECT_FALSE(j.at("ranges_assume_field").get<bool>()) << "counters: nothing assumed";
-    EXPECT_FALSE(j.at("ranges_assume_peak").get<bool>()) << "the channel states its maximum";
+    EXPECT_FALSE(j.at("range_assumes_field").get<bool>()) << "counters: nothing assumed";
+    EXPECT_FALSE(j.at("range_assumes_peak").get<bool>()) << "the channel states its maximum";
 }
 
 TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
@@ -252,8 +252,8 @@ TEST(PeakBound, ANodePowerFieldsPeakHoldsTheTruthAndSaysWhatItAssumes) {
                 sum->power->p50_bound->high_w >= 300);
     // JSON says what the ranges rest on, as the text does.
     const auto j = run_to_json(*sum).at("power");
-    EXPECT_TRUE(j.at("ranges_assume_field").get<bool>()) << j.dump();
-    EXPECT_FALSE(j.at("ranges_assume_windows").get<bool>()) << "instantaneous readings";
+    EXPECT_TRUE(j.at("range_assumes_field").get<bool>()) << j.dump();
+    EXPECT_FALSE(j.at("range_assumes_windows").get<bool>()) << "instantaneous readings";
     EXPECT_EQ(j.at("peak_low_w").get<double>(), b->low_w);
 }
 

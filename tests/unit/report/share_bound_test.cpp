@@ -266,7 +266,9 @@ TEST(FieldShareBound, AGpuPowerReadingsShareHoldsTheTruthInEveryGeneratedCase) {
             in.energy_j = e;
             ins.push_back(in);
         }
-        const auto b = field_share_bound(d, 0, cuts, ins);
+        const auto field = source_of(d, 0);
+        ASSERT_TRUE(field && field->field) << "a measured power reading";
+        const auto b = field_share_bound(d, *field, cuts, ins);
         ASSERT_TRUE(b) << "case " << n;
         EXPECT_TRUE(b->assumed.field);
         ASSERT_LE(b->low, job + 1e-6) << "case " << n;
@@ -278,6 +280,25 @@ TEST(FieldShareBound, AGpuPowerReadingsShareHoldsTheTruthInEveryGeneratedCase) {
         narrow += b->high - b->low < std::max(job, 1.0) ? 1 : 0;
     }
     EXPECT_GT(narrow, 0) << "never narrower than the share itself";
+}
+
+// Each interval's share between its ends; where nobody knows the job's use, at no use or all
+// of it, whichever is further: at a negative energy (a rest of the node that may come out
+// below zero) all of the use is the lower end.
+TEST(IntervalShareBound, AnUnknownUseTakesWhicheverEndIsFurther) {
+    const attrib::Interval in{20, 1, 0, 0.5, 0.5, true, true}; // 20 J, no idle, use unknown
+    const std::vector<Bound> energies{Bound{-10, 50, "gap between readings", {}, {}}};
+    const auto b = interval_share_bound(energies, std::span{&in, 1});
+    ASSERT_TRUE(b);
+    EXPECT_DOUBLE_EQ(b->low, -10) << "all of -10 J";
+    EXPECT_DOUBLE_EQ(b->high, 50) << "all of 50 J";
+    auto known = in;
+    known.use_unknown = false;
+    const auto k = interval_share_bound(energies, std::span{&known, 1});
+    ASSERT_TRUE(k);
+    EXPECT_DOUBLE_EQ(k->low, -5) << "half of -10 J";
+    EXPECT_DOUBLE_EQ(k->high, 25);
+    EXPECT_FALSE(interval_share_bound({}, std::span{&in, 1})) << "a bound for each interval";
 }
 
 } // namespace
