@@ -155,12 +155,8 @@ Reply op_open(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
         return refuse(ErrorCode::bad_request,
                       "the process that connected has ended: a session is its own process's");
     }
-    if (const auto wait = d.session_opens.take(c.peer.uid, now); wait > 0) {
-        return refuse(ErrorCode::rate_limited,
-                      fmt::format("new sessions are limited to {:g} at once and {:g} a second "
-                                  "per user",
-                                  CallBudget::k_open_burst, CallBudget::k_opens_per_second),
-                      wait);
+    if (auto refused = rationed(d.session_opens, c.peer.uid, now, "new sessions")) {
+        return *refused;
     }
     auto s = d.sessions.open(c.id, c.peer, c.peer_start_time, c.grant, *label, now,
                              d.config.daemon.max_sessions_per_user);

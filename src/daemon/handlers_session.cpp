@@ -114,12 +114,8 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
         return refuse(ErrorCode::bad_request,
                       "'from_ns' and 'to_ns' must be CLOCK_MONOTONIC times in ns");
     }
-    if (const auto wait = d.ledger_calls.take(c.peer.uid, now); wait > 0) {
-        return refuse(ErrorCode::rate_limited,
-                      fmt::format("ledger views are limited to {:g} at once and {:g} a second "
-                                  "per user",
-                                  CallBudget::k_view_burst, CallBudget::k_views_per_second),
-                      wait);
+    if (auto refused = rationed(d.ledger_calls, c.peer.uid, now, "ledger views")) {
+        return *refused;
     }
     // A floored caller sees no other job's beginning or end finer than the floor.
     const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();

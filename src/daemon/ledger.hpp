@@ -100,6 +100,8 @@ public:
     CallBudget(double burst, double per_second) : m_burst(burst), m_rate(per_second) {}
     // 0 when the call may go ahead (one taken), else the ms until the next one may.
     std::int64_t take(unsigned uid, std::int64_t now_ns);
+    [[nodiscard]] double burst() const noexcept { return m_burst; }
+    [[nodiscard]] double per_second() const noexcept { return m_rate; }
 
 private:
     struct Bucket {

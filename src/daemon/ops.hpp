@@ -4,13 +4,16 @@
 // refusal, a field read with its checks, the session a request names, and
 // each operation's entry for the dispatch table in handlers.cpp.
 #include "daemon/handlers.hpp"
+#include "daemon/ledger.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <expected>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace jp::daemon::ops {
 
@@ -26,6 +29,20 @@ using Reply = std::expected<json, Refusal>;
 [[nodiscard]] inline std::unexpected<Refusal>
 refuse(ErrorCode code, std::string message, std::int64_t retry = 0) {
     return std::unexpected(Refusal{code, std::move(message), retry});
+}
+
+// Nothing when uid may make the call (one taken from its budget), else the refusal that says
+// how `what` ("ledger views") are rationed and when to ask again.
+[[nodiscard]] inline std::optional<Reply>
+rationed(CallBudget& budget, unsigned uid, std::int64_t now, std::string_view what) {
+    const auto wait = budget.take(uid, now);
+    if (wait <= 0) {
+        return std::nullopt;
+    }
+    return refuse(ErrorCode::rate_limited,
+                  fmt::format("{} are limited to {:g} at once and {:g} a second per user", what,
+                              budget.burst(), budget.per_second()),
+                  wait);
 }
 
 [[nodiscard]] inline std::int64_t to_ms(Nanos d) {
