@@ -2,6 +2,7 @@
 #include "daemon/ledger.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <sched.h>
 
 namespace jp::daemon {
@@ -27,6 +28,37 @@ Ranges ranges_of(std::vector<int> cpus) {
         }
     }
     return out;
+}
+
+// Both sets of CPUs in one, ascending and merged.
+Ranges union_of(const Ranges& a, const Ranges& b) {
+    Ranges all;
+    all.reserve(a.size() + b.size());
+    std::ranges::merge(a, b, std::back_inserter(all));
+    Ranges out;
+    for (const auto& [first, last] : all) {
+        if (!out.empty() && first <= out.back().second + 1) {
+            out.back().second = std::max(out.back().second, last);
+        } else {
+            out.emplace_back(first, last);
+        }
+    }
+    return out;
+}
+
+bool meet(const Ranges& a, const Ranges& b) {
+    auto i = a.begin();
+    auto j = b.begin();
+    while (i != a.end() && j != b.end()) {
+        if (i->second < j->first) {
+            ++i;
+        } else if (j->second < i->first) {
+            ++j;
+        } else {
+            return true;
+        }
+    }
+    return false;
 }
 
 // t up to a multiple of q (q > 1) on the clock itself; "never" stays never.
@@ -143,6 +175,7 @@ private:
 
 void Ledger::open(const std::string& session,
                   const std::string& holder,
+                  unsigned uid,
                   std::vector<int> cpus,
                   std::int64_t now_ns) {
     if (m_session_holder.contains(session)) {
@@ -151,7 +184,7 @@ void Ledger::open(const std::string& session,
     m_session_holder.emplace(session, holder);
     auto [it, fresh] = m_holders.try_emplace(holder);
     if (fresh) { // the process's first session: the job begins
-        it->second = Holding{ranges_of(std::move(cpus)), now_ns, INT64_MAX, 0};
+        it->second = Holding{ranges_of(std::move(cpus)), now_ns, INT64_MAX, 0, uid};
         m_opened.insert(now_ns);
     }
     ++it->second.sessions;
@@ -171,9 +204,17 @@ void Ledger::close(std::string_view session, std::int64_t now_ns) {
     m_holders.erase(h);
     m_opened.erase(m_opened.find(ended.opened_ns));
     ended.closed_ns = std::max(now_ns, ended.opened_ns);
+    auto& mine = m_closed[ended.uid];
+    m_closed_jobs += 1;
     m_closed_ranges += ended.cpus.size();
-    m_closed.push_back(std::move(ended));
+    mine.ranges += ended.cpus.size();
+    mine.jobs.push_back(std::move(ended));
     prune();
+}
+
+std::size_t Ledger::closed_count(unsigned uid) const noexcept {
+    const auto it = m_closed.find(uid);
+    return it == m_closed.end() ? 0 : it->second.jobs.size();
 }
 
 void Ledger::prune() {
@@ -182,14 +223,37 @@ void Ledger::prune() {
     const auto oldest = m_opened.empty() ? INT64_MAX : *m_opened.begin();
     const auto cell =
         oldest == INT64_MAX ? INT64_MAX : oldest - ((oldest % m_grid) + m_grid) % m_grid;
-    while (!m_closed.empty() && round_up(m_closed.front().closed_ns, m_grid) <= cell) {
-        m_closed_ranges -= m_closed.front().cpus.size();
-        m_closed.pop_front();
+    for (auto it = m_closed.begin(); it != m_closed.end();) {
+        auto& e = it->second;
+        while (!e.jobs.empty() && round_up(e.jobs.front().closed_ns, m_grid) <= cell) {
+            e.ranges -= e.jobs.front().cpus.size();
+            m_closed_ranges -= e.jobs.front().cpus.size();
+            m_closed_jobs -= 1;
+            e.jobs.pop_front();
+        }
+        it = e.jobs.empty() ? m_closed.erase(it) : std::next(it);
     }
-    while (m_closed.size() > k_max_closed || m_closed_ranges > k_max_closed_ranges) {
-        m_forgotten_until = std::max(m_forgotten_until, m_closed.front().closed_ns);
-        m_closed_ranges -= m_closed.front().cpus.size();
-        m_closed.pop_front();
+    while (m_closed_jobs > k_max_closed || m_closed_ranges > k_max_closed_ranges) {
+        forget_oldest(m_closed_jobs <= k_max_closed);
+    }
+}
+
+// The oldest ended job of the user who holds the most (jobs, or CPU ranges where those
+// are over their bound): remembered only as when it ended and which CPUs it held.
+void Ledger::forget_oldest(bool by_ranges) {
+    const auto most = std::ranges::max_element(m_closed, {}, [&](const auto& kv) {
+        return by_ranges ? kv.second.ranges : kv.second.jobs.size();
+    });
+    auto& e = most->second;
+    const auto& job = e.jobs.front();
+    m_forgotten_until = std::max(m_forgotten_until, job.closed_ns);
+    m_forgotten_cpus = union_of(m_forgotten_cpus, job.cpus);
+    e.ranges -= job.cpus.size();
+    m_closed_ranges -= job.cpus.size();
+    m_closed_jobs -= 1;
+    e.jobs.pop_front();
+    if (e.jobs.empty()) {
+        m_closed.erase(most);
     }
 }
 
@@ -216,16 +280,20 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
             v.cpus.push_back(c);
         }
     }
-    v.complete_from_ns =
-        m_forgotten_until == INT64_MIN ? from : std::max(from, round_up(m_forgotten_until, q));
+    // Forgotten jobs matter only where they held one of this job's CPUs.
+    v.complete_from_ns = m_forgotten_until == INT64_MIN || !meet(m_forgotten_cpus, mine.cpus)
+                             ? from
+                             : std::max(from, round_up(m_forgotten_until, q));
     Sweep sweep{v, from, to, q};
     for (const auto& [holder, h] : m_holders) {
         if (&h != &mine) {
             sweep.consider(h.opened_ns, h.closed_ns, h.cpus);
         }
     }
-    for (const auto& h : m_closed) {
-        sweep.consider(h.opened_ns, h.closed_ns, h.cpus);
+    for (const auto& [uid, ended] : m_closed) {
+        for (const auto& h : ended.jobs) {
+            sweep.consider(h.opened_ns, h.closed_ns, h.cpus);
+        }
     }
     if (!sweep.run()) {
         return std::nullopt;

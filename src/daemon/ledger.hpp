@@ -38,6 +38,8 @@ class Ledger {
 public:
     // Ended jobs kept while an open session may still ask about them: at most this many,
     // holding at most this many CPU ranges in all (a hostile user's churn stays bounded).
+    // Beyond either bound the user who holds the most loses its oldest: one user's churn
+    // forgets its own jobs, never another user's.
     static constexpr std::size_t k_max_closed = 65536;
     static constexpr std::size_t k_max_closed_ranges = std::size_t{1} << 20;
     // One answer: at most this many run-length pairs, and segments x CPUs (what a reader
@@ -48,9 +50,11 @@ public:
     // The grid (the floor, ns) on which ended jobs are forgotten: whether one is kept never
     // depends on when another job began to a finer time than that.
     void set_grid(std::int64_t grid_ns) noexcept { m_grid = grid_ns > 0 ? grid_ns : 1; }
-    // A session of the client process `holder` ("pid:start time"), which may run on `cpus`.
+    // A session of the client process `holder` ("pid:start time") of user `uid`, which may
+    // run on `cpus`.
     void open(const std::string& session,
               const std::string& holder,
+              unsigned uid,
               std::vector<int> cpus,
               std::int64_t now_ns);
     void close(std::string_view session, std::int64_t now_ns);
@@ -63,7 +67,8 @@ public:
                                                  std::int64_t now_ns,
                                                  std::int64_t quantum_ns) const;
     [[nodiscard]] std::size_t open_count() const noexcept { return m_holders.size(); }
-    [[nodiscard]] std::size_t closed_count() const noexcept { return m_closed.size(); }
+    [[nodiscard]] std::size_t closed_count() const noexcept { return m_closed_jobs; }
+    [[nodiscard]] std::size_t closed_count(unsigned uid) const noexcept;
 
 private:
     using Ranges = std::vector<std::pair<int, int>>; // [first, last] CPUs, ascending
@@ -72,15 +77,25 @@ private:
         std::int64_t opened_ns = 0;
         std::int64_t closed_ns = INT64_MAX;
         std::size_t sessions = 0; // open sessions of its process
+        unsigned uid = 0;
+    };
+    struct Ended { // one user's ended jobs, by their end
+        std::deque<Holding> jobs;
+        std::size_t ranges = 0;
     };
     void prune();
+    void forget_oldest(bool by_ranges);
 
     std::map<std::string, std::string, std::less<>> m_session_holder;
     std::map<std::string, Holding, std::less<>> m_holders; // open jobs, by process
     std::multiset<std::int64_t> m_opened;                  // their openings: the oldest first
-    std::deque<Holding> m_closed;                          // ended jobs, by their end
+    std::map<unsigned, Ended> m_closed;                    // ended jobs, by user
+    std::size_t m_closed_jobs = 0;
     std::size_t m_closed_ranges = 0;
+    // Jobs forgotten past the bounds: the last ended then, and every CPU they held (a view
+    // of other CPUs is whole).
     std::int64_t m_forgotten_until = INT64_MIN;
+    Ranges m_forgotten_cpus;
     std::int64_t m_grid = 1'000'000'000;
 };
 

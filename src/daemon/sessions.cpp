@@ -44,7 +44,7 @@ std::expected<Session*, std::string> SessionTable::open(std::uint64_t connection
     // kernel vouched for): one job per client process, however many sessions it opens.
     m_ledger.open(s.id,
                   owner.pid > 0 ? fmt::format("{}:{}", owner.pid, s.start_time.value_or(0)) : s.id,
-                  affinity_of(owner.pid), now_ns);
+                  owner.uid, affinity_of(owner.pid), now_ns);
     auto [it, inserted] = m_sessions.emplace(s.id, std::move(s));
     return &it->second;
 }

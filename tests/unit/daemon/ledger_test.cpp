@@ -18,9 +18,9 @@ using Segments = std::vector<std::pair<std::int64_t, std::vector<std::pair<int, 
 
 TEST(Ledger, EachOfTheSessionsCpusCountsWhoHeldItAsThatChanged) {
     Ledger l;
-    l.open("a", "a", {1, 0}, 0);
-    l.open("b", "b", {1, 2}, 10);
-    l.open("c", "c", {5}, 12); // none of a's CPUs: another job all the same
+    l.open("a", "a", 1000, {1, 0}, 0);
+    l.open("b", "b", 1000, {1, 2}, 10);
+    l.open("c", "c", 1000, {5}, 12); // none of a's CPUs: another job all the same
     l.close("b", 20);
     const auto v = l.view("a", 0, 30, 30, 1);
     ASSERT_TRUE(v);
@@ -44,8 +44,8 @@ TEST(Ledger, EachOfTheSessionsCpusCountsWhoHeldItAsThatChanged) {
 
 TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
     Ledger l;
-    l.open("a", "a", {0}, 0);
-    l.open("b", "b", {0}, 1'234);
+    l.open("a", "a", 1000, {0}, 0);
+    l.open("b", "b", 1000, {0}, 1'234);
     l.close("b", 5'678);
     const auto v = l.view("a", 0, 100'000, 100'000, 1'000);
     ASSERT_TRUE(v);
@@ -67,7 +67,7 @@ TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
     EXPECT_EQ(l.view("a", 6'000, 100'000, 100'000, 1'000)->other_jobs, 0U);
     // A job shorter than the floor that rounds to nothing changes no segment and is not
     // counted as there at once with anyone, but counts.
-    l.open("c", "c", {0}, 10'100);
+    l.open("c", "c", 1000, {0}, 10'100);
     l.close("c", 10'200);
     const auto w = l.view("a", 7'000, 100'000, 100'000, 1'000);
     ASSERT_TRUE(w);
@@ -80,9 +80,9 @@ TEST(Ledger, AFlooredCallerSeesOthersComeAndGoNoFinerThanItsFloor) {
 // process opened 64 sessions and each neighbour's idle power was split 1/65).
 TEST(Ledger, AProcessWithManySessionsIsOneJob) {
     Ledger l;
-    l.open("a", "pid-a", {0}, 0);
+    l.open("a", "pid-a", 1000, {0}, 0);
     for (int i = 0; i < 64; ++i) {
-        l.open("x" + std::to_string(i), "pid-x", {0}, 10 + i);
+        l.open("x" + std::to_string(i), "pid-x", 1000, {0}, 10 + i);
     }
     auto v = l.view("a", 0, 100, 100, 1);
     ASSERT_TRUE(v);
@@ -97,7 +97,7 @@ TEST(Ledger, AProcessWithManySessionsIsOneJob) {
     ASSERT_TRUE(v);
     EXPECT_EQ(v->segments, (Segments{{0, {{1, 1}}}, {10, {{2, 1}}}, {300, {{1, 1}}}}));
     // Its own other sessions are not other jobs.
-    l.open("a2", "pid-a", {0}, 500);
+    l.open("a2", "pid-a", 1000, {0}, 500);
     EXPECT_EQ(l.view("a2", 500, 600, 600, 1)->other_jobs, 0U);
 }
 
@@ -105,10 +105,10 @@ TEST(Ledger, AProcessWithManySessionsIsOneJob) {
 // (a review saw 1,664 at once where ~33 were).
 TEST(Ledger, JobsThatOnlyMeetAtAGridPointAreNotAtOnce) {
     Ledger l;
-    l.open("a", "a", {0}, 0);
+    l.open("a", "a", 1000, {0}, 0);
     for (int i = 0; i < 10; ++i) { // one after another, each 1.5 quanta long
         const auto id = "s" + std::to_string(i);
-        l.open(id, id, {0}, 1'000 + 1'500 * i);
+        l.open(id, id, 1000, {0}, 1'000 + 1'500 * i);
         l.close(id, 2'400 + 1'500 * i);
     }
     const auto v = l.view("a", 0, 100'000, 100'000, 1'000);
@@ -119,27 +119,83 @@ TEST(Ledger, JobsThatOnlyMeetAtAGridPointAreNotAtOnce) {
 
 TEST(Ledger, ClosedSessionsAreKeptOnlyWhileAnOpenOneMayAsk) {
     Ledger l;
-    l.open("old", "old", {0}, 0);
+    l.open("old", "old", 1000, {0}, 0);
     l.close("old", 5);
     EXPECT_EQ(l.closed_count(), 0U) << "nobody open: nobody can ask";
-    l.open("a", "a", {0}, 10);
-    l.open("b", "b", {0}, 20);
+    l.open("a", "a", 1000, {0}, 10);
+    l.open("b", "b", 1000, {0}, 20);
     l.close("b", 30);
     EXPECT_EQ(l.closed_count(), 1U);
     l.close("a", 40);
     EXPECT_EQ(l.closed_count(), 0U);
-    // A hostile user's churn: at most k_max_closed kept, the view says from when it is whole.
-    l.open("long", "long", {0}, 0);
-    for (std::size_t i = 0; i < Ledger::k_max_closed + 10; ++i) {
-        const auto id = "s" + std::to_string(i);
-        l.open(id, id, {1}, static_cast<std::int64_t>(10 * i + 1)); // another CPU: one segment
-        l.close(id, static_cast<std::int64_t>(10 * i + 2));
+}
+
+// A hostile user's churn: at most k_max_closed kept, the churner's own forgotten first, and
+// the view says from when it is whole where the forgotten held its CPUs.
+TEST(Ledger, OneUsersChurnForgetsOnlyItsOwnEndedJobs) {
+    constexpr unsigned k_victim = 1000;
+    constexpr unsigned k_churner = 1001;
+    Ledger l;
+    l.open("long", "long", k_victim, {1}, 0);
+    for (int i = 0; i < 5; ++i) { // the victim's own short jobs beside it, kept throughout
+        const auto id = "v" + std::to_string(i);
+        l.open(id, id, k_victim, {1}, 1 + i);
+        l.close(id, 3 + i);
     }
+    const auto churn = [&](std::size_t n, int cpu) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto id = "s" + std::to_string(cpu) + "-" + std::to_string(i);
+            l.open(id, id, k_churner, {cpu}, static_cast<std::int64_t>(10 * i + 11));
+            l.close(id, static_cast<std::int64_t>(10 * i + 12));
+        }
+    };
+    churn(Ledger::k_max_closed + 5, 1);
     EXPECT_EQ(l.closed_count(), Ledger::k_max_closed);
+    EXPECT_EQ(l.closed_count(k_victim), 5U) << "another user's ended jobs are all kept";
+    EXPECT_EQ(l.closed_count(k_churner), Ledger::k_max_closed - 5);
     const auto v = l.view("long", 0, 1'000'000'000, 1'000'000'000, 1);
     ASSERT_TRUE(v);
-    EXPECT_EQ(v->complete_from_ns, 10 * 9 + 2) << "the 10 forgotten closed by then";
+    EXPECT_EQ(v->complete_from_ns, 10 * 9 + 12) << "the churner's 10 forgotten ended by then";
     EXPECT_EQ(v->other_jobs, Ledger::k_max_closed);
+}
+
+TEST(Ledger, ForgottenJobsOnOtherCpusLeaveAViewWhole) {
+    Ledger l;
+    l.open("zero", "zero", 1000, {0}, 0);
+    l.open("one", "one", 1000, {1}, 0);
+    for (std::size_t i = 0; i < Ledger::k_max_closed + 3; ++i) {
+        const auto id = "s" + std::to_string(i);
+        l.open(id, id, 1001, {1}, static_cast<std::int64_t>(10 * i + 1));
+        l.close(id, static_cast<std::int64_t>(10 * i + 2));
+    }
+    const auto zero = l.view("zero", 0, 1'000'000'000, 1'000'000'000, 1);
+    const auto one = l.view("one", 0, 1'000'000'000, 1'000'000'000, 1);
+    ASSERT_TRUE(zero && one);
+    EXPECT_EQ(zero->complete_from_ns, 0) << "nothing forgotten held CPU 0";
+    EXPECT_EQ(one->complete_from_ns, 10 * 2 + 2) << "3 forgotten held CPU 1";
+}
+
+// The bound on CPU ranges is kept the same way: the user holding the most ranges forgets.
+TEST(Ledger, ScatteredCpusAreForgottenFromWhoeverHoldsTheMostRanges) {
+    Ledger l;
+    l.open("long", "long", 1000, {0}, 0);
+    l.open("mine", "mine", 1000, {0, 2}, 1);
+    l.close("mine", 2);
+    std::vector<int> every_other; // 64 ranges a job
+    for (int c = 1; c < 128; c += 2) {
+        every_other.push_back(c);
+    }
+    const auto jobs = Ledger::k_max_closed_ranges / every_other.size() + 2;
+    for (std::size_t i = 0; i < jobs; ++i) {
+        const auto id = "s" + std::to_string(i);
+        l.open(id, id, 1001, every_other, static_cast<std::int64_t>(10 * i + 11));
+        l.close(id, static_cast<std::int64_t>(10 * i + 12));
+    }
+    EXPECT_EQ(l.closed_count(1000), 1U);
+    EXPECT_LT(l.closed_count(1001), jobs);
+    const auto v = l.view("long", 0, 1'000'000'000, 1'000'000'000, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->complete_from_ns, 0) << "the forgotten held only odd CPUs";
 }
 
 TEST(Ledger, TheCpusAreTheKernelsWordForThePid) {
