@@ -8,9 +8,14 @@
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <sys/socket.h>
 
 namespace jp::daemon::test {
+
+inline nlohmann::json hello() {
+    return {{"op", "hello"}, {"versions", {1}}};
+}
 
 struct World {
     explicit World(DaemonConfig config = {}, std::uint64_t range_uj = 262143328850ULL) {
@@ -38,6 +43,15 @@ struct World {
         return c;
     }
 
+    // A connection from uid that has said hello (throws where the daemon refused it).
+    std::unique_ptr<Connection> greeted(uid_t uid) {
+        auto c = connect(uid);
+        if (const auto r = call(*c, hello()); r["ok"] != true) {
+            throw std::runtime_error("hello refused: " + r.dump());
+        }
+        return c;
+    }
+
     nlohmann::json call(Connection& c, const nlohmann::json& req, std::int64_t now = 0) {
         return nlohmann::json::parse(handle_line(*state, c, req.dump(), now));
     }
@@ -52,9 +66,5 @@ struct World {
     std::vector<sys::UniqueFd> peers;
     std::uint64_t next_id = 100;
 };
-
-inline nlohmann::json hello() {
-    return {{"op", "hello"}, {"versions", {1}}};
-}
 
 } // namespace jp::daemon::test

@@ -95,12 +95,9 @@ TEST(Handlers, AClientWhosePidNowNamesAnotherProcessGetsNoSession) {
 
 TEST(Handlers, OnlyTheOwnerAndRootMayUseASession) {
     World w;
-    auto alice = w.connect(1000);
-    auto bob = w.connect(1001);
-    auto root = w.connect(0);
-    for (auto* c : {alice.get(), bob.get(), root.get()}) {
-        w.call(*c, hello());
-    }
+    auto alice = w.greeted(1000);
+    auto bob = w.greeted(1001);
+    auto root = w.greeted(0);
     const auto id = w.call(*alice, {{"op", "open"}})["session"].get<std::string>();
     for (const char* op : {"read", "latest", "session", "close"}) {
         EXPECT_EQ(w.call(*bob, {{"op", op}, {"session", id}})["error"], "not_yours") << op;
@@ -115,9 +112,9 @@ TEST(Handlers, OnlyTheOwnerAndRootMayUseASession) {
 // Alice (floored) and root, each with a session open.
 struct TwoUsers {
     explicit TwoUsers(World& w)
-        : alice(w.connect(1000)), root(w.connect(0)),
-          a((w.call(*alice, hello()), w.call(*alice, {{"op", "open"}})["session"])),
-          r((w.call(*root, hello()), w.call(*root, {{"op", "open"}})["session"])) {}
+        : alice(w.greeted(1000)), root(w.greeted(0)),
+          a(w.call(*alice, {{"op", "open"}})["session"]),
+          r(w.call(*root, {{"op", "open"}})["session"]) {}
     std::unique_ptr<Connection> alice;
     std::unique_ptr<Connection> root;
     json a; // alice's session
