@@ -191,13 +191,13 @@ Attributor::make_from(const RunData& d,
     for (auto& n : at.m_gpus->notes(held, d.t0, d.t1)) {
         out.notes.push_back(std::move(n));
     }
-    at.m_errors = CutErrors(d, at.m_channels, d.node_channel.has_value());
     for (const auto i : at.m_channels) {
         at.m_sources.push_back(source_of(d, i));
     }
     if (d.node_channel) {
         at.m_node_source = source_of(d, *d.node_channel);
     }
+    at.m_errors = CutErrors(d, at.m_sources, at.m_node_source);
     return at;
 }
 

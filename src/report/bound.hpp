@@ -64,6 +64,10 @@ struct BoundTerms {
         read += o.read;
         return *this;
     }
+    // The width they make together (each term is a part of high - low).
+    [[nodiscard]] double total() const noexcept {
+        return quantum + lag + gap + jump + knee + shared + field + wrap + read;
+    }
     [[nodiscard]] BoundTerms scaled(double k) const noexcept {
         return {quantum * k, lag * k,   gap * k,  jump * k, knee * k,
                 shared * k,  field * k, wrap * k, read * k};

@@ -287,10 +287,6 @@ std::optional<Bound> stamped_bound(std::span<const TimedValue> knots,
     return b;
 }
 
-double width_of(const BoundTerms& t) noexcept {
-    return t.quantum + t.lag + t.gap + t.jump + t.knee + t.shared + t.field + t.wrap + t.read;
-}
-
 } // namespace
 
 std::optional<Bound> field_bound(std::span<const TimedValue> knots,
@@ -337,8 +333,8 @@ std::optional<Bound> field_bound(std::span<const TimedValue> knots,
     const auto without = stamped_bound(near, t0, t1, exact);
     // What the call adds, beside what the readings would leave open were each taken at its
     // stamp (the terms as they are where moving the stamps left less open).
-    if (b && without && width_of(b->terms) >= width_of(without->terms)) {
-        const double read = width_of(b->terms) - width_of(without->terms);
+    if (b && without && b->terms.total() >= without->terms.total()) {
+        const double read = b->terms.total() - without->terms.total();
         b->terms = without->terms;
         b->terms.read += read;
         b->dominant = dominant_of(b->terms);

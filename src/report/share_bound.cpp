@@ -277,47 +277,42 @@ std::vector<std::int64_t> snap_to_readings(std::span<const std::int64_t> cuts,
     return out;
 }
 
-CutErrors::CutErrors(const RunData& data, std::span<const std::size_t> parts, bool node_rest)
-    : m_data(&data), m_channels(parts.begin(), parts.end()),
-      m_rest(node_rest && data.node_channel) {
+CutErrors::CutErrors(const RunData& data,
+                     std::span<const std::optional<Source>> parts,
+                     const std::optional<Source>& node)
+    : m_data(&data), m_sources(parts.begin(), parts.end()), m_rest(data.node_channel.has_value()) {
     if (m_rest) {
-        m_channels.push_back(*data.node_channel);
-    }
-    for (const auto i : m_channels) {
-        const auto& c = (*data.channels)[i];
-        const bool bounded =
-            c.quantity == Quantity::energy && !data.series[i].empty() && data.estimated[i].empty();
-        m_limits.push_back(bounded ? std::optional{counter_limits(data, i)} : std::nullopt);
+        m_sources.push_back(node);
     }
 }
 
 std::optional<CutError> CutErrors::channel_at(std::size_t k, std::int64_t t) const {
-    const auto& limits = m_limits[k];
-    if (!limits) {
+    const auto& s = m_sources[k];
+    if (!s || !s->counter) {
         return std::nullopt;
     }
-    const auto i = m_channels[k];
-    const auto& series = m_data->series[i];
+    const auto& limits = *s->counter;
+    const auto& series = m_data->series[s->channel];
     const double value = interpolate(series, t);
-    const auto r = counter_range(series, t, *limits);
+    const auto r = counter_range(series, t, limits);
     const bool edge = t == m_data->t0 || t == m_data->t1; // an anchored counter's own reads
     const auto watts_over = [&](std::int64_t ns) {
-        return limits->max_watts * static_cast<double>(ns) * 1e-9;
+        return limits.max_watts * static_cast<double>(ns) * 1e-9;
     };
     return CutError{r.lo - value,
                     r.hi - value,
-                    limits->quantum_j,
-                    watts_over(limits->update_ns),
-                    {.peak = limits->max_assumed, .profile = m_data->profiled[i] && !edge},
+                    limits.quantum_j,
+                    watts_over(limits.update_ns),
+                    {.peak = limits.max_assumed, .profile = m_data->profiled[s->channel] && !edge},
                     true,
-                    watts_over(2 * limits->half_read_ns())};
+                    watts_over(2 * limits.half_read_ns())};
 }
 
 std::optional<CutError> CutErrors::at(std::size_t n, std::int64_t t) const {
     if (m_data == nullptr) {
         return std::nullopt;
     }
-    const std::size_t parts = m_channels.size() - (m_rest ? 1 : 0);
+    const std::size_t parts = m_sources.size() - (m_rest ? 1 : 0);
     if (n < parts) {
         return channel_at(n, t);
     }

@@ -79,21 +79,23 @@ interval_share_bound(std::span<const Bound> energies, std::span<const attrib::In
                                                          std::span<const TimedValue> readings);
 
 // The cut errors of the channels a split uses: the counted parts, then the node
-// meter less them (the rest) where there is one. A part whose channel is not an
-// energy counter, has no reading, or was estimated over a jump has none, nor has
-// the rest unless the node and every part have them.
+// meter less them (the rest) where there is one. A part whose source is not an energy
+// counter (none: no reading, a model, estimated over a jump; a power field) has none, nor
+// has the rest unless the node and every part have them.
 class CutErrors {
 public:
     CutErrors() = default;
-    CutErrors(const RunData& data, std::span<const std::size_t> parts, bool node_rest);
+    // The parts' sources (source_of) and the node meter's, found once a run.
+    CutErrors(const RunData& data,
+              std::span<const std::optional<Source>> parts,
+              const std::optional<Source>& node);
     // Part n's (n == parts.size(): the rest's) error at t, if it has one.
     [[nodiscard]] std::optional<CutError> at(std::size_t n, std::int64_t t) const;
 
 private:
     [[nodiscard]] std::optional<CutError> channel_at(std::size_t k, std::int64_t t) const;
     const RunData* m_data = nullptr;
-    std::vector<std::size_t> m_channels; // the parts, then the node when it makes the rest
-    std::vector<std::optional<CounterLimits>> m_limits; // per m_channels: none when unbounded
+    std::vector<std::optional<Source>> m_sources; // the parts, then the node for the rest
     bool m_rest = false;
 };
 

@@ -70,10 +70,8 @@ TEST(FieldBound, AReadingStampedAtItsCallsMiddleMayShowThePowerAtTheCallsEnd) {
     ASSERT_TRUE(b);
     EXPECT_EQ(b->low, 0.0);
     EXPECT_GT(b->terms.read, 0.0);
-    const double terms =
-        b->terms.quantum + b->terms.lag + b->terms.gap + b->terms.field + b->terms.read;
     // The terms make the width before it is cut at 0 (a quantum below a 0 W reading).
-    EXPECT_NEAR(terms, b->high - b->low, 0.01);
+    EXPECT_NEAR(b->terms.total(), b->high - b->low, 0.01);
 }
 
 TEST(FieldBound, ANegativeReadingGivesNoBoundAndTheBoundStaysPossible) {

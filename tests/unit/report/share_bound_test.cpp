@@ -273,8 +273,7 @@ TEST(FieldShareBound, AGpuPowerReadingsShareHoldsTheTruthInEveryGeneratedCase) {
         EXPECT_TRUE(b->assumed.field);
         ASSERT_LE(b->low, job + 1e-6) << "case " << n;
         ASSERT_GE(b->high, job - 1e-6) << "case " << n;
-        const double terms = b->terms.quantum + b->terms.lag + b->terms.gap + b->terms.field +
-                             b->terms.read + b->terms.shared;
+        const double terms = b->terms.total();
         // The terms make the width (before the field's bound is cut at 0: a quantum or so).
         EXPECT_NEAR(terms, b->high - b->low, 0.01 * (b->high - b->low) + 0.01) << "case " << n;
         narrow += b->high - b->low < std::max(job, 1.0) ? 1 : 0;
