@@ -77,6 +77,7 @@ struct MeasurementSession::State {
                         seg.t_ns -= epoch_mono;
                     }
                     r->complete_from_ns -= epoch_mono;
+                    r->counts_complete_from_ns -= epoch_mono;
                 }
                 return r;
             };

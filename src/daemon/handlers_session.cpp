@@ -139,7 +139,8 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
                 {"segments", std::move(segments)},
                 {"other_jobs", v->other_jobs},
                 {"most_at_once", v->most_at_once},
-                {"complete_from_ns", v->complete_from_ns}};
+                {"complete_from_ns", v->complete_from_ns},
+                {"counts_complete_from_ns", v->counts_complete_from_ns}};
 }
 
 Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t /*now*/) {

@@ -30,37 +30,6 @@ Ranges ranges_of(std::vector<int> cpus) {
     return out;
 }
 
-// Both sets of CPUs in one, ascending and merged.
-Ranges union_of(const Ranges& a, const Ranges& b) {
-    Ranges all;
-    all.reserve(a.size() + b.size());
-    std::ranges::merge(a, b, std::back_inserter(all));
-    Ranges out;
-    for (const auto& [first, last] : all) {
-        if (!out.empty() && first <= out.back().second + 1) {
-            out.back().second = std::max(out.back().second, last);
-        } else {
-            out.emplace_back(first, last);
-        }
-    }
-    return out;
-}
-
-bool meet(const Ranges& a, const Ranges& b) {
-    auto i = a.begin();
-    auto j = b.begin();
-    while (i != a.end() && j != b.end()) {
-        if (i->second < j->first) {
-            ++i;
-        } else if (j->second < i->first) {
-            ++j;
-        } else {
-            return true;
-        }
-    }
-    return false;
-}
-
 // t up to a multiple of q (q > 1) on the clock itself; "never" stays never.
 std::int64_t round_up(std::int64_t t, std::int64_t q) {
     if (t == INT64_MAX || t == INT64_MIN || q <= 1) {
@@ -208,8 +177,9 @@ void Ledger::close(std::string_view session, std::int64_t now_ns) {
     m_closed_jobs += 1;
     m_closed_ranges += ended.cpus.size();
     mine.ranges += ended.cpus.size();
+    const auto uid = ended.uid;
     mine.jobs.push_back(std::move(ended));
-    prune();
+    prune(uid);
 }
 
 std::size_t Ledger::closed_count(unsigned uid) const noexcept {
@@ -217,7 +187,7 @@ std::size_t Ledger::closed_count(unsigned uid) const noexcept {
     return it == m_closed.end() ? 0 : it->second.jobs.size();
 }
 
-void Ledger::prune() {
+void Ledger::prune(unsigned closer) {
     // No open job began before these ended: nobody can ask about them. Decided on the grid,
     // so whether one is kept never tells when another job began to a finer time.
     const auto oldest = m_opened.empty() ? INT64_MAX : *m_opened.begin();
@@ -233,21 +203,40 @@ void Ledger::prune() {
         }
         it = e.jobs.empty() ? m_closed.erase(it) : std::next(it);
     }
-    while (m_closed_jobs > k_max_closed || m_closed_ranges > k_max_closed_ranges) {
-        forget_oldest(m_closed_jobs <= k_max_closed);
+    while (m_closed_jobs > m_max_closed || m_closed_ranges > m_max_closed_ranges) {
+        forget_oldest(m_closed_jobs <= m_max_closed, closer);
     }
 }
 
 // The oldest ended job of the user who holds the most (jobs, or CPU ranges where those
-// are over their bound): remembered only as when it ended and which CPUs it held.
-void Ledger::forget_oldest(bool by_ranges) {
-    const auto most = std::ranges::max_element(m_closed, {}, [&](const auto& kv) {
-        return by_ranges ? kv.second.ranges : kv.second.jobs.size();
-    });
+// are over their bound; the closer where it is one of them, else the highest uid, so root
+// last): remembered only as when it ended and which CPUs it held.
+void Ledger::forget_oldest(bool by_ranges, unsigned closer) {
+    const auto weight = [&](const Ended& e) { return by_ranges ? e.ranges : e.jobs.size(); };
+    auto most = m_closed.begin(); // never empty here: something is over a bound
+    for (auto it = m_closed.begin(); it != m_closed.end(); ++it) {
+        if (weight(it->second) >= weight(most->second)) {
+            most = it;
+        }
+    }
+    if (const auto c = m_closed.find(closer);
+        c != m_closed.end() && weight(c->second) == weight(most->second)) {
+        most = c;
+    }
     auto& e = most->second;
     const auto& job = e.jobs.front();
     m_forgotten_until = std::max(m_forgotten_until, job.closed_ns);
-    m_forgotten_cpus = union_of(m_forgotten_cpus, job.cpus);
+    for (const auto& [first, last] : job.cpus) {
+        if (first < 0) {
+            continue; // no such CPU (the kernel's affinity has none)
+        }
+        if (static_cast<std::size_t>(last) >= m_forgotten_at.size()) {
+            m_forgotten_at.resize(static_cast<std::size_t>(last) + 1, INT64_MIN);
+        }
+        for (auto c = static_cast<std::size_t>(first); c <= static_cast<std::size_t>(last); ++c) {
+            m_forgotten_at[c] = std::max(m_forgotten_at[c], job.closed_ns);
+        }
+    }
     e.ranges -= job.cpus.size();
     m_closed_ranges -= job.cpus.size();
     m_closed_jobs -= 1;
@@ -280,10 +269,19 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
             v.cpus.push_back(c);
         }
     }
-    // Forgotten jobs matter only where they held one of this job's CPUs.
-    v.complete_from_ns = m_forgotten_until == INT64_MIN || !meet(m_forgotten_cpus, mine.cpus)
-                             ? from
-                             : std::max(from, round_up(m_forgotten_until, q));
+    // Forgotten jobs matter to the CPUs' counts only where they held one of this job's.
+    auto forgotten_here = INT64_MIN;
+    for (const auto& [first, last] : mine.cpus) {
+        for (int c = std::max(first, 0);
+             c <= last && static_cast<std::size_t>(c) < m_forgotten_at.size(); ++c) {
+            forgotten_here = std::max(forgotten_here, m_forgotten_at[static_cast<std::size_t>(c)]);
+        }
+    }
+    const auto whole_after = [&](std::int64_t forgotten) {
+        return forgotten == INT64_MIN ? from : std::max(from, round_up(forgotten, q));
+    };
+    v.complete_from_ns = whole_after(forgotten_here);
+    v.counts_complete_from_ns = whole_after(m_forgotten_until);
     Sweep sweep{v, from, to, q};
     for (const auto& [holder, h] : m_holders) {
         if (&h != &mine) {

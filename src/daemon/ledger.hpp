@@ -29,23 +29,31 @@ struct LedgerView {
     std::vector<std::pair<std::int64_t, std::vector<std::pair<int, int>>>> segments;
     std::size_t other_jobs = 0;   // other jobs holding CPUs at some time in the span
     std::size_t most_at_once = 0; // the most of them at one time
-    // Jobs that ended before this were forgotten (the ledger's bounds): the view is complete
-    // from here on (the span's start when nothing was forgotten).
+    // Jobs that held one of `cpus` and ended before this were forgotten (the ledger's
+    // bounds): the counts of `segments` are whole from here on (the span's start when none).
     std::int64_t complete_from_ns = 0;
+    // The same for any job on the node: other_jobs and most_at_once count every job from
+    // here on, and only the jobs kept before.
+    std::int64_t counts_complete_from_ns = 0;
 };
 
 class Ledger {
 public:
     // Ended jobs kept while an open session may still ask about them: at most this many,
     // holding at most this many CPU ranges in all (a hostile user's churn stays bounded).
-    // Beyond either bound the user who holds the most loses its oldest: one user's churn
-    // forgets its own jobs, never another user's.
+    // Beyond either bound the user who holds the most (the one closing where it ties) loses
+    // its oldest: one user's churn forgets its own jobs, and no other user's while that
+    // user holds fewer than the churner.
     static constexpr std::size_t k_max_closed = 65536;
     static constexpr std::size_t k_max_closed_ranges = std::size_t{1} << 20;
     // One answer: at most this many run-length pairs, and segments x CPUs (what a reader
     // expands) at most k_max_cells; a longer span is refused (ask for shorter ones).
     static constexpr std::size_t k_max_pairs = 200'000;
     static constexpr std::size_t k_max_cells = 10'000'000;
+
+    explicit Ledger(std::size_t max_closed = k_max_closed,
+                    std::size_t max_closed_ranges = k_max_closed_ranges)
+        : m_max_closed(max_closed), m_max_closed_ranges(max_closed_ranges) {}
 
     // The grid (the floor, ns) on which ended jobs are forgotten: whether one is kept never
     // depends on when another job began to a finer time than that.
@@ -83,8 +91,8 @@ private:
         std::deque<Holding> jobs;
         std::size_t ranges = 0;
     };
-    void prune();
-    void forget_oldest(bool by_ranges);
+    void prune(unsigned closer);
+    void forget_oldest(bool by_ranges, unsigned closer);
 
     std::map<std::string, std::string, std::less<>> m_session_holder;
     std::map<std::string, Holding, std::less<>> m_holders; // open jobs, by process
@@ -92,10 +100,12 @@ private:
     std::map<unsigned, Ended> m_closed;                    // ended jobs, by user
     std::size_t m_closed_jobs = 0;
     std::size_t m_closed_ranges = 0;
-    // Jobs forgotten past the bounds: the last ended then, and every CPU they held (a view
-    // of other CPUs is whole).
+    // Jobs forgotten past the bounds: the last of them to end, and per CPU the last of those
+    // that held it (INT64_MIN: none), so a view of other CPUs stays whole.
     std::int64_t m_forgotten_until = INT64_MIN;
-    Ranges m_forgotten_cpus;
+    std::vector<std::int64_t> m_forgotten_at;
+    std::size_t m_max_closed;
+    std::size_t m_max_closed_ranges;
     std::int64_t m_grid = 1'000'000'000;
 };
 

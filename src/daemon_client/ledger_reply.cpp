@@ -72,6 +72,13 @@ std::optional<LedgerReply> parse_ledger(const nlohmann::json& j, std::int64_t sh
     r.other_jobs = *n_others;
     r.most_at_once = *n_most;
     r.complete_from_ns = *from;
+    // An older daemon says one time for both (it forgot jobs on any CPU alike).
+    const auto counts = j.find("counts_complete_from_ns");
+    const auto counts_from = counts == j.end() ? from : time_of(*counts, shift_ns);
+    if (!counts_from) {
+        return std::nullopt;
+    }
+    r.counts_complete_from_ns = *counts_from;
     std::size_t pairs = 0;
     for (const auto& s : *segments) {
         if (!s.is_array() || s.size() != 2 || !s[1].is_array()) {
@@ -121,7 +128,8 @@ nlohmann::json ledger_json(const LedgerReply& r) {
             {"segments", std::move(segments)},
             {"other_jobs", r.other_jobs},
             {"most_at_once", r.most_at_once},
-            {"complete_from_ns", r.complete_from_ns}};
+            {"complete_from_ns", r.complete_from_ns},
+            {"counts_complete_from_ns", r.counts_complete_from_ns}};
 }
 
 } // namespace jp::daemon

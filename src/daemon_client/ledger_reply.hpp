@@ -22,7 +22,8 @@ struct LedgerReply {
     std::vector<Segment> segments; // by time; the first at the span's start
     std::size_t other_jobs = 0;
     std::size_t most_at_once = 0;
-    std::int64_t complete_from_ns = 0;
+    std::int64_t complete_from_ns = 0;        // the CPUs' counts whole from here
+    std::int64_t counts_complete_from_ns = 0; // other_jobs and most_at_once whole from here
 
     // Per CPU of `cpus`, how many held it in segment k.
     [[nodiscard]] std::vector<int> held(std::size_t k) const;

@@ -102,14 +102,23 @@ double LedgerShares::given(int package, std::int64_t a, std::int64_t b) const {
     return sum / static_cast<double>(b - a);
 }
 
-std::string ledger_note(const daemon::LedgerReply& ledger) {
-    if (ledger.other_jobs == 0) {
+std::string ledger_note(const daemon::LedgerReply& ledger, std::int64_t t0) {
+    const bool partial = ledger.counts_complete_from_ns > t0; // a churn made it forget some
+    if (ledger.other_jobs == 0 && !partial) {
         return {};
     }
-    return fmt::format("jouleprofd's ledger: {} other job{} on the node during the run (at most "
-                       "{} at once); the idle power of a CPU several jobs held is split evenly "
+    return fmt::format("jouleprofd's ledger: {}{} other job{} on the node during the run ({} "
+                       "{} at once){}; the idle power of a CPU several jobs held is split evenly "
                        "between them",
-                       ledger.other_jobs, ledger.other_jobs == 1 ? "" : "s", ledger.most_at_once);
+                       partial ? "at least " : "", ledger.other_jobs,
+                       ledger.other_jobs == 1 ? "" : "s", partial ? "at least" : "at most",
+                       ledger.most_at_once,
+                       partial ? fmt::format(": it had forgotten jobs that ended before {:.1f} s "
+                                             "into the run",
+                                             static_cast<double>(ledger.counts_complete_from_ns -
+                                                                 t0) *
+                                                 1e-9)
+                               : std::string{});
 }
 
 // Who else held the job's CPUs (jouleprofd's ledger, where it ran): the shares it gives, the
@@ -136,7 +145,7 @@ std::shared_ptr<const LedgerShares> ledger_shares(const nlohmann::json& facts,
     }
     out.other_jobs = ledger->other_jobs;
     out.jobs_at_once = ledger->most_at_once;
-    if (auto n = ledger_note(*ledger); !n.empty()) {
+    if (auto n = ledger_note(*ledger, t0); !n.empty()) {
         out.notes.push_back(std::move(n));
     }
     if (ledger->complete_from_ns > t0) { // a churn of jobs made the daemon forget some

@@ -44,9 +44,9 @@ private:
                                                                 std::int64_t t0,
                                                                 Attribution& out);
 
-// "2 other jobs on the node (at most 1 at once) held CPUs of this job too: their idle power
-// is split evenly between the jobs that held them": the note for a run's ledger, or "" where
-// there were no other jobs.
-[[nodiscard]] std::string ledger_note(const daemon::LedgerReply& ledger);
+// "jouleprofd's ledger: 2 other jobs on the node during the run (at most 1 at once); ...":
+// the note for a run's ledger that began at t0, "at least" where the daemon had forgotten
+// jobs that ended after t0; "" where there were no other jobs.
+[[nodiscard]] std::string ledger_note(const daemon::LedgerReply& ledger, std::int64_t t0);
 
 } // namespace jp::report

@@ -130,54 +130,83 @@ TEST(Ledger, ClosedSessionsAreKeptOnlyWhileAnOpenOneMayAsk) {
     EXPECT_EQ(l.closed_count(), 0U);
 }
 
-// A hostile user's churn: at most k_max_closed kept, the churner's own forgotten first, and
-// the view says from when it is whole where the forgotten held its CPUs.
+// One user's jobs, one after another on `cpus`, each 1 ns long, from t on (10 ns apart).
+void churn(Ledger& l, unsigned uid, std::size_t n, std::vector<int> cpus, std::int64_t t) {
+    static int next = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto id = "churn" + std::to_string(next++);
+        l.open(id, id, uid, cpus, t + static_cast<std::int64_t>(10 * i));
+        l.close(id, t + static_cast<std::int64_t>(10 * i + 1));
+    }
+}
+
+// A hostile user's churn: at most the bound kept, the churner's own forgotten first, and the
+// view says from when it is whole.
 TEST(Ledger, OneUsersChurnForgetsOnlyItsOwnEndedJobs) {
     constexpr unsigned k_victim = 1000;
     constexpr unsigned k_churner = 1001;
-    Ledger l;
+    Ledger l{100};
     l.open("long", "long", k_victim, {1}, 0);
-    for (int i = 0; i < 5; ++i) { // the victim's own short jobs beside it, kept throughout
-        const auto id = "v" + std::to_string(i);
-        l.open(id, id, k_victim, {1}, 1 + i);
-        l.close(id, 3 + i);
-    }
-    const auto churn = [&](std::size_t n, int cpu) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto id = "s" + std::to_string(cpu) + "-" + std::to_string(i);
-            l.open(id, id, k_churner, {cpu}, static_cast<std::int64_t>(10 * i + 11));
-            l.close(id, static_cast<std::int64_t>(10 * i + 12));
-        }
-    };
-    churn(Ledger::k_max_closed + 5, 1);
-    EXPECT_EQ(l.closed_count(), Ledger::k_max_closed);
+    churn(l, k_victim, 5, {1}, 1); // the victim's own short jobs beside it, kept throughout
+    churn(l, k_churner, 105, {1}, 1'000);
+    EXPECT_EQ(l.closed_count(), 100U);
     EXPECT_EQ(l.closed_count(k_victim), 5U) << "another user's ended jobs are all kept";
-    EXPECT_EQ(l.closed_count(k_churner), Ledger::k_max_closed - 5);
-    const auto v = l.view("long", 0, 1'000'000'000, 1'000'000'000, 1);
+    EXPECT_EQ(l.closed_count(k_churner), 95U);
+    const auto v = l.view("long", 0, 1'000'000, 1'000'000, 1);
     ASSERT_TRUE(v);
-    EXPECT_EQ(v->complete_from_ns, 10 * 9 + 12) << "the churner's 10 forgotten ended by then";
-    EXPECT_EQ(v->other_jobs, Ledger::k_max_closed);
+    EXPECT_EQ(v->complete_from_ns, 1'000 + 10 * 9 + 1) << "the churner's 10 forgotten by then";
+    EXPECT_EQ(v->counts_complete_from_ns, v->complete_from_ns);
+    EXPECT_EQ(v->other_jobs, 100U) << "the jobs kept";
 }
 
-TEST(Ledger, ForgottenJobsOnOtherCpusLeaveAViewWhole) {
-    Ledger l;
+// The user holding the most loses its oldest, whoever closed: a churner cannot push another
+// user below its own count, and on a tie the one closing loses.
+TEST(Ledger, TheUserHoldingTheMostForgetsFirstAndTheCloserOnATie) {
+    Ledger l{100};
+    l.open("long", "long", 0, {0}, 0);
+    churn(l, 1000, 80, {0}, 1);     // a busy user: 80 ended jobs
+    churn(l, 1001, 30, {0}, 1'000); // a churner reaches the bound at 20, then 30
+    EXPECT_EQ(l.closed_count(1000), 70U) << "the busy user held the most: its oldest went";
+    EXPECT_EQ(l.closed_count(1001), 30U);
+    churn(l, 1001, 50, {0}, 2'000);
+    EXPECT_EQ(l.closed_count(1000), 50U) << "never below the churner's count";
+    EXPECT_EQ(l.closed_count(1001), 50U);
+
+    Ledger tie{100};
+    tie.open("long", "long", 0, {0}, 0);
+    churn(tie, 1001, 50, {0}, 1);
+    churn(tie, 1000, 49, {0}, 1'000);
+    churn(tie, 1002, 1, {0}, 2'000); // at the bound
+    churn(tie, 1000, 1, {0}, 3'000); // 50 each: the one closing loses, not the higher uid
+    EXPECT_EQ(tie.closed_count(1000), 49U);
+    EXPECT_EQ(tie.closed_count(1001), 50U);
+    EXPECT_EQ(tie.closed_count(1002), 1U);
+}
+
+// A view is incomplete only on the CPUs a forgotten job held, and its counts of other jobs
+// say from when they are whole apart from that.
+TEST(Ledger, ForgottenJobsOnOtherCpusLeaveAViewsCpusWhole) {
+    Ledger l{100};
     l.open("zero", "zero", 1000, {0}, 0);
     l.open("one", "one", 1000, {1}, 0);
-    for (std::size_t i = 0; i < Ledger::k_max_closed + 3; ++i) {
-        const auto id = "s" + std::to_string(i);
-        l.open(id, id, 1001, {1}, static_cast<std::int64_t>(10 * i + 1));
-        l.close(id, static_cast<std::int64_t>(10 * i + 2));
-    }
-    const auto zero = l.view("zero", 0, 1'000'000'000, 1'000'000'000, 1);
-    const auto one = l.view("one", 0, 1'000'000'000, 1'000'000'000, 1);
+    churn(l, 1001, 103, {1}, 1);
+    const auto zero = l.view("zero", 0, 1'000'000, 1'000'000, 1);
+    const auto one = l.view("one", 0, 1'000'000, 1'000'000, 1);
     ASSERT_TRUE(zero && one);
     EXPECT_EQ(zero->complete_from_ns, 0) << "nothing forgotten held CPU 0";
+    EXPECT_EQ(zero->counts_complete_from_ns, 10 * 2 + 2) << "but 3 jobs on the node were";
+    EXPECT_EQ(zero->other_jobs, 101U) << "the kept: 100 ended, 1 open";
     EXPECT_EQ(one->complete_from_ns, 10 * 2 + 2) << "3 forgotten held CPU 1";
+    // A view that begins after the last forgotten job ended is whole.
+    const auto later = l.view("zero", 500, 1'000'000, 1'000'000, 1);
+    ASSERT_TRUE(later);
+    EXPECT_EQ(later->complete_from_ns, 500);
+    EXPECT_EQ(later->counts_complete_from_ns, 500);
 }
 
 // The bound on CPU ranges is kept the same way: the user holding the most ranges forgets.
 TEST(Ledger, ScatteredCpusAreForgottenFromWhoeverHoldsTheMostRanges) {
-    Ledger l;
+    Ledger l{1000, 200};
     l.open("long", "long", 1000, {0}, 0);
     l.open("mine", "mine", 1000, {0, 2}, 1);
     l.close("mine", 2);
@@ -185,17 +214,13 @@ TEST(Ledger, ScatteredCpusAreForgottenFromWhoeverHoldsTheMostRanges) {
     for (int c = 1; c < 128; c += 2) {
         every_other.push_back(c);
     }
-    const auto jobs = Ledger::k_max_closed_ranges / every_other.size() + 2;
-    for (std::size_t i = 0; i < jobs; ++i) {
-        const auto id = "s" + std::to_string(i);
-        l.open(id, id, 1001, every_other, static_cast<std::int64_t>(10 * i + 11));
-        l.close(id, static_cast<std::int64_t>(10 * i + 12));
-    }
+    churn(l, 1001, 5, every_other, 10);
     EXPECT_EQ(l.closed_count(1000), 1U);
-    EXPECT_LT(l.closed_count(1001), jobs);
-    const auto v = l.view("long", 0, 1'000'000'000, 1'000'000'000, 1);
+    EXPECT_EQ(l.closed_count(1001), 3U) << "200 ranges at most: 3 jobs of 64 and mine of 2";
+    const auto v = l.view("long", 0, 1'000'000, 1'000'000, 1);
     ASSERT_TRUE(v);
     EXPECT_EQ(v->complete_from_ns, 0) << "the forgotten held only odd CPUs";
+    EXPECT_EQ(v->counts_complete_from_ns, 10 + 10 + 1);
 }
 
 TEST(Ledger, TheCpusAreTheKernelsWordForThePid) {
@@ -219,10 +244,19 @@ TEST(LedgerReply, ReadStrictlyAndShiftedToOurClock) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->segments.at(1).t_ns, 110);
     EXPECT_EQ(r->complete_from_ns, 60);
+    EXPECT_EQ(r->counts_complete_from_ns, 60) << "an older daemon's one time serves both";
     EXPECT_EQ(r->held(1), (std::vector<int>{2, 1}));
     const auto again = parse_ledger(ledger_json(*r), 0);
     ASSERT_TRUE(again) << ledger_json(*r).dump();
     EXPECT_EQ(again->held(1), r->held(1)) << "written as read";
+    auto both = good;
+    both["counts_complete_from_ns"] = 130;
+    const auto b = parse_ledger(both, 40);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->complete_from_ns, 60);
+    EXPECT_EQ(b->counts_complete_from_ns, 90);
+    both["counts_complete_from_ns"] = "soon";
+    EXPECT_FALSE(parse_ledger(both, 0));
     for (
         const char* bad : {
             R"([])",

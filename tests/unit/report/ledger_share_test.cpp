@@ -8,6 +8,7 @@
 #include "trace_builder.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -135,6 +136,14 @@ TEST_F(LedgerShare, AViewTheDaemonRefusedOrOneThatForgotJobsIsSaid) {
                                      "3.0 s into the run");
     }
     EXPECT_TRUE(said);
+    // Its counts of other jobs are those it kept: at least (an older daemon's one time).
+    said = false;
+    for (const auto& n : forgot->attribution->notes) {
+        said = said || n.starts_with("jouleprofd's ledger: at least 1 other job on the node "
+                                     "during the run (at least 1 at once): it had forgotten "
+                                     "jobs that ended before 3.0 s into the run;");
+    }
+    EXPECT_TRUE(said) << fmt::format("{}", fmt::join(forgot->attribution->notes, " | "));
 }
 
 TEST_F(LedgerShare, ADamagedLedgerIsSaidAndChangesNothing) {
