@@ -107,18 +107,16 @@ std::string ledger_note(const daemon::LedgerReply& ledger, std::int64_t t0) {
     if (ledger.other_jobs == 0 && !partial) {
         return {};
     }
-    return fmt::format("jouleprofd's ledger: {}{} other job{} on the node during the run ({} "
-                       "{} at once){}; the idle power of a CPU several jobs held is split evenly "
+    const auto forgot =
+        partial ? fmt::format(": it had forgotten jobs that ended before {:.1f} s into the run",
+                              static_cast<double>(ledger.counts_complete_from_ns - t0) * 1e-9)
+                : std::string{};
+    return fmt::format("jouleprofd's ledger: {}{} other job{} on the node during the run ({} {} "
+                       "at once){}; the idle power of a CPU several jobs held is split evenly "
                        "between them",
                        partial ? "at least " : "", ledger.other_jobs,
                        ledger.other_jobs == 1 ? "" : "s", partial ? "at least" : "at most",
-                       ledger.most_at_once,
-                       partial ? fmt::format(": it had forgotten jobs that ended before {:.1f} s "
-                                             "into the run",
-                                             static_cast<double>(ledger.counts_complete_from_ns -
-                                                                 t0) *
-                                                 1e-9)
-                               : std::string{});
+                       ledger.most_at_once, forgot);
 }
 
 // Who else held the job's CPUs (jouleprofd's ledger, where it ran): the shares it gives, the
