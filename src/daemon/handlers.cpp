@@ -3,6 +3,7 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "daemon/ops.hpp"
 #include "jp_version.hpp"
 #include "sys/proc.hpp"
@@ -28,13 +29,11 @@ text_field(const json& req, const char* key, std::size_t max, std::optional<std:
         return refuse(ErrorCode::bad_request,
                       fmt::format("'{}' must be a string of at most {} bytes", key, max));
     }
-    // Labels and marker names reach logs, traces and tables: no line breaks, escapes
-    // or other control characters in them.
+    // Labels and marker names reach logs, traces, tables and root's terminal: no line
+    // breaks, escapes or other control characters in them (C0, DEL, C1 such as the one-byte
+    // CSI, bidirectional overrides, line and paragraph separators).
     const auto& text = it->get_ref<const std::string&>();
-    if (std::ranges::any_of(text, [](char ch) {
-            const auto u = static_cast<unsigned char>(ch);
-            return u < 0x20 || u == 0x7f;
-        })) {
+    if (text_problem(text) != nullptr) {
         return refuse(ErrorCode::bad_request,
                       fmt::format("'{}' must not hold control characters", key));
     }
@@ -172,12 +171,12 @@ Reply op_status(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t
            {"protocol", k_protocol_version},
            {"uptime_s", static_cast<double>(now - d.started_ns) * 1e-9},
            {"channels", d.engine.channels().size()},
-           {"missed_deadlines", d.engine.missed_deadlines()},
-
-           {"rss_bytes", sys::resident_bytes().value_or(0)}};
-    // How many clients and jobs there are tells when others start and stop work:
-    // only for those who see full resolution anyway.
+           {"missed_deadlines", d.engine.missed_deadlines()}};
+    // How many clients and jobs there are tells when others start and stop work, and the
+    // daemon's memory grows with others' sessions and markers: only for those who see full
+    // resolution anyway.
     if (c.grant == Grant::full) {
+        j["rss_bytes"] = sys::resident_bytes().value_or(0);
         j["cpu_s"] = process_cpu_seconds(); // it grows with others' requests
         j["clients"] = d.clients;
         j["sessions"] = d.sessions.size();

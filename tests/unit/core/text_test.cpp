@@ -26,6 +26,11 @@ TEST(Text, UserNamesWithControlsOrBadBytesAreRefused) {
               nullptr)
         << "C1 CSI";
     EXPECT_NE(text_problem("a\xFF"), nullptr);
+    EXPECT_NE(text_problem("a\xE2\x80\xA8"
+                           "b"),
+              nullptr)
+        << "U+2028, a line separator";
+    EXPECT_NE(text_problem("\xE2\x80\xAE"), nullptr) << "a right-to-left override";
 }
 
 TEST(Text, NoControlCharacterReachesATerminal) {
