@@ -2,9 +2,9 @@
 // How long the summary and the HTML report take on a day-long trace: 24 h at
 // 10 Hz on 16 channels (about 13.8 million samples), written once with the
 // real trace writer (one transaction) and reused from the temp dir after that.
-//   jp_bench_report [HOURS] [--node-power]
+//   jp_bench_report [HOURS] [--node-power] [--gpu-power]
 // --node-power stores the node as a power channel (IPMI/Redfish style) rather
-// than an energy counter.
+// than an energy counter; --gpu-power the GPUs (a GPU that gives power, not energy).
 #include "report/html/data.hpp"
 #include "report/html/report.hpp"
 #include "report/summary.hpp"
@@ -44,11 +44,16 @@ chan(std::string name, jp::Domain d, jp::Quantity q, jp::Provenance p = jp::Prov
 
 // 16 channels: node, 2 CPU packages with their cores (not summed), 2 DRAM,
 // 8 GPUs, one estimated NIC.
-std::vector<jp::Channel> channels(bool node_power) {
+struct Shape {
+    bool node_power = false;
+    bool gpu_power = false;
+};
+
+std::vector<jp::Channel> channels(Shape shape) {
     using jp::Domain;
     using jp::Quantity;
     std::vector<jp::Channel> c;
-    c.push_back(chan("node", Domain::node, node_power ? Quantity::power : Quantity::energy));
+    c.push_back(chan("node", Domain::node, shape.node_power ? Quantity::power : Quantity::energy));
     for (int s = 0; s < 2; ++s) {
         c.push_back(chan(fmt::format("cpu{}.package", s), Domain::cpu_package, Quantity::energy));
         auto core = chan(fmt::format("cpu{}.core", s), Domain::cpu_core, Quantity::energy);
@@ -58,7 +63,8 @@ std::vector<jp::Channel> channels(bool node_power) {
         c.push_back(chan(fmt::format("cpu{}.dram", s), Domain::dram, Quantity::energy));
     }
     for (int g = 0; g < k_gpus; ++g) {
-        auto gpu = chan(fmt::format("gpu{}", g), Domain::gpu, Quantity::energy);
+        auto gpu = chan(fmt::format("gpu{}", g), Domain::gpu,
+                        shape.gpu_power ? Quantity::power : Quantity::energy);
         gpu.limit_watts = 700;
         c.push_back(gpu);
     }
@@ -115,7 +121,7 @@ bool complete(const fs::path& path) {
     return r && r->meta().contains("bench.complete");
 }
 
-void build(const fs::path& path, double hours, bool node_power) {
+void build(const fs::path& path, double hours, Shape shape) {
     for (const char* suffix : {"", "-wal", "-shm"}) {
         fs::remove(fs::path{path} += suffix);
     }
@@ -126,7 +132,7 @@ void build(const fs::path& path, double hours, bool node_power) {
     if (!w) {
         die(w.error().message());
     }
-    const auto chans = channels(node_power);
+    const auto chans = channels(shape);
     if (!w->add_channels(chans)) {
         die("cannot add channels");
     }
@@ -191,33 +197,37 @@ void build(const fs::path& path, double hours, bool node_power) {
 
 int main(int argc, char** argv) {
     double hours = 24;
-    bool node_power = false;
+    Shape shape;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--node-power") == 0) {
-            node_power = true;
+            shape.node_power = true;
+        } else if (std::strcmp(argv[i], "--gpu-power") == 0) {
+            shape.gpu_power = true;
         } else {
             hours = std::atof(argv[i]);
         }
     }
     if (!(hours > 0)) {
-        die("usage: jp_bench_report [HOURS] [--node-power]");
+        die("usage: jp_bench_report [HOURS] [--node-power] [--gpu-power]");
     }
     const auto dir = fs::temp_directory_path();
-    const auto trace = dir / fmt::format("jp-report-bench-{:g}h-10hz-16ch{}.jptrace", hours,
-                                         node_power ? "-node-power" : "");
+    const auto trace = dir / fmt::format("jp-report-bench-{:g}h-10hz-16ch{}{}.jptrace", hours,
+                                         shape.node_power ? "-node-power" : "",
+                                         shape.gpu_power ? "-gpu-power" : "");
     const auto html = dir / "jp-report-bench.html";
     if (complete(trace)) {
         std::printf("reusing %s (%.0f MB)\n", trace.c_str(),
                     static_cast<double>(fs::file_size(trace)) / 1e6);
     } else {
         const auto t0 = Clock::now();
-        build(trace, hours, node_power);
+        build(trace, hours, shape);
         std::printf("wrote %s: %.0f MB in %.1f s\n", trace.c_str(),
                     static_cast<double>(fs::file_size(trace)) / 1e6, seconds_since(t0));
     }
     const auto samples = (static_cast<std::int64_t>(hours * 36'000) + 1) * 16;
-    std::printf("trace: %g h at 10 Hz, 16 channels (node as %s) = %.1f M samples\n", hours,
-                node_power ? "power" : "energy counter", static_cast<double>(samples) / 1e6);
+    std::printf("trace: %g h at 10 Hz, 16 channels (node as %s, GPUs as %s) = %.1f M samples\n",
+                hours, shape.node_power ? "power" : "energy counter",
+                shape.gpu_power ? "power" : "energy counters", static_cast<double>(samples) / 1e6);
 
     auto t0 = Clock::now();
     auto reader = jp::trace::Reader::open(trace);

@@ -67,8 +67,9 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     it.energy_j = integral_of(d, i, t0, t1);
     const double runtime = static_cast<double>(t1 - t0) * 1e-9;
     it.avg_w = runtime > 0 ? it.energy_j / runtime : 0;
-    GridSeries grid;
-    it.peak_w = peak_of(d, i, t0, t1, &grid);
+    GridSeries grid; // where a measured channel's peak gets its range (not a model's output)
+    const bool measured = c.quantity == Quantity::energy || c.provenance == Provenance::measured;
+    it.peak_w = peak_of(d, i, t0, t1, measured ? &grid : nullptr);
     if (!grid.watts.empty()) {
         it.peak_bound = part_peak_bound(d, i, grid); // where the truth's peak lies
     }

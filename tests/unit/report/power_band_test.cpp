@@ -22,6 +22,19 @@ double step_up(std::size_t, double t) {
     return t < 5.05 ? 300 : 500; // between two readings: no doubt which side a reading is on
 }
 
+// One measured power reading's run ("a", read every 100 ms, may draw `limit` W) in a trace
+// on a fake tree that lives as long as it.
+struct PowerFieldRun {
+    PowerFieldRun(std::string name, Domain domain, double limit, double seconds, test::Profile f)
+        : b{fs.path("/p.jptrace"),
+            {test::channel(
+                std::move(name), domain, Quantity::power, Provenance::measured, limit)}} {
+        b.run(test::make_run("a", seconds, std::move(f), 0.1));
+    }
+    test::FakeSysfs fs;
+    test::TraceBuilder b;
+};
+
 TEST(PowerBand, TheTruthIsInsideEveryWindowAndTheBandIsTheCountersOwnWidth) {
     test::FakeSysfs fs;
     // A node meter whose counter changes every millisecond and may draw 600 W (so the
@@ -54,12 +67,8 @@ TEST(PowerBand, TheTruthIsInsideEveryWindowAndTheBandIsTheCountersOwnWidth) {
 TEST(PowerBand, ANodePowerFieldGivesABandThatHoldsTheTruthOnItsAssumption) {
     // A node meter that gives power, not energy (a BMC's reading), read every 100 ms; the
     // power between two readings stays between their values (the field's stated assumption).
-    test::FakeSysfs fs;
-    test::TraceBuilder power{
-        fs.path("/p.jptrace"),
-        {test::channel("node", Domain::node, Quantity::power, Provenance::measured, 600)}};
-    power.run(test::make_run("a", 10, step_up, 0.1));
-    auto rp = power.reader();
+    PowerFieldRun power{"node", Domain::node, 600, 10, step_up};
+    auto rp = power.b.reader();
     const auto d = load_run(rp, rp.runs()[0]);
     ASSERT_TRUE(d);
     const auto band = node_power_band(*d, 20);
@@ -218,12 +227,8 @@ TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
 // A part that gives power, not energy (a GPU's power field): its peak's range from its
 // readings' windows, with the field's assumption said.
 TEST(PeakBound, APowerFieldPartsPeakHoldsTheTruthAndSaysWhatItAssumes) {
-    test::FakeSysfs fs;
-    test::TraceBuilder b{
-        fs.path("/gpu.jptrace"),
-        {test::channel("gpu0", Domain::gpu, Quantity::power, Provenance::measured, 800)}};
-    b.run(test::make_run("a", 8, pulse, 0.1));
-    auto r = b.reader();
+    PowerFieldRun gpu0{"gpu0", Domain::gpu, 800, 8, pulse};
+    auto r = gpu0.b.reader();
     auto sum = summarize_run(r, r.runs()[0]);
     ASSERT_TRUE(sum);
     const auto gpu = std::ranges::find(sum->parts, "gpu0", &Item::name);
@@ -245,12 +250,8 @@ TEST(PeakBound, APowerFieldPartsPeakHoldsTheTruthAndSaysWhatItAssumes) {
 }
 
 TEST(PeakBound, ANodePowerFieldsPeakHoldsTheTruthAndSaysWhatItAssumes) {
-    test::FakeSysfs fs;
-    test::TraceBuilder power{
-        fs.path("/p.jptrace"),
-        {test::channel("node", Domain::node, Quantity::power, Provenance::measured, 800)}};
-    power.run(test::make_run("a", 8, pulse, 0.1));
-    auto rp = power.reader();
+    PowerFieldRun power{"node", Domain::node, 800, 8, pulse};
+    auto rp = power.b.reader();
     const auto d = load_run(rp, rp.runs()[0]);
     ASSERT_TRUE(d);
     const auto g = node_grid(*d, d->t0, d->t1);
