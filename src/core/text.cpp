@@ -60,8 +60,8 @@ char32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
 // terminal show "exe.txt" for "txt.exe": Trojan Source, CVE-2021-42574).
 bool is_control(char32_t cp) {
     return cp < 0x20U || cp == 0x7FU || (cp >= 0x80U && cp <= 0x9FU) || cp == 0x061CU ||
-           cp == 0x200EU || cp == 0x200FU || (cp >= 0x202AU && cp <= 0x202EU) ||
-           cp == 0x2028U || cp == 0x2029U || (cp >= 0x2066U && cp <= 0x2069U);
+           cp == 0x200EU || cp == 0x200FU || (cp >= 0x202AU && cp <= 0x202EU) || cp == 0x2028U ||
+           cp == 0x2029U || (cp >= 0x2066U && cp <= 0x2069U);
 }
 
 // Walks s: valid sequences go to `keep`, invalid bytes to `bad`.
