@@ -56,8 +56,9 @@ char32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
     }
 }
 
-// C0, DEL, C1, and the bidirectional controls (a right-to-left override makes a
-// terminal show "exe.txt" for "txt.exe": Trojan Source, CVE-2021-42574).
+// C0, DEL, C1, the bidirectional controls (a right-to-left override makes a terminal
+// show "exe.txt" for "txt.exe": Trojan Source, CVE-2021-42574), and the line and
+// paragraph separators (a line break to some viewers and to JavaScript).
 bool is_control(char32_t cp) {
     return cp < 0x20U || cp == 0x7FU || (cp >= 0x80U && cp <= 0x9FU) || cp == 0x061CU ||
            cp == 0x200EU || cp == 0x200FU || (cp >= 0x202AU && cp <= 0x202EU) || cp == 0x2028U ||
