@@ -282,6 +282,7 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
     };
     v.complete_from_ns = whole_after(forgotten_here);
     v.counts_complete_from_ns = whole_after(m_forgotten_until);
+    v.quantum_ns = q;
     Sweep sweep{v, from, to, q};
     for (const auto& [holder, h] : m_holders) {
         if (&h != &mine) {
@@ -297,6 +298,24 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
         return std::nullopt;
     }
     return v;
+}
+
+std::optional<LedgerView> Ledger::view_fitting(std::string_view session,
+                                               std::int64_t from_ns,
+                                               std::int64_t to_ns,
+                                               std::int64_t now_ns,
+                                               std::int64_t quantum_ns) const {
+    if (auto v = view(session, from_ns, to_ns, now_ns, quantum_ns)) {
+        return v;
+    }
+    for (std::int64_t grid = 10'000'000'000; grid <= 10'000'000'000'000; grid *= 10) {
+        if (grid > quantum_ns) {
+            if (auto v = view(session, from_ns, to_ns, now_ns, grid)) {
+                return v;
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 std::int64_t CallBudget::take(unsigned uid, std::int64_t now_ns) {

@@ -35,6 +35,9 @@ struct LedgerView {
     // The same for any job on the node: other_jobs and most_at_once count every job from
     // here on, and only the jobs kept before.
     std::int64_t counts_complete_from_ns = 0;
+    // Others' times were rounded up to multiples of this (1: exact; a floored caller's floor;
+    // coarser where the span held too many changes at that: Ledger::view_fitting).
+    std::int64_t quantum_ns = 1;
 };
 
 class Ledger {
@@ -74,6 +77,15 @@ public:
                                                  std::int64_t to_ns,
                                                  std::int64_t now_ns,
                                                  std::int64_t quantum_ns) const;
+    // The view at quantum_ns or, where the span holds more changes than an answer may, at the
+    // first of 10 s, 100 s, 1,000 s and 10,000 s (coarser than quantum_ns) at which it fits:
+    // another user churning jobs on alternate CPUs of a large node must not leave a job with
+    // no view at all. nullopt: no such session open, or no grid fits.
+    [[nodiscard]] std::optional<LedgerView> view_fitting(std::string_view session,
+                                                         std::int64_t from_ns,
+                                                         std::int64_t to_ns,
+                                                         std::int64_t now_ns,
+                                                         std::int64_t quantum_ns) const;
     [[nodiscard]] std::size_t open_count() const noexcept { return m_holders.size(); }
     [[nodiscard]] std::size_t closed_count() const noexcept { return m_closed_jobs; }
     [[nodiscard]] std::size_t closed_count(unsigned uid) const noexcept;

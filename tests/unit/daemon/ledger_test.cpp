@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sched.h>
 #include <unistd.h>
 
@@ -223,6 +224,35 @@ TEST(Ledger, ScatteredCpusAreForgottenFromWhoeverHoldsTheMostRanges) {
     EXPECT_EQ(v->counts_complete_from_ns, 10 + 10 + 1);
 }
 
+// Another user's jobs on alternate CPUs of a 64-CPU node, one a millisecond: an exact answer
+// would pass the bounds (65 pairs each), so the view comes on a 10 s grid instead of none.
+TEST(Ledger, AViewWithTooManyChangesIsGivenOnACoarserGrid) {
+    Ledger l;
+    std::vector<int> all(64);
+    std::iota(all.begin(), all.end(), 0);
+    std::vector<int> odd;
+    for (int c = 1; c < 64; c += 2) {
+        odd.push_back(c);
+    }
+    l.open("job", "job", 1000, all, 0);
+    constexpr int k_jobs = 4'000;
+    for (int i = 0; i < k_jobs; ++i) {
+        const auto id = "odd" + std::to_string(i);
+        l.open(id, id, 1001, odd, std::int64_t{1'000'000} * i + 1);
+        l.close(id, std::int64_t{1'000'000} * i + 500'000);
+    }
+    constexpr std::int64_t k_20s = 20'000'000'000;
+    EXPECT_FALSE(l.view("job", 0, k_20s, k_20s, 1)) << "exact: over the bounds";
+    const auto v = l.view_fitting("job", 0, k_20s, k_20s, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->quantum_ns, 10'000'000'000);
+    EXPECT_EQ(v->other_jobs, static_cast<std::size_t>(k_jobs)) << "each rounded to 10 s";
+    const auto exact = l.view_fitting("job", 0, 1'000'000, k_20s, 1);
+    ASSERT_TRUE(exact);
+    EXPECT_EQ(exact->quantum_ns, 1) << "a span that fits stays exact";
+    EXPECT_EQ(exact->segments.size(), 3U);
+}
+
 TEST(Ledger, TheCpusAreTheKernelsWordForThePid) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -257,6 +287,17 @@ TEST(LedgerReply, ReadStrictlyAndShiftedToOurClock) {
     EXPECT_EQ(b->counts_complete_from_ns, 90);
     both["counts_complete_from_ns"] = "soon";
     EXPECT_FALSE(parse_ledger(both, 0));
+    EXPECT_EQ(r->quantum_ns, 0) << "not said";
+    auto coarse = good;
+    coarse["quantum_ns"] = 10'000'000'000;
+    const auto c = parse_ledger(coarse, 0);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->quantum_ns, 10'000'000'000);
+    EXPECT_EQ(parse_ledger(ledger_json(*c), 0)->quantum_ns, c->quantum_ns);
+    for (const auto& q : {nlohmann::json(0), nlohmann::json(-1), nlohmann::json("10 s")}) {
+        coarse["quantum_ns"] = q;
+        EXPECT_FALSE(parse_ledger(coarse, 0)) << q;
+    }
     for (
         const char* bad : {
             R"([])",
