@@ -179,7 +179,7 @@ void Ledger::close(std::string_view session, std::int64_t now_ns) {
     mine.ranges += ended.cpus.size();
     const auto uid = ended.uid;
     mine.jobs.push_back(std::move(ended));
-    prune(uid);
+    prune(uid, now_ns);
 }
 
 std::size_t Ledger::closed_count(unsigned uid) const noexcept {
@@ -187,7 +187,8 @@ std::size_t Ledger::closed_count(unsigned uid) const noexcept {
     return it == m_closed.end() ? 0 : it->second.jobs.size();
 }
 
-void Ledger::prune(unsigned closer) {
+void Ledger::prune(unsigned closer, std::int64_t now_ns) {
+    settle(now_ns);
     // No open job began before these ended: nobody can ask about them. Decided on the grid,
     // so whether one is kept never tells when another job began to a finer time.
     const auto oldest = m_opened.empty() ? INT64_MAX : *m_opened.begin();
@@ -204,14 +205,14 @@ void Ledger::prune(unsigned closer) {
         it = e.jobs.empty() ? m_closed.erase(it) : std::next(it);
     }
     while (m_closed_jobs > m_max_closed || m_closed_ranges > m_max_closed_ranges) {
-        forget_oldest(m_closed_jobs <= m_max_closed, closer);
+        forget_oldest(m_closed_jobs <= m_max_closed, closer, now_ns);
     }
 }
 
 // The oldest ended job of the user who holds the most (jobs, or CPU ranges where those
 // are over their bound; the closer where it is one of them, else the highest uid, so root
 // last): remembered only as when it ended and which CPUs it held.
-void Ledger::forget_oldest(bool by_ranges, unsigned closer) {
+void Ledger::forget_oldest(bool by_ranges, unsigned closer, std::int64_t now_ns) {
     const auto weight = [&](const Ended& e) { return by_ranges ? e.ranges : e.jobs.size(); };
     auto most = m_closed.begin(); // never empty here: something is over a bound
     for (auto it = m_closed.begin(); it != m_closed.end(); ++it) {
@@ -224,7 +225,27 @@ void Ledger::forget_oldest(bool by_ranges, unsigned closer) {
         most = c;
     }
     auto& e = most->second;
-    const auto& job = e.jobs.front();
+    auto job = std::move(e.jobs.front());
+    e.jobs.pop_front();
+    e.ranges -= job.cpus.size();
+    m_closed_ranges -= job.cpus.size();
+    m_closed_jobs -= 1;
+    if (e.jobs.empty()) {
+        m_closed.erase(most);
+    }
+    m_recent.push_back({now_ns, std::move(job)});
+}
+
+// Forgettings whose grid point has passed: from now on only when they ended and which CPUs
+// they held are kept.
+void Ledger::settle(std::int64_t now_ns) {
+    while (!m_recent.empty() && round_up(m_recent.front().at_ns, m_grid) <= now_ns) {
+        remember_forgotten(m_recent.front().job);
+        m_recent.pop_front();
+    }
+}
+
+void Ledger::remember_forgotten(const Holding& job) {
     m_forgotten_until = std::max(m_forgotten_until, job.closed_ns);
     for (const auto& [first, last] : job.cpus) {
         if (first < 0) {
@@ -236,13 +257,6 @@ void Ledger::forget_oldest(bool by_ranges, unsigned closer) {
         for (auto c = static_cast<std::size_t>(first); c <= static_cast<std::size_t>(last); ++c) {
             m_forgotten_at[c] = std::max(m_forgotten_at[c], job.closed_ns);
         }
-    }
-    e.ranges -= job.cpus.size();
-    m_closed_ranges -= job.cpus.size();
-    m_closed_jobs -= 1;
-    e.jobs.pop_front();
-    if (e.jobs.empty()) {
-        m_closed.erase(most);
     }
 }
 
@@ -277,13 +291,32 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
             forgotten_here = std::max(forgotten_here, m_forgotten_at[static_cast<std::size_t>(c)]);
         }
     }
+    auto forgotten_anywhere = m_forgotten_until;
+    v.quantum_ns = q;
+    Sweep sweep{v, from, to, q};
+    // Those forgotten since a grid point: shown as kept until the next one has passed (for a
+    // floored caller; root sees them forgotten at once).
+    const auto published = std::min(q, m_grid);
+    for (const auto& [at, job] : m_recent) {
+        if (round_up(at, published) > now_ns) {
+            sweep.consider(job.opened_ns, job.closed_ns, job.cpus);
+            continue;
+        }
+        forgotten_anywhere = std::max(forgotten_anywhere, job.closed_ns);
+        const bool here = std::ranges::any_of(job.cpus, [&](const auto& r) {
+            return std::ranges::any_of(mine.cpus, [&](const auto& m) {
+                return r.first <= m.second && m.first <= r.second;
+            });
+        });
+        if (here) {
+            forgotten_here = std::max(forgotten_here, job.closed_ns);
+        }
+    }
     const auto whole_after = [&](std::int64_t forgotten) {
         return forgotten == INT64_MIN ? from : std::max(from, round_up(forgotten, q));
     };
     v.complete_from_ns = whole_after(forgotten_here);
-    v.counts_complete_from_ns = whole_after(m_forgotten_until);
-    v.quantum_ns = q;
-    Sweep sweep{v, from, to, q};
+    v.counts_complete_from_ns = whole_after(forgotten_anywhere);
     for (const auto& [holder, h] : m_holders) {
         if (&h != &mine) {
             sweep.consider(h.opened_ns, h.closed_ns, h.cpus);

@@ -103,8 +103,14 @@ private:
         std::deque<Holding> jobs;
         std::size_t ranges = 0;
     };
-    void prune(unsigned closer);
-    void forget_oldest(bool by_ranges, unsigned closer);
+    struct Forgotten {
+        std::int64_t at_ns = 0; // when the bound made the ledger forget it
+        Holding job;
+    };
+    void prune(unsigned closer, std::int64_t now_ns);
+    void forget_oldest(bool by_ranges, unsigned closer, std::int64_t now_ns);
+    void settle(std::int64_t now_ns);
+    void remember_forgotten(const Holding& job);
 
     std::map<std::string, std::string, std::less<>> m_session_holder;
     std::map<std::string, Holding, std::less<>> m_holders; // open jobs, by process
@@ -116,6 +122,10 @@ private:
     // that held it (INT64_MIN: none), so a view of other CPUs stays whole.
     std::int64_t m_forgotten_until = INT64_MIN;
     std::vector<std::int64_t> m_forgotten_at;
+    // Forgotten since the last grid point: still shown whole to a floored view until it
+    // passes, so that when another user's close pushed the ledger over its bound is never
+    // seen finer than the floor.
+    std::deque<Forgotten> m_recent;
     std::size_t m_max_closed;
     std::size_t m_max_closed_ranges;
     std::int64_t m_grid = 1'000'000'000;

@@ -205,6 +205,39 @@ TEST(Ledger, ForgottenJobsOnOtherCpusLeaveAViewsCpusWhole) {
     EXPECT_EQ(later->counts_complete_from_ns, 500);
 }
 
+// When another user's close pushes the ledger over its bound is not seen finer than the
+// floor: a floored view shows the job forgotten then only once the next grid point passed.
+TEST(Ledger, AForgettingIsShownToAFlooredViewOnlyFromTheNextGridPoint) {
+    constexpr std::int64_t k_s = 1'000'000'000;
+    Ledger l{3};
+    l.set_grid(k_s);
+    l.open("probe", "probe", 1001, {0}, 0);
+    churn(l, 1001, 3, {0}, 10); // the churner at the bound, its jobs ended at 11, 21, 31
+    l.open("v", "v", 1000, {1}, 5 * k_s);
+    l.close("v", 5 * k_s + 300'000'000); // over the bound: the churner's oldest forgotten
+    const auto soon = l.view("probe", 0, 10 * k_s, 5 * k_s + 400'000'000, k_s);
+    ASSERT_TRUE(soon);
+    EXPECT_EQ(soon->counts_complete_from_ns, 0) << "not before the grid point";
+    EXPECT_EQ(soon->complete_from_ns, 0);
+    EXPECT_EQ(soon->other_jobs, 4U) << "the forgotten one still shown";
+    const auto later = l.view("probe", 0, 10 * k_s, 6 * k_s, k_s);
+    ASSERT_TRUE(later);
+    EXPECT_EQ(later->counts_complete_from_ns, k_s) << "its end (11 ns) on the grid";
+    EXPECT_EQ(later->complete_from_ns, k_s) << "it held the probe's CPU";
+    EXPECT_EQ(later->other_jobs, 3U);
+    const auto root = l.view("probe", 0, 10 * k_s, 5 * k_s + 400'000'000, 1);
+    ASSERT_TRUE(root);
+    EXPECT_EQ(root->counts_complete_from_ns, 11) << "a full-resolution view: at once";
+    // A later close settles it (and, 2 each, forgets the closing user's oldest: v's).
+    l.open("w", "w", 1000, {1}, 7 * k_s);
+    l.close("w", 7 * k_s);
+    EXPECT_EQ(l.closed_count(), 3U);
+    const auto settled = l.view("probe", 0, 10 * k_s, 8 * k_s, 1);
+    ASSERT_TRUE(settled);
+    EXPECT_EQ(settled->counts_complete_from_ns, 5 * k_s + 300'000'000);
+    EXPECT_EQ(settled->complete_from_ns, 11) << "v held another CPU; the churner's did";
+}
+
 // The bound on CPU ranges is kept the same way: the user holding the most ranges forgets.
 TEST(Ledger, ScatteredCpusAreForgottenFromWhoeverHoldsTheMostRanges) {
     Ledger l{1000, 200};
