@@ -119,7 +119,7 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
     }
     // A floored caller sees no other job's beginning or end finer than the floor.
     const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();
-    const auto v = d.sessions.ledger().view_fitting((*s)->id, *from, *to, now, quantum);
+    const auto v = d.sessions.ledger().view((*s)->id, *from, *to, now, quantum);
     if (!v) {
         return refuse(ErrorCode::bad_request,
                       "the span holds too many other jobs' beginnings and ends: ask for a "
@@ -140,8 +140,7 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
                 {"other_jobs", v->other_jobs},
                 {"most_at_once", v->most_at_once},
                 {"complete_from_ns", v->complete_from_ns},
-                {"counts_complete_from_ns", v->counts_complete_from_ns},
-                {"quantum_ns", v->quantum_ns}};
+                {"counts_complete_from_ns", v->counts_complete_from_ns}};
 }
 
 Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t /*now*/) {

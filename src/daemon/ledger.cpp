@@ -30,6 +30,22 @@ Ranges ranges_of(std::vector<int> cpus) {
     return out;
 }
 
+// Whether two sets of CPUs share one (both ascending).
+bool meet(const Ranges& a, const Ranges& b) {
+    auto i = a.begin();
+    auto j = b.begin();
+    while (i != a.end() && j != b.end()) {
+        if (i->second < j->first) {
+            ++i;
+        } else if (j->second < i->first) {
+            ++j;
+        } else {
+            return true;
+        }
+    }
+    return false;
+}
+
 // t up to a multiple of q (q > 1) on the clock itself; "never" stays never.
 std::int64_t round_up(std::int64_t t, std::int64_t q) {
     if (t == INT64_MAX || t == INT64_MIN || q <= 1) {
@@ -233,15 +249,26 @@ void Ledger::forget_oldest(bool by_ranges, unsigned closer, std::int64_t now_ns)
     if (e.jobs.empty()) {
         m_closed.erase(most);
     }
+    m_recent_ranges += job.cpus.size();
     m_recent.push_back({now_ns, std::move(job)});
+    // A flood within one grid cell (mostly the flooder's own jobs) settles early rather than
+    // hold more than the bounds say.
+    while (m_recent.size() > k_max_recent || m_recent_ranges > k_max_recent_ranges) {
+        settle_front();
+    }
+}
+
+void Ledger::settle_front() {
+    remember_forgotten(m_recent.front().job);
+    m_recent_ranges -= m_recent.front().job.cpus.size();
+    m_recent.pop_front();
 }
 
 // Forgettings whose grid point has passed: from now on only when they ended and which CPUs
 // they held are kept.
 void Ledger::settle(std::int64_t now_ns) {
     while (!m_recent.empty() && round_up(m_recent.front().at_ns, m_grid) <= now_ns) {
-        remember_forgotten(m_recent.front().job);
-        m_recent.pop_front();
+        settle_front();
     }
 }
 
@@ -292,7 +319,6 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
         }
     }
     auto forgotten_anywhere = m_forgotten_until;
-    v.quantum_ns = q;
     Sweep sweep{v, from, to, q};
     // Those forgotten since a grid point: shown as kept until the next one has passed (for a
     // floored caller; root sees them forgotten at once).
@@ -303,12 +329,7 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
             continue;
         }
         forgotten_anywhere = std::max(forgotten_anywhere, job.closed_ns);
-        const bool here = std::ranges::any_of(job.cpus, [&](const auto& r) {
-            return std::ranges::any_of(mine.cpus, [&](const auto& m) {
-                return r.first <= m.second && m.first <= r.second;
-            });
-        });
-        if (here) {
+        if (meet(job.cpus, mine.cpus)) {
             forgotten_here = std::max(forgotten_here, job.closed_ns);
         }
     }
@@ -331,24 +352,6 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
         return std::nullopt;
     }
     return v;
-}
-
-std::optional<LedgerView> Ledger::view_fitting(std::string_view session,
-                                               std::int64_t from_ns,
-                                               std::int64_t to_ns,
-                                               std::int64_t now_ns,
-                                               std::int64_t quantum_ns) const {
-    if (auto v = view(session, from_ns, to_ns, now_ns, quantum_ns)) {
-        return v;
-    }
-    for (std::int64_t grid = 10'000'000'000; grid <= 10'000'000'000'000; grid *= 10) {
-        if (grid > quantum_ns) {
-            if (auto v = view(session, from_ns, to_ns, now_ns, grid)) {
-                return v;
-            }
-        }
-    }
-    return std::nullopt;
 }
 
 std::int64_t CallBudget::take(unsigned uid, std::int64_t now_ns) {

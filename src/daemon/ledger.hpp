@@ -35,9 +35,6 @@ struct LedgerView {
     // The same for any job on the node: other_jobs and most_at_once count every job from
     // here on, and only the jobs kept before.
     std::int64_t counts_complete_from_ns = 0;
-    // Others' times were rounded up to multiples of this (1: exact; a floored caller's floor;
-    // coarser where the span held too many changes at that: Ledger::view_fitting).
-    std::int64_t quantum_ns = 1;
 };
 
 class Ledger {
@@ -77,15 +74,6 @@ public:
                                                  std::int64_t to_ns,
                                                  std::int64_t now_ns,
                                                  std::int64_t quantum_ns) const;
-    // The view at quantum_ns or, where the span holds more changes than an answer may, at the
-    // first of 10 s, 100 s, 1,000 s and 10,000 s (coarser than quantum_ns) at which it fits:
-    // another user churning jobs on alternate CPUs of a large node must not leave a job with
-    // no view at all. nullopt: no such session open, or no grid fits.
-    [[nodiscard]] std::optional<LedgerView> view_fitting(std::string_view session,
-                                                         std::int64_t from_ns,
-                                                         std::int64_t to_ns,
-                                                         std::int64_t now_ns,
-                                                         std::int64_t quantum_ns) const;
     [[nodiscard]] std::size_t open_count() const noexcept { return m_holders.size(); }
     [[nodiscard]] std::size_t closed_count() const noexcept { return m_closed_jobs; }
     [[nodiscard]] std::size_t closed_count(unsigned uid) const noexcept;
@@ -110,6 +98,7 @@ private:
     void prune(unsigned closer, std::int64_t now_ns);
     void forget_oldest(bool by_ranges, unsigned closer, std::int64_t now_ns);
     void settle(std::int64_t now_ns);
+    void settle_front();
     void remember_forgotten(const Holding& job);
 
     std::map<std::string, std::string, std::less<>> m_session_holder;
@@ -126,6 +115,9 @@ private:
     // passes, so that when another user's close pushed the ledger over its bound is never
     // seen finer than the floor.
     std::deque<Forgotten> m_recent;
+    std::size_t m_recent_ranges = 0;
+    static constexpr std::size_t k_max_recent = 4096;
+    static constexpr std::size_t k_max_recent_ranges = std::size_t{1} << 16;
     std::size_t m_max_closed;
     std::size_t m_max_closed_ranges;
     std::int64_t m_grid = 1'000'000'000;

@@ -79,13 +79,6 @@ std::optional<LedgerReply> parse_ledger(const nlohmann::json& j, std::int64_t sh
         return std::nullopt;
     }
     r.counts_complete_from_ns = *counts_from;
-    if (const auto q = j.find("quantum_ns"); q != j.end()) {
-        const auto quantum = count_of(*q, std::size_t{1} << 61U);
-        if (!quantum || *quantum == 0) {
-            return std::nullopt;
-        }
-        r.quantum_ns = static_cast<std::int64_t>(*quantum);
-    }
     std::size_t pairs = 0;
     for (const auto& s : *segments) {
         if (!s.is_array() || s.size() != 2 || !s[1].is_array()) {
@@ -131,16 +124,12 @@ nlohmann::json ledger_json(const LedgerReply& r) {
         }
         segments.push_back({s.t_ns, std::move(runs)});
     }
-    nlohmann::json j{{"cpus", r.cpus},
-                     {"segments", std::move(segments)},
-                     {"other_jobs", r.other_jobs},
-                     {"most_at_once", r.most_at_once},
-                     {"complete_from_ns", r.complete_from_ns},
-                     {"counts_complete_from_ns", r.counts_complete_from_ns}};
-    if (r.quantum_ns > 0) {
-        j["quantum_ns"] = r.quantum_ns;
-    }
-    return j;
+    return {{"cpus", r.cpus},
+            {"segments", std::move(segments)},
+            {"other_jobs", r.other_jobs},
+            {"most_at_once", r.most_at_once},
+            {"complete_from_ns", r.complete_from_ns},
+            {"counts_complete_from_ns", r.counts_complete_from_ns}};
 }
 
 } // namespace jp::daemon

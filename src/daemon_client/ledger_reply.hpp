@@ -24,8 +24,6 @@ struct LedgerReply {
     std::size_t most_at_once = 0;
     std::int64_t complete_from_ns = 0;        // the CPUs' counts whole from here
     std::int64_t counts_complete_from_ns = 0; // other_jobs and most_at_once whole from here
-    // Others' times rounded up to multiples of this (0: not said, an older daemon).
-    std::int64_t quantum_ns = 0;
 
     // Per CPU of `cpus`, how many held it in segment k.
     [[nodiscard]] std::vector<int> held(std::size_t k) const;

@@ -153,13 +153,6 @@ std::shared_ptr<const LedgerShares> ledger_shares(const nlohmann::json& facts,
             "job's alone",
             static_cast<double>(ledger->complete_from_ns - t0) * 1e-9));
     }
-    if (ledger->quantum_ns > 1'000'000'000) { // a coarse floor, or too many changes
-        out.notes.push_back(fmt::format(
-            "jouleprofd's ledger gave other jobs' beginnings and ends rounded up to {:g} s (its "
-            "floor for this user, or coarser where the run held too many of them): the idle "
-            "split follows them no finer",
-            static_cast<double>(ledger->quantum_ns) * 1e-9));
-    }
     auto shares = LedgerShares::make(*ledger, alloc);
     if (!shares) {
         return nullptr;

@@ -144,19 +144,6 @@ TEST_F(LedgerShare, AViewTheDaemonRefusedOrOneThatForgotJobsIsSaid) {
                                      "jobs that ended before 3.0 s into the run;");
     }
     EXPECT_TRUE(said) << fmt::format("{}", fmt::join(forgot->attribution->notes, " | "));
-    // A view the daemon gave on a coarser grid (too many changes for a finer one) says so.
-    const auto coarse =
-        summary_with(p, R"({"cpus":[0,1],"segments":[[0,[[1,2]]],[10000000000,[[2,1],[1,1]]]],)"
-                        R"("other_jobs":1,"most_at_once":1,"complete_from_ns":0,)"
-                        R"("quantum_ns":10000000000})");
-    std::filesystem::remove(p);
-    ASSERT_TRUE(coarse);
-    said = false;
-    for (const auto& n : coarse->attribution->notes) {
-        said = said || n.starts_with("jouleprofd's ledger gave other jobs' beginnings and ends "
-                                     "rounded up to 10 s");
-    }
-    EXPECT_TRUE(said) << fmt::format("{}", fmt::join(coarse->attribution->notes, " | "));
 }
 
 TEST_F(LedgerShare, ADamagedLedgerIsSaidAndChangesNothing) {
