@@ -84,7 +84,7 @@ json item_json(const Item& i) {
            {"counted", i.counted},
            {"parent", i.parent}};
     j["peak_w"] = opt(i.peak_w);
-    if (i.peak_bound) { // where the truth's peak at its resolution lies
+    if (i.peak_bound) { // an energy counter's: where the truth's peak at its resolution lies
         Assumptions assumed;
         add_range(j, "peak", i.peak_bound, assumed);
         add_assumptions_json(j, "peak_assumes_", assumed);

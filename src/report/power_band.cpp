@@ -231,9 +231,9 @@ void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution
     out.p99_bound = percentile_of(*w, g, 0.99);
 }
 
-std::optional<PowerRange> part_peak_bound(const RunData& d, std::size_t i, const GridSeries& g) {
+std::optional<PowerRange> counter_peak_bound(const RunData& d, std::size_t i, const GridSeries& g) {
     auto s = source_of(d, i);
-    if (!s) {
+    if (!s || !s->counter) {
         return std::nullopt;
     }
     const std::vector<Source> one{*s};

@@ -39,10 +39,9 @@ struct BandPoint {
 // value, so the truth's lies between the percentiles of the windows' lower ends and of
 // their upper ends, time-weighted as the figure is).
 void add_distribution_bounds(const RunData& d, const GridSeries& g, Distribution& out);
-// A part's peak on its own grid: channel i's energy counter or measured power field bounded
-// as the node's are (a field's windows from its readings, assuming what its source says);
-// absent for a model's output, an estimate or a counter estimated over a jump.
+// A part's peak on its own grid: channel i's energy counter bounded as the node's are;
+// absent for a power reading or a counter estimated over a jump.
 [[nodiscard]] std::optional<PowerRange>
-part_peak_bound(const RunData& d, std::size_t i, const GridSeries& g);
+counter_peak_bound(const RunData& d, std::size_t i, const GridSeries& g);
 
 } // namespace jp::report

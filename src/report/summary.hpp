@@ -30,8 +30,7 @@ struct Item {
     double energy_j = 0;
     double avg_w = 0;
     std::optional<double> peak_w;
-    // Where its sensor's bounds put the true peak (a measured counter's or power field's;
-    // report/power_band.hpp).
+    // Where its sensor's bounds put the true peak (an energy counter's; report/power_band.hpp).
     std::optional<PowerRange> peak_bound;
     std::optional<double> mean_util; // GPUs: mean utilisation in %, when known
     bool counted = true;

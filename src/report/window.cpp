@@ -23,9 +23,9 @@ std::vector<TimedValue> clipped(std::span<const TimedValue> p, std::int64_t t0, 
     return w;
 }
 
-// The highest power of channel i within [t0, t1]: its highest reading for a power
-// channel; for a counter, the highest mean over spans of its resolution. The grid of
-// windows of its resolution into `grid` (where its peak's range is taken).
+// The highest power of channel i within [t0, t1]: its highest reading for a
+// power channel; for a counter, the highest mean over spans of its resolution.
+// Channel i's peak over [t0, t1] at its resolution; an energy counter's grid into `grid`.
 std::optional<double> peak_of(
     const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1, GridSeries* grid = nullptr) {
     const auto near = samples_around(d, i, t0, t1);
@@ -33,17 +33,14 @@ std::optional<double> peak_of(
         return std::nullopt;
     }
     const auto& c = (*d.channels)[i];
-    const auto step = d.timing[i].resolution_ns > 0 ? d.timing[i].resolution_ns : t1 - t0;
     if (c.quantity == Quantity::power) {
         std::optional<double> peak;
         for (const auto& s : clipped(near, t0, t1)) {
             peak = std::max(peak.value_or(s.value), s.value);
         }
-        if (grid != nullptr) { // the windows its peak's range is taken over
-            *grid = channel_grid(c, near, t0, t1, step);
-        }
         return peak;
     }
+    const auto step = d.timing[i].resolution_ns > 0 ? d.timing[i].resolution_ns : t1 - t0;
     auto g = channel_grid(c, near, t0, t1, step);
     if (g.watts.empty()) {
         return std::nullopt;
@@ -67,11 +64,10 @@ Item item_of(const RunData& d, std::size_t i, std::int64_t t0, std::int64_t t1) 
     it.energy_j = integral_of(d, i, t0, t1);
     const double runtime = static_cast<double>(t1 - t0) * 1e-9;
     it.avg_w = runtime > 0 ? it.energy_j / runtime : 0;
-    GridSeries grid; // where a measured channel's peak gets its range (not a model's output)
-    const bool measured = c.quantity == Quantity::energy || c.provenance == Provenance::measured;
-    it.peak_w = peak_of(d, i, t0, t1, measured ? &grid : nullptr);
-    if (!grid.watts.empty()) {
-        it.peak_bound = part_peak_bound(d, i, grid); // where the truth's peak lies
+    GridSeries grid;
+    it.peak_w = peak_of(d, i, t0, t1, &grid);
+    if (c.quantity == Quantity::energy && !grid.watts.empty()) {
+        it.peak_bound = counter_peak_bound(d, i, grid); // where the truth's peak lies
     }
     if (c.quantity == Quantity::energy) {
         it.bound = counter_bound(d.series[i], t0, t1, counter_limits(d, i), d.estimated[i]);

@@ -224,31 +224,6 @@ TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
     EXPECT_GE(part.peak_bound->high_w, *part.peak_w);
 }
 
-// A part that gives power, not energy (a GPU's power field): its peak's range from its
-// readings' windows, with the field's assumption said.
-TEST(PeakBound, APowerFieldPartsPeakHoldsTheTruthAndSaysWhatItAssumes) {
-    PowerFieldRun gpu0{"gpu0", Domain::gpu, 800, 8, pulse};
-    auto r = gpu0.b.reader();
-    auto sum = summarize_run(r, r.runs()[0]);
-    ASSERT_TRUE(sum);
-    const auto gpu = std::ranges::find(sum->parts, "gpu0", &Item::name);
-    ASSERT_NE(gpu, sum->parts.end());
-    ASSERT_TRUE(gpu->peak_w && gpu->peak_bound) << "a power reading's peak has a range";
-    EXPECT_DOUBLE_EQ(*gpu->peak_w, 700) << "its highest reading";
-    // The truth's highest mean over windows of the resolution (100 ms): the pulse's 700 W.
-    EXPECT_LE(gpu->peak_bound->low_w, 700);
-    EXPECT_GE(gpu->peak_bound->high_w, 700);
-    EXPECT_GT(gpu->peak_bound->low_w, 300) << "not vacuous: the pulse shows";
-    EXPECT_TRUE(gpu->peak_bound->assumed.field);
-    const auto j = run_to_json(*sum);
-    const auto& parts = j.at("parts");
-    const auto it =
-        std::ranges::find_if(parts, [](const auto& p) { return p.at("name") == "gpu0"; });
-    ASSERT_NE(it, parts.end()) << j.dump();
-    EXPECT_EQ(it->at("peak_low_w").get<double>(), gpu->peak_bound->low_w);
-    EXPECT_TRUE(it->at("peak_assumes_field").get<bool>()) << it->dump();
-}
-
 TEST(PeakBound, ANodePowerFieldsPeakHoldsTheTruthAndSaysWhatItAssumes) {
     PowerFieldRun power{"node", Domain::node, 800, 8, pulse};
     auto rp = power.b.reader();
