@@ -111,12 +111,15 @@ std::string ledger_note(const daemon::LedgerReply& ledger, std::int64_t t0) {
         partial ? fmt::format(": it had forgotten jobs that ended before {:.1f} s into the run",
                               static_cast<double>(ledger.counts_complete_from_ns - t0) * 1e-9)
                 : std::string{};
+    // A job it forgot ended during the run: there was one at least.
+    const auto others = partial ? std::max<std::size_t>(1, ledger.other_jobs) : ledger.other_jobs;
+    const auto at_once =
+        partial ? std::max<std::size_t>(1, ledger.most_at_once) : ledger.most_at_once;
     return fmt::format("jouleprofd's ledger: {}{} other job{} on the node during the run ({} {} "
                        "at once){}; the idle power of a CPU several jobs held is split evenly "
                        "between them",
-                       partial ? "at least " : "", ledger.other_jobs,
-                       ledger.other_jobs == 1 ? "" : "s", partial ? "at least" : "at most",
-                       ledger.most_at_once, forgot);
+                       partial ? "at least " : "", others, others == 1 ? "" : "s",
+                       partial ? "at least" : "at most", at_once, forgot);
 }
 
 // Who else held the job's CPUs (jouleprofd's ledger, where it ran): the shares it gives, the

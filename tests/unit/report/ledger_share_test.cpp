@@ -3,6 +3,8 @@
 // facts, report/attribution_ledger.hpp): each CPU's idle power split evenly between the
 // jobs that held it at the time, by hand on a 10 s trace; conservation still exact; a
 // damaged ledger said in a note and nothing changed.
+#include "daemon_client/ledger_reply.hpp"
+#include "report/attribution_ledger.hpp"
 #include "report/format.hpp"
 #include "report/summary.hpp"
 #include "trace_builder.hpp"
@@ -144,6 +146,18 @@ TEST_F(LedgerShare, AViewTheDaemonRefusedOrOneThatForgotJobsIsSaid) {
                                      "jobs that ended before 3.0 s into the run;");
     }
     EXPECT_TRUE(said) << fmt::format("{}", fmt::join(forgot->attribution->notes, " | "));
+}
+
+// A job the daemon forgot ended during the run: one other job at least, whatever it kept.
+TEST(LedgerNote, AJobForgottenDuringTheRunCountsAsOneAtLeast) {
+    daemon::LedgerReply r;
+    r.counts_complete_from_ns = 3'000'000'000;
+    EXPECT_TRUE(ledger_note(r, 0).starts_with("jouleprofd's ledger: at least 1 other job on the "
+                                              "node during the run (at least 1 at once): it had "
+                                              "forgotten jobs that ended before 3.0 s"))
+        << ledger_note(r, 0);
+    r.counts_complete_from_ns = 0;
+    EXPECT_EQ(ledger_note(r, 0), "") << "nothing forgotten, no other job: no note";
 }
 
 TEST_F(LedgerShare, ADamagedLedgerIsSaidAndChangesNothing) {
