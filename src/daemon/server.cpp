@@ -36,20 +36,9 @@ Nanos tick_of(Nanos interval) {
 Server::Server(DaemonConfig config,
                std::unique_ptr<Engine> engine,
                std::filesystem::path reload_path)
-    : m_engine(std::move(engine)), m_state{std::move(config),
-                                           *m_engine,
-                                           {},
-                                           {},
-                                           {},
-                                           mono_ns(),
-                                           0,
-                                           CallBudget{CallBudget::k_view_burst,
-                                                      CallBudget::k_views_per_second},
-                                           CallBudget{CallBudget::k_open_burst,
-                                                      CallBudget::k_opens_per_second},
-                                           {},
-                                           0,
-                                           0},
+    : m_engine(std::move(engine)),
+      // The rations and the accounts as DaemonState sets them.
+      m_state{std::move(config), *m_engine, {}, {}, {}, mono_ns(), 0},
       m_reload_path(std::move(reload_path)) {
     // Ended jobs are forgotten on the floor's grid (daemon/ledger.hpp).
     m_state.sessions.set_ledger_grid(m_state.config.access.floor.count());
