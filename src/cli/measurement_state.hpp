@@ -55,6 +55,14 @@ struct MeasurementSession::State {
         for (const auto& [name, learned] : d.idle) {
             if (usage.idle_watts.emplace(name, learned.watts).second) {
                 usage.idle_learned.emplace(name, learned.how);
+                // A node seldom quiet: the learned idle power is a fit's, or may be high.
+                if (learned.basis == "busy" || learned.basis == "extrapolated") {
+                    usage.notes.push_back(fmt::format(
+                        "idle power of {}: {}; {}", name, learned.how,
+                        learned.basis == "busy"
+                            ? "the job's idle part may be too high, its dynamic part too low"
+                            : "the job's idle and dynamic parts rest on that fit"));
+                }
                 learned_names += (learned_names.empty() ? "" : ", ") + name;
                 history_s =
                     history_s == 0 ? learned.history_s : std::min(history_s, learned.history_s);

@@ -90,6 +90,15 @@ std::vector<Quantity> quantities_of(const std::vector<Channel>& table) {
     return q;
 }
 
+std::vector<bool> cpu_driven(const std::vector<Channel>& table) {
+    std::vector<bool> out;
+    out.reserve(table.size());
+    for (const auto& c : table) {
+        out.push_back(follows_cpu(c.domain));
+    }
+    return out;
+}
+
 } // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
@@ -97,7 +106,7 @@ Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
                const SamplerConfig& sampling,
                const DaemonConfig& config)
     : m_channels(table), m_base_interval(config.daemon.interval),
-      m_idle(quantities_of(table), config.daemon.idle), m_rules(config.access),
+      m_idle(quantities_of(table), config.daemon.idle, cpu_driven(table)), m_rules(config.access),
       m_random(std::random_device{}()) {
     const auto n = m_channels.size();
     const auto per_floor = static_cast<std::size_t>(config.daemon.history / config.access.floor);
@@ -218,6 +227,14 @@ Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
     e->m_notes = std::move(notes);
     e->m_notes.insert(e->m_notes.end(), plan.notes.begin(), plan.notes.end());
     e->m_notes.push_back(e->restore_idle_history(config));
+    e->m_node_cpu = attrib::NodeCpu::open(host.sysfs_root);
+    e->m_notes.push_back(
+        e->m_node_cpu
+            ? fmt::format("idle power learned from quiet periods (CPUs <= {} % busy, from {}) "
+                          "where there are enough",
+                          config.daemon.idle.quiet_busy_percent, e->m_node_cpu->source())
+            : std::string{"idle power learned from every period: the node's CPU use cannot be "
+                          "read (/proc/stat), so a busy node's idle power may be high"});
     return e;
 }
 
@@ -239,6 +256,7 @@ std::uint64_t Engine::missed_deadlines() const noexcept {
 void Engine::tick(std::int64_t now_ns) {
     m_records.clear();
     m_events.clear();
+    read_busy(now_ns); // before the readings: a period they open has the CPUs' use at its start
     m_sampler->drain(m_records, m_events);
     absorb(m_records);
     for (const auto& e : m_events) {
@@ -258,6 +276,25 @@ void Engine::tick(std::int64_t now_ns) {
     if (m_state_dir && now_ns >= m_next_idle_save) {
         m_next_idle_save = now_ns + k_idle_save.count();
         save_idle();
+    }
+}
+
+// The node's CPU use for the idle learner, often enough to find each period's ends (an
+// eighth of a period, at most a second apart): one /proc/stat a second at the defaults.
+void Engine::read_busy(std::int64_t now_ns) {
+    if (!m_node_cpu || now_ns < m_next_busy_read) {
+        return;
+    }
+    const auto every =
+        std::min<std::int64_t>(m_idle.settings().period.count() / 8,
+                               std::chrono::nanoseconds{std::chrono::seconds{1}}.count());
+    m_next_busy_read = now_ns + every;
+    if (const auto busy = m_node_cpu->read()) {
+        double sum = 0;
+        for (const double b : *busy) {
+            sum += b;
+        }
+        m_idle.add_busy(mono_ns(), sum, m_node_cpu->cpus().size());
     }
 }
 

@@ -9,6 +9,7 @@
 // since it, and dropped (its window merges into the next) when a floored
 // caller's exact read came within the floor of it: no reading a floored
 // caller can hold is closer than the floor to another (docs/security.md).
+#include "attrib/node_cpu.hpp"
 #include "daemon/history.hpp"
 #include "daemon/idle.hpp"
 #include "daemon/settings.hpp"
@@ -122,9 +123,13 @@ private:
     std::deque<Span> m_floored_reads; // younger than twice the floor and the jitter
     std::vector<ChannelHealth> m_health;
     IdleLearner m_idle;
+    // The node's CPUs, read for the idle learner's quiet periods (none: never judged).
+    std::optional<attrib::NodeCpu> m_node_cpu;
+    std::int64_t m_next_busy_read = 0;
     std::optional<std::filesystem::path> m_state_dir; // where the idle history is kept
     std::int64_t m_next_idle_save = 0;
     std::string m_idle_save_error; // the last failure logged (said once until it changes)
+    void read_busy(std::int64_t now_ns);
     std::vector<std::string> m_notes;
     AccessRules m_rules;
     std::int64_t m_next_publish = 0;

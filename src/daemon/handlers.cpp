@@ -106,10 +106,15 @@ json idle_json(const DaemonState& d, Grant g, std::size_t i) {
         return nullptr;
     }
     const auto& s = e.idle_settings();
-    return {
-        {"watts", w->watts},          {"how", describe(s)},
-        {"percentile", s.percentile}, {"period_s", static_cast<double>(s.period.count()) * 1e-9},
-        {"history_s", w->history_s},  {"periods", w->periods}};
+    json out{
+        {"watts", w->watts},           {"how", describe(s, *w)},
+        {"percentile", s.percentile},  {"period_s", static_cast<double>(s.period.count()) * 1e-9},
+        {"history_s", w->history_s},   {"periods", w->periods},
+        {"basis", to_string(w->basis)}};
+    if (w->least_busy) {
+        out["least_busy"] = *w->least_busy;
+    }
+    return out;
 }
 
 Reply op_channels(DaemonState& d, Connection& c, const json& /*req*/, std::int64_t /*now*/) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <span>
 
 namespace jp::daemon {
@@ -23,6 +24,53 @@ std::string span_text(Nanos d) {
     return fmt::format("{:g} ms", static_cast<double>(ns) * 1e-6);
 }
 
+// The nearest-rank percentile: the smallest value with at least pct % of them at or below
+// it (O(n): once per period, at most 100,000 values).
+double percentile(std::vector<double> v, double pct) {
+    const auto rank =
+        static_cast<std::size_t>(std::ceil(pct / 100.0 * static_cast<double>(v.size())));
+    const auto at = std::min(v.size() - 1, rank > 0 ? rank - 1 : 0);
+    std::ranges::nth_element(v, v.begin() + static_cast<std::ptrdiff_t>(at));
+    return v[at];
+}
+
+// Power at no CPU use from a least-squares line of power on CPU use, where the line is
+// clear: the periods' use spans at least a fifth of the CPUs, power rises with it, and it
+// explains at least half of power's variance. None otherwise.
+std::optional<double> idle_intercept(const std::vector<std::pair<double, double>>& points) {
+    if (points.size() < 3) {
+        return std::nullopt;
+    }
+    double lo = 1;
+    double hi = 0;
+    double mx = 0;
+    double my = 0;
+    for (const auto& [x, y] : points) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        mx += x;
+        my += y;
+    }
+    const auto n = static_cast<double>(points.size());
+    mx /= n;
+    my /= n;
+    double sxx = 0;
+    double syy = 0;
+    double sxy = 0;
+    for (const auto& [x, y] : points) {
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+        sxy += (x - mx) * (y - my);
+    }
+    constexpr double k_min_spread = 0.2;
+    constexpr double k_min_r2 = 0.5;
+    if (hi - lo < k_min_spread || sxx <= 0 || syy <= 0 || sxy <= 0 ||
+        sxy * sxy < k_min_r2 * sxx * syy) {
+        return std::nullopt;
+    }
+    return my - (sxy / sxx) * mx;
+}
+
 } // namespace
 
 std::string describe(const IdleSettings& s) {
@@ -36,21 +84,75 @@ std::string describe(const IdleSettings& s) {
                        span_text(s.period), span_text(s.window));
 }
 
-IdleLearner::IdleLearner(const std::vector<Quantity>& quantities, IdleSettings settings)
+std::string_view to_string(IdleBasis b) {
+    switch (b) {
+    case IdleBasis::quiet:
+        return "quiet";
+    case IdleBasis::extrapolated:
+        return "extrapolated";
+    case IdleBasis::busy:
+        return "busy";
+    case IdleBasis::all:
+        break;
+    }
+    return "all";
+}
+
+std::string describe(const IdleSettings& s, const LearnedIdle& learned) {
+    const auto least = learned.least_busy
+                           ? fmt::format("; least {:.0f} %", *learned.least_busy * 100)
+                           : std::string{};
+    switch (learned.basis) {
+    case IdleBasis::quiet:
+        return fmt::format("{}, of the {} quiet ones (CPUs <= {} % busy)", describe(s),
+                           learned.periods, s.quiet_busy_percent);
+    case IdleBasis::extrapolated:
+        return fmt::format("extrapolated to idle CPUs from {} means over up to {} (too few <= {} "
+                           "% busy{})",
+                           span_text(s.period), span_text(s.window), s.quiet_busy_percent, least);
+    case IdleBasis::busy:
+        return fmt::format("{}; too few <= {} % busy{}: may be above idle", describe(s),
+                           s.quiet_busy_percent, least);
+    case IdleBasis::all:
+        break;
+    }
+    return describe(s);
+}
+
+bool follows_cpu(Domain d) noexcept {
+    switch (d) {
+    case Domain::node:
+    case Domain::cpu_package:
+    case Domain::cpu_core:
+    case Domain::cpu_uncore:
+    case Domain::dram:
+    case Domain::psys:
+        return true;
+    case Domain::gpu:
+    case Domain::other:
+        break;
+    }
+    return false;
+}
+
+IdleLearner::IdleLearner(const std::vector<Quantity>& quantities,
+                         IdleSettings settings,
+                         std::vector<bool> cpu_driven)
     : m_settings(settings),
       m_capacity(static_cast<std::size_t>(std::max<std::int64_t>(
           1, settings.window.count() / std::max<std::int64_t>(1, settings.period.count())))) {
     m_channels.resize(quantities.size());
     for (std::size_t i = 0; i < quantities.size(); ++i) {
         m_channels[i].quantity = quantities[i];
+        m_channels[i].cpu_driven = cpu_driven.empty() || (i < cpu_driven.size() && cpu_driven[i]);
     }
 }
 
-void IdleLearner::push_mean(Channel& c, double watts) const {
+void IdleLearner::push_mean(Channel& c, Mean m) const {
     if (c.means.size() < m_capacity) {
-        c.means.push_back(watts);
+        c.means.push_back(m);
     } else {
-        c.means[c.next] = watts;
+        c.means[c.next] = m;
         c.next = (c.next + 1) % m_capacity;
     }
 }
@@ -62,36 +164,95 @@ void IdleLearner::relearn(Channel& c) const {
     if (c.means.size() < needed) {
         return;
     }
-    // Nearest rank: the smallest mean with at least `percentile` % of them at or below it
-    // (once per period: O(n) for at most 100,000 means).
-    auto copy = c.means;
-    const auto rank = static_cast<std::size_t>(
-        std::ceil(m_settings.percentile / 100.0 * static_cast<double>(copy.size())));
-    const auto at = std::min(copy.size() - 1, rank > 0 ? rank - 1 : 0);
-    std::ranges::nth_element(copy, copy.begin() + static_cast<std::ptrdiff_t>(at));
-    c.learned = LearnedIdle{copy[at], copy.size(),
-                            static_cast<double>(copy.size()) * static_cast<double>(period) * 1e-9};
+    std::vector<double> all;
+    std::vector<double> quiet;
+    std::vector<std::pair<double, double>> known; // (CPU use, watts)
+    all.reserve(c.means.size());
+    const double quiet_at = m_settings.quiet_busy_percent / 100.0;
+    for (const auto& m : c.means) {
+        all.push_back(m.watts);
+        if (c.cpu_driven && std::isfinite(m.busy)) {
+            known.emplace_back(m.busy, m.watts);
+            if (m.busy <= quiet_at) {
+                quiet.push_back(m.watts);
+            }
+        }
+    }
+    LearnedIdle out;
+    out.history_s = static_cast<double>(all.size()) * static_cast<double>(period) * 1e-9;
+    if (!known.empty()) {
+        out.least_busy = std::ranges::min(known, {}, &std::pair<double, double>::first).first;
+    }
+    if (!quiet.empty() && quiet.size() >= std::min<std::size_t>(needed, 10)) {
+        out.basis = IdleBasis::quiet;
+        out.periods = quiet.size();
+        out.watts = percentile(std::move(quiet), m_settings.percentile);
+        c.learned = out;
+        return;
+    }
+    out.periods = all.size();
+    out.watts = percentile(std::move(all), m_settings.percentile);
+    if (!known.empty()) {
+        // Seldom quiet: the percentile is the least busy periods' power, above idle.
+        const auto at_idle = known.size() >= needed ? idle_intercept(known) : std::nullopt;
+        out.basis = at_idle ? IdleBasis::extrapolated : IdleBasis::busy;
+        out.watts = at_idle ? std::clamp(*at_idle, 0.0, out.watts) : out.watts;
+        out.periods = at_idle ? known.size() : out.periods;
+    }
+    c.learned = out;
+}
+
+void IdleLearner::open_period(Channel& c, std::int64_t t_ns) const {
+    c.start_ns = t_ns;
+    c.busy_t0 = m_busy_t;
+    c.busy_s0 = m_busy_s;
 }
 
 void IdleLearner::close_period(Channel& c, double watts) const {
     if (!std::isfinite(watts) || watts < 0) {
         return;
     }
-    push_mean(c, watts);
+    // The CPUs' use over the period, from their readings nearest its ends: unknown unless
+    // they cover at least half of it.
+    double busy = std::numeric_limits<double>::quiet_NaN();
+    const auto covered = m_busy_t - c.busy_t0;
+    if (c.busy_t0 >= 0 && m_cpus > 0 && covered > 0 && 2 * covered >= m_settings.period.count()) {
+        busy = std::clamp((m_busy_s - c.busy_s0) /
+                              (static_cast<double>(m_cpus) * static_cast<double>(covered) * 1e-9),
+                          0.0, 1.0);
+    }
+    push_mean(c, {watts, busy});
     relearn(c);
 }
 
-std::vector<double> IdleLearner::means(std::size_t i) const {
-    if (i >= m_channels.size()) {
-        return {};
-    }
-    const auto& c = m_channels[i];
-    std::vector<double> out(c.means.begin() + static_cast<std::ptrdiff_t>(c.next), c.means.end());
+std::vector<IdleLearner::Mean> IdleLearner::ordered(const Channel& c) const {
+    std::vector<Mean> out(c.means.begin() + static_cast<std::ptrdiff_t>(c.next), c.means.end());
     out.insert(out.end(), c.means.begin(), c.means.begin() + static_cast<std::ptrdiff_t>(c.next));
     return out;
 }
 
-std::size_t IdleLearner::restore(std::size_t i, std::span<const double> older) {
+std::vector<double> IdleLearner::means(std::size_t i) const {
+    std::vector<double> out;
+    if (i < m_channels.size()) {
+        for (const auto& m : ordered(m_channels[i])) {
+            out.push_back(m.watts);
+        }
+    }
+    return out;
+}
+
+std::vector<double> IdleLearner::busy(std::size_t i) const {
+    std::vector<double> out;
+    if (i < m_channels.size()) {
+        for (const auto& m : ordered(m_channels[i])) {
+            out.push_back(m.busy);
+        }
+    }
+    return out;
+}
+
+std::size_t
+IdleLearner::restore(std::size_t i, std::span<const double> older, std::span<const double> busy) {
     if (i >= m_channels.size() || m_channels[i].quantity == Quantity::utilization) {
         return 0;
     }
@@ -99,21 +260,40 @@ std::size_t IdleLearner::restore(std::size_t i, std::span<const double> older) {
     const auto kept = m_capacity - std::min(m_capacity, c.means.size());
     const auto from = older.size() > kept ? older.size() - kept : 0; // the newest that fit
     // Older than anything learned since the start: they go before it, in order.
-    const auto since = means(i);
+    const auto since = ordered(c);
     c.means.clear();
     c.next = 0;
     std::size_t taken = 0;
-    for (const double w : older.subspan(from)) {
+    for (std::size_t k = from; k < older.size(); ++k) {
+        const double w = older[k];
         if (std::isfinite(w) && w >= 0) {
-            push_mean(c, w);
+            const double b = busy.size() == older.size() && busy[k] >= 0 && busy[k] <= 1
+                                 ? busy[k]
+                                 : std::numeric_limits<double>::quiet_NaN();
+            push_mean(c, {w, b});
             ++taken;
         }
     }
-    for (const double w : since) {
-        push_mean(c, w);
+    for (const auto& m : since) {
+        push_mean(c, m);
     }
     relearn(c);
     return taken;
+}
+
+void IdleLearner::add_busy(std::int64_t t_ns, double busy_s, std::size_t cpus) {
+    if (!std::isfinite(busy_s) || busy_s < 0 || cpus == 0 || t_ns <= m_busy_t ||
+        (cpus == m_cpus && busy_s < m_busy_s)) {
+        return;
+    }
+    if (cpus != m_cpus) { // CPUs came or went: no period spans the change
+        for (auto& c : m_channels) {
+            c.busy_t0 = -1;
+        }
+    }
+    m_busy_t = t_ns;
+    m_busy_s = busy_s;
+    m_cpus = cpus;
 }
 
 void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
@@ -131,7 +311,7 @@ void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
     const bool broken = c.start_ns >= 0 && (t_ns <= c.last_ns || t_ns - c.last_ns > 2 * period ||
                                             (energy && value < c.last_value));
     if (c.start_ns < 0 || broken) {
-        c.start_ns = t_ns;
+        open_period(c, t_ns);
         c.start_value = energy ? value : 0;
         c.count = 0;
         c.last_ns = t_ns;
@@ -152,7 +332,7 @@ void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
     const double seconds = static_cast<double>(t_ns - c.start_ns) * 1e-9;
     if (energy) {
         close_period(c, (value - c.start_value) / seconds);
-        c.start_ns = t_ns;
+        open_period(c, t_ns);
         c.start_value = value;
     } else {
         close_period(c, c.start_value / static_cast<double>(c.count));

@@ -5,6 +5,12 @@
 // window's worth of them kept (24 h), and a low percentile of those means (the
 // 5th) as the channel's idle power once enough periods exist (1 h). Clients
 // split a job's share with it where the config names no idle power.
+//
+// A node that is never idle would make that percentile its busy power. So each period
+// also keeps how busy the node's CPUs were, and a channel the CPUs drive (package, DRAM,
+// the node; not a GPU) learns from its quiet periods alone where there are enough; where
+// there are none it extrapolates to an idle node from how its power followed the CPUs'
+// use, where that is clear, and otherwise keeps the percentile and says it may be high.
 #include "core/channel.hpp"
 #include "daemon/settings.hpp"
 
@@ -16,21 +22,44 @@
 
 namespace jp::daemon {
 
+// What an idle power was learned from.
+enum class IdleBasis : std::uint8_t {
+    all,          // every period (the node's CPU use unknown, or not what drives the channel)
+    quiet,        // the periods in which the node's CPUs were quiet
+    extrapolated, // no quiet periods: the fit of power on CPU use, at no use
+    busy,         // no quiet periods and no clear fit: every period; may be above idle
+};
+
 struct LearnedIdle {
     double watts = 0;
     std::size_t periods = 0; // means it was taken from
-    double history_s = 0;    // the time they cover
+    double history_s = 0;    // the time all periods kept cover
+    IdleBasis basis = IdleBasis::all;
+    std::optional<double> least_busy; // the least busy period's CPU use, 0..1, where known
 };
 
 // "the 5th percentile of 1 min means over up to 24 h": how the settings learn, in words.
 [[nodiscard]] std::string describe(const IdleSettings& s);
+// The same, and what the value rests on where the node's CPU use was known ("..., of
+// the 40 quiet ones (CPUs ≤ 10 % busy)").
+[[nodiscard]] std::string describe(const IdleSettings& s, const LearnedIdle& learned);
+[[nodiscard]] std::string_view to_string(IdleBasis b);
+
+// Whether the CPUs' use drives a channel of this domain (what its quiet periods are).
+[[nodiscard]] bool follows_cpu(Domain d) noexcept;
 
 class IdleLearner {
 public:
-    IdleLearner(const std::vector<Quantity>& quantities, IdleSettings settings);
+    // cpu_driven: per channel, whether the CPUs' use drives it (empty: every one does).
+    IdleLearner(const std::vector<Quantity>& quantities,
+                IdleSettings settings,
+                std::vector<bool> cpu_driven = {});
     // A reading of channel i at t_ns: joules since the daemon started (energy, unwrapped)
     // or watts (power). Other quantities are ignored.
     void add(std::size_t i, std::int64_t t_ns, double value);
+    // The node's CPUs at t_ns: their busy seconds together (cumulative) and how many there
+    // are. A period's CPU use is taken from the readings nearest its ends.
+    void add_busy(std::int64_t t_ns, double busy_s, std::size_t cpus);
     // Channel i's idle power, once min_history of periods exists (computed as each period
     // closes: asking costs nothing).
     [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const;
@@ -39,11 +68,19 @@ public:
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
     // Channel i's means, oldest first (what a restart keeps: daemon/idle_store.hpp).
     [[nodiscard]] std::vector<double> means(std::size_t i) const;
+    // Their periods' CPU use (0..1; NaN where unknown), in the same order.
+    [[nodiscard]] std::vector<double> busy(std::size_t i) const;
     // Means of periods before this start (oldest first) go before those learned since; the
-    // newest that fit beside them are kept. Returns how many were taken.
-    std::size_t restore(std::size_t i, std::span<const double> older);
+    // newest that fit beside them are kept. busy: their CPU use (NaN unknown), the same
+    // length, or empty where unknown. Returns how many were taken.
+    std::size_t
+    restore(std::size_t i, std::span<const double> older, std::span<const double> busy = {});
 
 private:
+    struct Mean {
+        double watts = 0;
+        double busy = 0; // NaN: unknown
+    };
     struct Channel {
         Quantity quantity = Quantity::energy;
         std::int64_t start_ns = -1; // the open period's first reading (-1: none)
@@ -51,17 +88,25 @@ private:
         std::int64_t last_ns = 0;
         double last_value = 0; // energy: the counter at last_ns
         std::size_t count = 0; // power: readings summed
-        std::vector<double> means;
+        bool cpu_driven = true;
+        std::int64_t busy_t0 = -1; // the CPUs' reading when the period opened (-1: none)
+        double busy_s0 = 0;
+        std::vector<Mean> means;
         std::size_t next = 0;               // ring position once means is full
         std::optional<LearnedIdle> learned; // recomputed when a period closes
     };
+    void open_period(Channel& c, std::int64_t t_ns) const;
     void close_period(Channel& c, double watts) const;
-    void push_mean(Channel& c, double watts) const;
+    void push_mean(Channel& c, Mean m) const;
     void relearn(Channel& c) const; // c.learned from its means, once there are enough
+    [[nodiscard]] std::vector<Mean> ordered(const Channel& c) const;
 
     IdleSettings m_settings;
     std::size_t m_capacity;
     std::vector<Channel> m_channels;
+    std::int64_t m_busy_t = -1; // the CPUs' latest reading
+    double m_busy_s = 0;
+    std::size_t m_cpus = 0;
 };
 
 } // namespace jp::daemon

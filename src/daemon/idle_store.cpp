@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,6 +47,27 @@ Result<std::string> restore_checked(std::string_view text,
                                     const std::vector<Channel>& channels,
                                     std::int64_t now_unix_s);
 
+// Each period's CPU use, null where unknown (JSON has no NaN).
+nlohmann::json busy_json(const std::vector<double>& busy) {
+    auto out = nlohmann::json::array();
+    for (const double b : busy) {
+        out.push_back(std::isfinite(b) ? nlohmann::json(b) : nlohmann::json(nullptr));
+    }
+    return out;
+}
+
+// A channel's "busy": absent (a file from before it was kept), or one CPU use (0..1) or
+// null per mean.
+bool busy_fits(const nlohmann::json& e, std::size_t means) {
+    const auto busy = e.find("busy");
+    return busy == e.end() || (busy->is_array() && busy->size() == means &&
+                               std::ranges::all_of(*busy, [](const auto& b) {
+                                   return b.is_null() ||
+                                          (b.is_number() && b.template get<double>() >= 0 &&
+                                           b.template get<double>() <= 1);
+                               }));
+}
+
 std::filesystem::path normal(const std::filesystem::path& dir) {
     auto p = dir.lexically_normal();
     return p.has_filename() ? p : p.parent_path();
@@ -71,7 +93,8 @@ std::string idle_json(const IdleLearner& learner,
                                  {"quantity", to_string(c.quantity)},
                                  {"backend", c.backend},
                                  {"device", c.device},
-                                 {"means", std::move(means)}});
+                                 {"means", std::move(means)},
+                                 {"busy", busy_json(learner.busy(i))}});
     }
     // A name read from sysfs may hold bytes that are not UTF-8 (a hwmon label): replaced.
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -123,11 +146,15 @@ Result<std::string> restore_checked(std::string_view text,
         if (!e.is_object() || !is_text(e, "name") || !is_text(e, "quantity") ||
             !is_text(e, "backend") || !is_text(e, "device") || means == e.end() ||
             !means->is_array() || means->size() > k_max_means ||
-            !std::ranges::all_of(*means, [](const auto& m) {
-                return m.is_number() && std::isfinite(m.template get<double>()) &&
-                       m.template get<double>() >= 0;
-            })) {
-            return damaged("a channel without a name, quantity, backend, device or means");
+            !std::ranges::all_of(*means,
+                                 [](const auto& m) {
+                                     return m.is_number() &&
+                                            std::isfinite(m.template get<double>()) &&
+                                            m.template get<double>() >= 0;
+                                 }) ||
+            !busy_fits(e, means->size())) {
+            return damaged("a channel without a name, quantity, backend, device or means, or "
+                           "with a busy list that does not match them");
         }
     }
     const auto period_ns = learner.settings().period.count();
@@ -151,8 +178,17 @@ Result<std::string> restore_checked(std::string_view text,
                 continue;
             }
             const auto all = e.at("means").get<std::vector<double>>();
+            std::vector<double> busy;
+            if (const auto b = e.find("busy"); b != e.end()) {
+                for (const auto& v : *b) {
+                    busy.push_back(v.is_number() ? v.get<double>()
+                                                 : std::numeric_limits<double>::quiet_NaN());
+                }
+            }
             const auto keep = std::min(room, all.size());
-            taken += learner.restore(i, std::span{all}.last(keep));
+            taken += learner.restore(i, std::span{all}.last(keep),
+                                     busy.empty() ? std::span<const double>{}
+                                                  : std::span<const double>{busy}.last(keep));
             ++matched;
             break;
         }

@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, 3> k_own_tables{"daemon", "access", "prom
 Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
     if (auto r = s.only({"socket", "interval", "history", "max_clients", "max_clients_per_user",
                          "max_sessions_per_user", "client_timeout", "idle_period", "idle_window",
-                         "idle_min_history", "idle_percentile", "state_dir"});
+                         "idle_min_history", "idle_percentile", "idle_quiet_busy", "state_dir"});
         !r) {
         return r;
     }
@@ -64,6 +64,9 @@ Result<void> parse_daemon(const TomlScope& s, DaemonSettings& out) {
         return r;
     }
     out.idle.percentile = percentile;
+    if (auto r = s.integer("idle_quiet_busy", 0, 100, out.idle.quiet_busy_percent); !r) {
+        return r;
+    }
     // At most 100,000 means per channel (800 KB): a window of days at 100 ms would not fit.
     constexpr std::int64_t k_max_periods = 100'000;
     if (out.idle.window < out.idle.period || out.idle.min_history > out.idle.window ||

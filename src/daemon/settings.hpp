@@ -34,6 +34,9 @@ struct IdleSettings {
     Nanos window{std::chrono::hours{24}};     // periods kept
     Nanos min_history{std::chrono::hours{1}}; // periods needed before a value is given
     double percentile = 5;                    // of the periods' means, 0..50
+    // A period in which the node's CPUs were at most this busy (percent of all their time)
+    // is quiet: where enough exist, a CPU-driven channel learns from those alone.
+    int quiet_busy_percent = 10;
 };
 
 struct DaemonSettings {

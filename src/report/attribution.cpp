@@ -39,7 +39,7 @@ std::map<std::string, double> idle_power(const nlohmann::json& facts,
                 const auto how = any_learned ? learned->find(name) : facts.end();
                 if (any_learned && how != learned->end() && how->is_string()) {
                     if (from.learned.empty()) {
-                        from.learned = one_line(how->get<std::string>(), 120);
+                        from.learned = one_line(how->get<std::string>(), 160);
                     }
                 } else {
                     from.config = true;

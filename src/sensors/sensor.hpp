@@ -116,6 +116,9 @@ struct LearnedIdle {
     double watts = 0;
     std::string how;      // "jouleprofd: the 5th percentile of 1 min means over up to 24 h"
     double history_s = 0; // what it was learned from
+    // What it rests on (daemon/idle.hpp's IdleBasis: "quiet", "extrapolated", "busy",
+    // "all"); empty where the source did not say.
+    std::string basis;
 };
 
 // The ledger's view, or why the daemon could not give it (one line).

@@ -5,9 +5,11 @@
 #include "daemon_fixture.hpp"
 
 #include <csignal>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace jp::test {
 namespace {
@@ -104,6 +106,81 @@ TEST_F(DaemonIdle, TheConfigsIdlePowerComesFirst) {
     ASSERT_TRUE(a.is_object()) << r.out;
     EXPECT_EQ(a.at("idle_source"), "config");
     EXPECT_DOUBLE_EQ(a.at("parts").at(0).at("idle_w").get<double>(), 42);
+}
+
+// The node's /proc/stat under the fake root: 2 CPUs, each busy `use` of the time since
+// the start, rewritten in place (the same length each time) every 20 ms.
+class FakeProcStat {
+public:
+    FakeProcStat(const std::filesystem::path& file, double use)
+        : m_thread([file, use](const std::stop_token& stop) {
+              std::filesystem::create_directories(file.parent_path());
+              const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+              const auto t0 = std::chrono::steady_clock::now();
+              while (fd >= 0 && !stop.stop_requested()) {
+                  const double s =
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                  const auto busy = static_cast<long long>(use * s * 100); // USER_HZ ticks
+                  const auto idle = static_cast<long long>((1 - use) * s * 100);
+                  std::string text =
+                      fmt::format("cpu  {:012} 0 0 {:012} 0 0 0 0 0 0\n", 2 * busy, 2 * idle);
+                  for (int cpu = 0; cpu < 2; ++cpu) {
+                      text += fmt::format("cpu{} {:012} 0 0 {:012} 0 0 0 0 0 0\n", cpu, busy, idle);
+                  }
+                  (void)::pwrite(fd, text.data(), text.size(), 0);
+                  std::this_thread::sleep_for(std::chrono::milliseconds{20});
+              }
+              if (fd >= 0) {
+                  ::close(fd);
+              }
+          }) {
+        for (int i = 0; i < 100 && !std::filesystem::exists(file); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds{5});
+        }
+    }
+
+private:
+    std::jthread m_thread;
+};
+
+// A node whose CPUs are never quiet (95 % busy) has no quiet period to learn its idle power
+// from, and power that does not follow its CPU use (the fake package's profile): the daemon
+// keeps the percentile and says it may be above idle; a client's share repeats it.
+TEST_F(DaemonIdle, ANodeNeverQuietSaysItsLearnedIdleMayBeHigh) {
+    FakeProcStat stat{fs.path("/proc/stat"), 0.95};
+    start_daemon("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\nidle_window = \"1m\"\n"
+                 "idle_min_history = \"1s\"\n");
+    EXPECT_NE(daemon_log().find("idle power learned from quiet periods (CPUs <= 10 % busy, from " +
+                                path("/proc/stat")),
+              std::string::npos)
+        << daemon_log();
+    auto root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    const json idle = learned_idle(*root);
+    ASSERT_TRUE(idle.is_object()) << "nothing learned in 10 s:\n" << daemon_log();
+    EXPECT_EQ(idle.at("basis"), "busy") << idle.dump();
+    ASSERT_TRUE(idle.at("least_busy").is_number()) << idle.dump();
+    EXPECT_GT(idle.at("least_busy").get<double>(), 0.8) << idle.dump();
+    EXPECT_NE(idle.at("how").get<std::string>().find(": may be above idle"), std::string::npos)
+        << idle.dump();
+
+    const auto r = sh(as(k_carol, jp(fmt::format("run -i 200ms --json --no-live -o {}/busy.jptrace "
+                                                 "-- sleep 0.5 2>/dev/null",
+                                                 home(k_carol)))));
+    ASSERT_EQ(r.exit_code, 0) << r.out << daemon_log();
+    const auto j = json::parse(r.out);
+    const auto& a = j["groups"][0]["runs"][0]["attribution"];
+    ASSERT_TRUE(a.is_object()) << r.out;
+    bool warned = false;
+    for (const auto& n : a.at("notes")) {
+        warned = warned || (n.is_string() &&
+                            n.get<std::string>().starts_with("idle power of cpu0.package: "
+                                                             "jouleprofd: ") &&
+                            n.get<std::string>().ends_with(
+                                "may be above idle; the job's idle part may be too high, its "
+                                "dynamic part too low"));
+    }
+    EXPECT_TRUE(warned) << a.dump();
 }
 
 // A restart keeps what the daemon learned: stopped, it writes its history into its state

@@ -8,6 +8,7 @@
 #include "sensors/jouleprofd/offer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -62,13 +63,18 @@ std::map<std::string, LearnedIdle> learned_idle(const nlohmann::json& channels) 
             continue;
         }
         const auto how = idle->find("how");
+        const auto basis = idle->find("basis");
+        constexpr std::array<std::string_view, 4> k_bases{"quiet", "extrapolated", "busy", "all"};
+        const bool known_basis =
+            basis != idle->end() && basis->is_string() &&
+            std::ranges::find(k_bases, basis->get_ref<const std::string&>()) != k_bases.end();
         out[name->get<std::string>()] = {
             *watts,
             "jouleprofd: " +
                 (how != idle->end() && how->is_string()
-                     ? one_line(how->get_ref<const std::string&>(), 100)
+                     ? one_line(how->get_ref<const std::string&>(), 160)
                      : fmt::format("the {:g} percentile of {:g} s means", *pct, *period)),
-            *history};
+            *history, known_basis ? basis->get<std::string>() : std::string{}};
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #include "daemon/idle_store.hpp"
 #include "fake_sysfs.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,9 @@ TEST(IdleStore, ADamagedFileIsRefusedInOneLine) {
           good.dump().replace(good.dump().find("\"period_ns\""), 11, "\"period_xx\""),
           with("means", {1.0, -2.0}), with("means", "many"), with("name", 7),
           with("device", nullptr), with("means", std::vector<double>(100'001, 1.0)),
+          // A CPU use per mean, each 0..1 or null.
+          with("busy", {0.5}), with("busy", {0.5, 1.5}), with("busy", {0.5, "x"}),
+          with("busy", "quiet"),
           // Wrong types at the top (a review: the daemon aborted at start on these).
           std::string{R"({"format":5,"version":1})"},
           std::string{R"({"format":"jouleprofd-idle","version":"1"})"},
@@ -153,6 +157,43 @@ TEST(IdleStore, ADamagedFileIsRefusedInOneLine) {
             << r.error().message();
     }
     EXPECT_TRUE(l.means(0).empty()) << "nothing taken from a refused file";
+}
+
+// Each period's CPU use goes with its mean, so a restarted daemon still knows its quiet
+// periods; a file from before it was kept is taken with the use unknown.
+TEST(IdleStore, EachPeriodsCpuUseIsKeptWithItsMean) {
+    const std::vector<Channel> chans{channel("cpu0.package", "rapl:package:0")};
+    IdleLearner before({Quantity::energy}, settings());
+    double j = 0;
+    std::int64_t t = 0;
+    before.add_busy(t, 0, 2);
+    before.add(0, t, j);
+    double busy_s = 0;
+    for (const double use : {0.9, 0.05, 0.95}) { // 2 CPUs, 1 s periods
+        j += 10 + 60 * use;
+        busy_s += 2 * use;
+        t += k_s;
+        before.add_busy(t, busy_s, 2);
+        before.add(0, t, j);
+    }
+    const auto text = idle_json(before, chans, k_now);
+    IdleLearner after({Quantity::energy}, settings());
+    ASSERT_TRUE(restore_idle(text, after, chans, k_now));
+    const auto busy = after.busy(0);
+    ASSERT_EQ(busy.size(), 3U) << text;
+    EXPECT_NEAR(busy[0], 0.9, 1e-9);
+    EXPECT_NEAR(busy[1], 0.05, 1e-9);
+    EXPECT_NEAR(busy[2], 0.95, 1e-9);
+
+    auto old = nlohmann::json::parse(text);
+    old["channels"][0].erase("busy");
+    IdleLearner from_old({Quantity::energy}, settings());
+    ASSERT_TRUE(restore_idle(old.dump(), from_old, chans, k_now));
+    ASSERT_EQ(from_old.busy(0).size(), 3U);
+    for (const double b : from_old.busy(0)) {
+        EXPECT_TRUE(std::isnan(b));
+    }
+    EXPECT_EQ(from_old.idle(0)->basis, IdleBasis::all);
 }
 
 // A name read from sysfs that is not UTF-8 (a hwmon label) is written, not thrown on (a

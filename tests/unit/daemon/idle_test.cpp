@@ -8,6 +8,7 @@
 #include "daemon/metrics.hpp"
 #include "daemon_world.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace jp::daemon {
@@ -84,6 +85,151 @@ TEST(IdleLearner, NoMeanAcrossAGapOrACounterThatWentBack) {
     ASSERT_TRUE(idle);
     EXPECT_NEAR(idle->watts, 20.0, 1e-6);
     EXPECT_LE(idle->periods, 60U);
+}
+
+// Feeds a package's counter and the node's CPUs (4 of them) every 100 ms for `seconds`:
+// second s draws watts(s) with the CPUs use(s) busy (0..1).
+template <class W, class U>
+std::int64_t feed_busy(
+    IdleLearner& l, std::int64_t t, double& joules, double& busy_s, int seconds, W watts, U use) {
+    for (int tick = 0; tick < seconds * 10; ++tick) {
+        const int s = static_cast<int>(t / (1000 * k_ms));
+        joules += watts(s) * 0.1;
+        busy_s += use(s) * 4 * 0.1;
+        t += 100 * k_ms;
+        l.add_busy(t, busy_s, 4);
+        l.add(0, t, joules);
+    }
+    return t;
+}
+
+IdleSettings long_window() {
+    auto s = fast();
+    s.window = std::chrono::seconds{400}; // 400 periods: 10 quiet ones are 2.5 % of them
+    return s;
+}
+
+// A node busy in 97.5 % of its periods: the 5th percentile of all of them is its busy
+// power; its quiet periods alone give its idle power.
+TEST(IdleLearner, ABusyNodeLearnsFromItsQuietPeriods) {
+    IdleLearner l({Quantity::energy}, long_window());
+    IdleLearner blind({Quantity::energy}, long_window()); // no CPU use: the old rule
+    double j = 0;
+    double jb = 0;
+    double busy = 0;
+    std::int64_t t = 0;
+    l.add_busy(t, busy, 4);
+    l.add(0, t, j);
+    blind.add(0, t, jb);
+    const auto use = [](int s) { return s % 40 == 5 ? 0.02 : 0.85 + 0.1 * ((s * 7) % 5) / 4.0; };
+    const auto watts = [&](int s) { return 10 + 80 * use(s); };
+    t = feed_busy(l, t, j, busy, 400, watts, use);
+    feed(blind, 0, 0, jb, 400, watts);
+    ASSERT_TRUE(l.idle(0));
+    const auto idle = *l.idle(0);
+    EXPECT_EQ(idle.basis, IdleBasis::quiet);
+    EXPECT_EQ(idle.periods, 10U);
+    EXPECT_NEAR(idle.watts, 10 + 80 * 0.02, 0.5);
+    ASSERT_TRUE(idle.least_busy);
+    EXPECT_NEAR(*idle.least_busy, 0.02, 0.011);
+    EXPECT_NEAR(idle.history_s, 400, 1e-6);
+    EXPECT_EQ(describe(long_window(), idle),
+              "the 5th percentile of 1 s means over up to 400 s, of the 10 quiet ones (CPUs <= "
+              "10 % busy)");
+    // The node's CPU use unknown: every period, and the busy power it gives.
+    ASSERT_TRUE(blind.idle(0));
+    EXPECT_EQ(blind.idle(0)->basis, IdleBasis::all);
+    EXPECT_GT(blind.idle(0)->watts, 10 + 80 * 0.8);
+    EXPECT_FALSE(blind.idle(0)->least_busy);
+    EXPECT_EQ(describe(long_window(), *blind.idle(0)), describe(long_window()));
+}
+
+// Never quiet, but its power follows the CPUs' use along a line: idle is where the line
+// meets no use. Along no clear line (always about as busy): the percentile, said to be high.
+TEST(IdleLearner, ANeverQuietNodeExtrapolatesOrSaysItsIdleMayBeHigh) {
+    IdleLearner l({Quantity::energy}, fast());
+    double j = 0;
+    double busy = 0;
+    std::int64_t t = 0;
+    l.add_busy(t, busy, 4);
+    l.add(0, t, j);
+    const auto use = [](int s) { return 0.5 + 0.5 * ((s * 13) % 10) / 9.0; }; // 50..100 %
+    t = feed_busy(
+        l, t, j, busy, 100, [&](int s) { return 20 + 60 * use(s); }, use);
+    ASSERT_TRUE(l.idle(0));
+    auto idle = *l.idle(0);
+    EXPECT_EQ(idle.basis, IdleBasis::extrapolated);
+    EXPECT_NEAR(idle.watts, 20, 2.0) << "the line's power at no CPU use";
+    EXPECT_NEAR(*idle.least_busy, 0.5, 0.02);
+    EXPECT_NE(describe(fast(), idle).find("extrapolated to idle CPUs from 1 s means"),
+              std::string::npos)
+        << describe(fast(), idle);
+
+    IdleLearner flat({Quantity::energy}, fast());
+    j = 0;
+    busy = 0;
+    t = 0;
+    flat.add_busy(t, busy, 4);
+    flat.add(0, t, j);
+    const auto steady = [](int s) { return 0.9 + 0.05 * (s % 2); };
+    feed_busy(
+        flat, t, j, busy, 100, [](int s) { return 70.0 + (s % 3); }, steady);
+    ASSERT_TRUE(flat.idle(0));
+    idle = *flat.idle(0);
+    EXPECT_EQ(idle.basis, IdleBasis::busy);
+    EXPECT_NEAR(idle.watts, 70, 1e-6) << "the percentile, unchanged";
+    EXPECT_NE(describe(fast(), idle).find("too few <= 10 % busy; least 90 %: may be above idle"),
+              std::string::npos)
+        << describe(fast(), idle);
+}
+
+// A GPU is not driven by the CPUs: its periods are all taken, however busy the CPUs were.
+TEST(IdleLearner, AChannelTheCpusDoNotDriveTakesEveryPeriod) {
+    IdleLearner l({Quantity::energy}, long_window(), {false});
+    double j = 0;
+    double busy = 0;
+    std::int64_t t = 0;
+    l.add_busy(t, busy, 4);
+    l.add(0, t, j);
+    const auto use = [](int s) { return s % 40 == 5 ? 0.02 : 0.9; };
+    feed_busy(
+        l, t, j, busy, 400, [&](int s) { return 10 + 80 * use(s); }, use);
+    ASSERT_TRUE(l.idle(0));
+    EXPECT_EQ(l.idle(0)->basis, IdleBasis::all);
+    EXPECT_NEAR(l.idle(0)->watts, 82, 1e-6);
+    EXPECT_FALSE(follows_cpu(Domain::gpu));
+    EXPECT_TRUE(follows_cpu(Domain::dram));
+    EXPECT_TRUE(follows_cpu(Domain::node));
+}
+
+// CPU readings that stop (or CPUs that come and go) leave a period's use unknown rather than
+// taken from a stretch that does not cover it.
+TEST(IdleLearner, APeriodsCpuUseIsKnownOnlyWhereReadingsCoverIt) {
+    IdleLearner l({Quantity::energy}, fast());
+    double j = 0;
+    std::int64_t t = 0;
+    l.add_busy(t, 0, 4);
+    l.add(0, t, j);
+    for (int s = 0; s < 3; ++s) { // no CPU reading after the first
+        j += 10;
+        t += 1000 * k_ms;
+        l.add(0, t, j);
+    }
+    l.add_busy(t, 0.2, 8); // 8 CPUs now: no period spans the change
+    j += 10;
+    t += 1000 * k_ms;
+    l.add_busy(t, 0.6, 8);
+    l.add(0, t, j);
+    j += 10;
+    t += 1000 * k_ms;
+    l.add_busy(t, 0.5, 8); // went back: not taken
+    l.add(0, t, j);
+    const auto busy = l.busy(0);
+    ASSERT_EQ(busy.size(), 5U);
+    for (std::size_t k = 0; k < 4; ++k) {
+        EXPECT_TRUE(std::isnan(busy[k])) << k;
+    }
+    EXPECT_TRUE(std::isnan(busy[4])) << "its only reading went back";
 }
 
 TEST(IdleLearner, PowerReadingsAreAveragedPerPeriod) {

@@ -33,6 +33,7 @@ max_clients = 100
 max_sessions_per_user = 3
 client_timeout = "2s"
 state_dir = "/var/lib/jp"
+idle_quiet_busy = 25
 [access]
 full_resolution_groups = ["energy", "hpc"]
 others = "deny"
@@ -59,6 +60,7 @@ interval = "20ms"
     EXPECT_EQ(c->daemon.history, std::chrono::hours{1});
     EXPECT_EQ(c->daemon.max_sessions_per_user, 3);
     EXPECT_EQ(c->daemon.state_dir, std::filesystem::path{"/var/lib/jp"});
+    EXPECT_EQ(c->daemon.idle.quiet_busy_percent, 25);
     const auto off = parse_daemon_config("[daemon]\nstate_dir = \"\"\n", "off.toml");
     ASSERT_TRUE(off);
     EXPECT_EQ(off->daemon.state_dir, std::filesystem::path{}) << "\"\": kept nowhere";
@@ -87,6 +89,7 @@ TEST(DaemonSettings, EachMistakeNamesFileLineTableAndKey) {
         {"[daemon]\nidle_period = \"2h\"\n", "[daemon] idle_period: idle_window must hold"},
         {"[daemon]\nidle_window = \"10m\"\n", "[daemon] idle_window: idle_window must hold"},
         {"[daemon]\nidle_percentile = 90\n", "[daemon] idle_percentile"},
+        {"[daemon]\nidle_quiet_busy = 101\n", "[daemon] idle_quiet_busy"},
         {"[daemon]\nidle_period = \"100ms\"\nidle_window = \"720h\"\n",
          "[daemon] idle_window: idle_window must hold idle_period (at most 100000"},
         {"[daemon]\nidle_period = \"10ms\"\n", "[daemon] idle_period: must be at least"},
