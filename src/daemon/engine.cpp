@@ -81,33 +81,14 @@ Plan plan_intervals(const std::vector<std::unique_ptr<sensors::Sensor>>& sensors
     return p;
 }
 
-std::vector<Quantity> quantities_of(const std::vector<Channel>& table) {
-    std::vector<Quantity> q;
-    q.reserve(table.size());
-    for (const auto& c : table) {
-        q.push_back(c.quantity);
-    }
-    return q;
-}
-
-std::vector<bool> cpu_driven(const std::vector<Channel>& table) {
-    std::vector<bool> out;
-    out.reserve(table.size());
-    for (const auto& c : table) {
-        out.push_back(follows_cpu(c.domain));
-    }
-    return out;
-}
-
 } // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
                std::vector<Channel> table,
                const SamplerConfig& sampling,
                const DaemonConfig& config)
-    : m_channels(table), m_base_interval(config.daemon.interval),
-      m_idle(quantities_of(table), config.daemon.idle, cpu_driven(table)), m_rules(config.access),
-      m_random(std::random_device{}()) {
+    : m_channels(table), m_base_interval(config.daemon.interval), m_idle(table, config.daemon.idle),
+      m_rules(config.access), m_random(std::random_device{}()) {
     const auto n = m_channels.size();
     const auto per_floor = static_cast<std::size_t>(config.daemon.history / config.access.floor);
     for (std::size_t i = 0; i < n; ++i) {

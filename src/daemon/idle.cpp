@@ -102,17 +102,19 @@ std::string describe(const IdleSettings& s, const LearnedIdle& learned) {
     const auto least = learned.least_busy
                            ? fmt::format("; least {:.0f} %", *learned.least_busy * 100)
                            : std::string{};
+    const char* what = learned.own_use ? "GPU" : "CPUs";
     switch (learned.basis) {
     case IdleBasis::quiet:
-        return fmt::format("{}, of the {} quiet ones (CPUs <= {} % busy)", describe(s),
-                           learned.periods, s.quiet_busy_percent);
+        return fmt::format("{}, of the {} quiet ones ({} <= {} % busy)", describe(s),
+                           learned.periods, what, s.quiet_busy_percent);
     case IdleBasis::extrapolated:
-        return fmt::format("extrapolated to idle CPUs from {} means over up to {} (too few <= {} "
-                           "% busy{})",
-                           span_text(s.period), span_text(s.window), s.quiet_busy_percent, least);
+        return fmt::format("extrapolated to an idle {} from {} means over up to {} (too few <= "
+                           "{} % busy{})",
+                           learned.own_use ? "GPU" : "node", span_text(s.period),
+                           span_text(s.window), s.quiet_busy_percent, least);
     case IdleBasis::busy:
-        return fmt::format("{}; too few <= {} % busy{}: may be above idle", describe(s),
-                           s.quiet_busy_percent, least);
+        return fmt::format("{}; too few with the {} <= {} % busy{}: may be above idle", describe(s),
+                           what, s.quiet_busy_percent, least);
     case IdleBasis::all:
         break;
     }
@@ -135,20 +137,51 @@ bool follows_cpu(Domain d) noexcept {
     return false;
 }
 
-IdleLearner::IdleLearner(const std::vector<Quantity>& quantities,
-                         IdleSettings settings,
-                         std::vector<bool> cpu_driven)
+IdleLearner::IdleLearner(const std::vector<Quantity>& quantities, IdleSettings settings)
     : m_settings(settings),
       m_capacity(static_cast<std::size_t>(std::max<std::int64_t>(
           1, settings.window.count() / std::max<std::int64_t>(1, settings.period.count())))) {
     m_channels.resize(quantities.size());
     for (std::size_t i = 0; i < quantities.size(); ++i) {
-        m_channels[i].quantity = quantities[i];
-        m_channels[i].cpu_driven = cpu_driven.empty() || (i < cpu_driven.size() && cpu_driven[i]);
+        auto& c = m_channels[i];
+        c.quantity = quantities[i];
+        if (c.quantity == Quantity::utilization) {
+            c.meter = static_cast<int>(m_meters.size());
+            m_meters.push_back(Meter{-1, 0, 1, 0});
+        }
     }
 }
 
-void IdleLearner::push_mean(Channel& c, Mean m) const {
+IdleLearner::IdleLearner(const std::vector<Channel>& channels, IdleSettings settings)
+    : IdleLearner(
+          [&] {
+              std::vector<Quantity> q;
+              for (const auto& c : channels) {
+                  q.push_back(c.quantity);
+              }
+              return q;
+          }(),
+          settings) {
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        auto& c = m_channels[i];
+        if (c.quantity == Quantity::utilization) {
+            continue;
+        }
+        c.meter = follows_cpu(channels[i].domain) ? k_cpus : k_no_meter;
+        if (channels[i].domain != Domain::gpu || channels[i].device.empty()) {
+            continue;
+        }
+        for (std::size_t k = 0; k < channels.size(); ++k) { // its own utilisation
+            if (channels[k].quantity == Quantity::utilization &&
+                channels[k].device == channels[i].device) {
+                c.meter = m_channels[k].meter;
+                break;
+            }
+        }
+    }
+}
+
+void IdleLearner::push_mean(Learning& c, Mean m) const {
     if (c.means.size() < m_capacity) {
         c.means.push_back(m);
     } else {
@@ -157,7 +190,7 @@ void IdleLearner::push_mean(Channel& c, Mean m) const {
     }
 }
 
-void IdleLearner::relearn(Channel& c) const {
+void IdleLearner::relearn(Learning& c) const {
     const auto period = std::max<std::int64_t>(1, m_settings.period.count());
     const auto needed = static_cast<std::size_t>(
         std::max<std::int64_t>(1, (m_settings.min_history.count() + period - 1) / period));
@@ -171,7 +204,7 @@ void IdleLearner::relearn(Channel& c) const {
     const double quiet_at = m_settings.quiet_busy_percent / 100.0;
     for (const auto& m : c.means) {
         all.push_back(m.watts);
-        if (c.cpu_driven && std::isfinite(m.busy)) {
+        if (c.meter != k_no_meter && std::isfinite(m.busy)) {
             known.emplace_back(m.busy, m.watts);
             if (m.busy <= quiet_at) {
                 quiet.push_back(m.watts);
@@ -179,6 +212,7 @@ void IdleLearner::relearn(Channel& c) const {
         }
     }
     LearnedIdle out;
+    out.own_use = c.meter > k_cpus;
     out.history_s = static_cast<double>(all.size()) * static_cast<double>(period) * 1e-9;
     if (!known.empty()) {
         out.least_busy = std::ranges::min(known, {}, &std::pair<double, double>::first).first;
@@ -202,30 +236,39 @@ void IdleLearner::relearn(Channel& c) const {
     c.learned = out;
 }
 
-void IdleLearner::open_period(Channel& c, std::int64_t t_ns) const {
+void IdleLearner::open_period(Learning& c, std::int64_t t_ns) const {
     c.start_ns = t_ns;
-    c.busy_t0 = m_busy_t;
-    c.busy_s0 = m_busy_s;
+    c.busy_t0 = -1;
+    if (c.meter != k_no_meter) {
+        const auto& m = m_meters[static_cast<std::size_t>(c.meter)];
+        c.busy_t0 = m.t_ns;
+        c.busy_s0 = m.busy_s;
+        c.epoch0 = m.epoch;
+    }
 }
 
-void IdleLearner::close_period(Channel& c, double watts) const {
+void IdleLearner::close_period(Learning& c, double watts) const {
     if (!std::isfinite(watts) || watts < 0) {
         return;
     }
-    // The CPUs' use over the period, from their readings nearest its ends: unknown unless
-    // they cover at least half of it.
+    // The use over the period, from the meter's readings nearest its ends: unknown unless
+    // they cover at least half of it, without a break between.
     double busy = std::numeric_limits<double>::quiet_NaN();
-    const auto covered = m_busy_t - c.busy_t0;
-    if (c.busy_t0 >= 0 && m_cpus > 0 && covered > 0 && 2 * covered >= m_settings.period.count()) {
-        busy = std::clamp((m_busy_s - c.busy_s0) /
-                              (static_cast<double>(m_cpus) * static_cast<double>(covered) * 1e-9),
-                          0.0, 1.0);
+    if (c.meter != k_no_meter && c.busy_t0 >= 0) {
+        const auto& m = m_meters[static_cast<std::size_t>(c.meter)];
+        const auto covered = m.t_ns - c.busy_t0;
+        if (m.epoch == c.epoch0 && m.capacity > 0 && covered > 0 &&
+            2 * covered >= m_settings.period.count()) {
+            busy = std::clamp((m.busy_s - c.busy_s0) /
+                                  (m.capacity * static_cast<double>(covered) * 1e-9),
+                              0.0, 1.0);
+        }
     }
     push_mean(c, {watts, busy});
     relearn(c);
 }
 
-std::vector<IdleLearner::Mean> IdleLearner::ordered(const Channel& c) const {
+std::vector<IdleLearner::Mean> IdleLearner::ordered(const Learning& c) const {
     std::vector<Mean> out(c.means.begin() + static_cast<std::ptrdiff_t>(c.next), c.means.end());
     out.insert(out.end(), c.means.begin(), c.means.begin() + static_cast<std::ptrdiff_t>(c.next));
     return out;
@@ -282,18 +325,34 @@ IdleLearner::restore(std::size_t i, std::span<const double> older, std::span<con
 }
 
 void IdleLearner::add_busy(std::int64_t t_ns, double busy_s, std::size_t cpus) {
-    if (!std::isfinite(busy_s) || busy_s < 0 || cpus == 0 || t_ns <= m_busy_t ||
-        (cpus == m_cpus && busy_s < m_busy_s)) {
+    auto& m = m_meters[k_cpus];
+    const auto n = static_cast<double>(cpus);
+    if (!std::isfinite(busy_s) || busy_s < 0 || cpus == 0 || t_ns <= m.t_ns ||
+        (n == m.capacity && busy_s < m.busy_s)) {
         return;
     }
-    if (cpus != m_cpus) { // CPUs came or went: no period spans the change
-        for (auto& c : m_channels) {
-            c.busy_t0 = -1;
-        }
+    if (n != m.capacity) { // CPUs came or went: no period spans the change
+        ++m.epoch;
     }
-    m_busy_t = t_ns;
-    m_busy_s = busy_s;
-    m_cpus = cpus;
+    m.t_ns = t_ns;
+    m.busy_s = busy_s;
+    m.capacity = n;
+}
+
+// A utilisation reading is the percent busy since the one before: integrated, it is the
+// GPU's busy seconds. A gap longer than two periods is not followed across.
+void IdleLearner::add_use(Learning& c, std::int64_t t_ns, double percent) {
+    auto& m = m_meters[static_cast<std::size_t>(c.meter)];
+    if (t_ns <= m.t_ns) {
+        return;
+    }
+    if (m.t_ns >= 0 && t_ns - m.t_ns > 2 * m_settings.period.count()) {
+        ++m.epoch;
+    } else if (m.t_ns >= 0) {
+        m.busy_s +=
+            std::clamp(percent, 0.0, 100.0) / 100 * static_cast<double>(t_ns - m.t_ns) * 1e-9;
+    }
+    m.t_ns = t_ns;
 }
 
 void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
@@ -302,6 +361,7 @@ void IdleLearner::add(std::size_t i, std::int64_t t_ns, double value) {
     }
     auto& c = m_channels[i];
     if (c.quantity == Quantity::utilization) {
+        add_use(c, t_ns, value);
         return;
     }
     const auto period = m_settings.period.count();

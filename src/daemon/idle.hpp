@@ -7,8 +7,8 @@
 // split a job's share with it where the config names no idle power.
 //
 // A node that is never idle would make that percentile its busy power. So each period
-// also keeps how busy the node's CPUs were, and a channel the CPUs drive (package, DRAM,
-// the node; not a GPU) learns from its quiet periods alone where there are enough; where
+// also keeps how busy the node's CPUs were (for a GPU: the GPU itself), and a channel
+// learns from its quiet periods alone where there are enough; where
 // there are none it extrapolates to an idle node from how its power followed the CPUs'
 // use, where that is clear, and otherwise keeps the percentile and says it may be high.
 #include "core/channel.hpp"
@@ -35,7 +35,8 @@ struct LearnedIdle {
     std::size_t periods = 0; // means it was taken from
     double history_s = 0;    // the time all periods kept cover
     IdleBasis basis = IdleBasis::all;
-    std::optional<double> least_busy; // the least busy period's CPU use, 0..1, where known
+    std::optional<double> least_busy; // the least busy period's use, 0..1, where known
+    bool own_use = false;             // judged by the GPU's own utilisation, not the node's CPUs
 };
 
 // "the 5th percentile of 1 min means over up to 24 h": how the settings learn, in words.
@@ -45,17 +46,18 @@ struct LearnedIdle {
 [[nodiscard]] std::string describe(const IdleSettings& s, const LearnedIdle& learned);
 [[nodiscard]] std::string_view to_string(IdleBasis b);
 
-// Whether the CPUs' use drives a channel of this domain (what its quiet periods are).
+// Whether the CPUs' use drives a channel of this domain (what its quiet periods are by).
 [[nodiscard]] bool follows_cpu(Domain d) noexcept;
 
 class IdleLearner {
 public:
-    // cpu_driven: per channel, whether the CPUs' use drives it (empty: every one does).
-    IdleLearner(const std::vector<Quantity>& quantities,
-                IdleSettings settings,
-                std::vector<bool> cpu_driven = {});
-    // A reading of channel i at t_ns: joules since the daemon started (energy, unwrapped)
-    // or watts (power). Other quantities are ignored.
+    // Every channel that is not a utilisation follows the node's CPUs (tests).
+    IdleLearner(const std::vector<Quantity>& quantities, IdleSettings settings);
+    // The daemon's: a channel the CPUs drive follows them (follows_cpu); a GPU's power
+    // follows its own utilisation channel (the same device), where it has one.
+    IdleLearner(const std::vector<Channel>& channels, IdleSettings settings);
+    // A reading of channel i at t_ns: joules since the daemon started (energy, unwrapped),
+    // watts (power) or percent busy since its previous reading (utilisation).
     void add(std::size_t i, std::int64_t t_ns, double value);
     // The node's CPUs at t_ns: their busy seconds together (cumulative) and how many there
     // are. A period's CPU use is taken from the readings nearest its ends.
@@ -68,10 +70,10 @@ public:
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
     // Channel i's means, oldest first (what a restart keeps: daemon/idle_store.hpp).
     [[nodiscard]] std::vector<double> means(std::size_t i) const;
-    // Their periods' CPU use (0..1; NaN where unknown), in the same order.
+    // Their periods' use, 0..1 (the CPUs', or the GPU's own; NaN where unknown), in order.
     [[nodiscard]] std::vector<double> busy(std::size_t i) const;
     // Means of periods before this start (oldest first) go before those learned since; the
-    // newest that fit beside them are kept. busy: their CPU use (NaN unknown), the same
+    // newest that fit beside them are kept. busy: their use (NaN unknown), the same
     // length, or empty where unknown. Returns how many were taken.
     std::size_t
     restore(std::size_t i, std::span<const double> older, std::span<const double> busy = {});
@@ -81,32 +83,42 @@ private:
         double watts = 0;
         double busy = 0; // NaN: unknown
     };
-    struct Channel {
+    // A use, cumulative: the CPUs' busy seconds over how many CPUs, or a GPU's busy
+    // seconds (its utilisation readings integrated) over 1.
+    struct Meter {
+        std::int64_t t_ns = -1; // the latest reading (-1: none)
+        double busy_s = 0;
+        double capacity = 0;
+        std::uint64_t epoch = 0; // bumped where the use cannot be followed across
+    };
+    static constexpr int k_no_meter = -1;
+    static constexpr int k_cpus = 0; // m_meters[0]
+    struct Learning {
         Quantity quantity = Quantity::energy;
         std::int64_t start_ns = -1; // the open period's first reading (-1: none)
         double start_value = 0;     // energy: the counter there; power: the sum of readings
         std::int64_t last_ns = 0;
-        double last_value = 0; // energy: the counter at last_ns
-        std::size_t count = 0; // power: readings summed
-        bool cpu_driven = true;
-        std::int64_t busy_t0 = -1; // the CPUs' reading when the period opened (-1: none)
+        double last_value = 0;     // energy: the counter at last_ns
+        std::size_t count = 0;     // power: readings summed
+        int meter = k_cpus;        // what drives its power; a utilisation: the one it feeds
+        std::int64_t busy_t0 = -1; // the meter when the period opened (-1: none)
         double busy_s0 = 0;
+        std::uint64_t epoch0 = 0;
         std::vector<Mean> means;
         std::size_t next = 0;               // ring position once means is full
         std::optional<LearnedIdle> learned; // recomputed when a period closes
     };
-    void open_period(Channel& c, std::int64_t t_ns) const;
-    void close_period(Channel& c, double watts) const;
-    void push_mean(Channel& c, Mean m) const;
-    void relearn(Channel& c) const; // c.learned from its means, once there are enough
-    [[nodiscard]] std::vector<Mean> ordered(const Channel& c) const;
+    void open_period(Learning& c, std::int64_t t_ns) const;
+    void close_period(Learning& c, double watts) const;
+    void push_mean(Learning& c, Mean m) const;
+    void relearn(Learning& c) const; // c.learned from its means, once there are enough
+    void add_use(Learning& c, std::int64_t t_ns, double percent);
+    [[nodiscard]] std::vector<Mean> ordered(const Learning& c) const;
 
     IdleSettings m_settings;
     std::size_t m_capacity;
-    std::vector<Channel> m_channels;
-    std::int64_t m_busy_t = -1; // the CPUs' latest reading
-    double m_busy_s = 0;
-    std::size_t m_cpus = 0;
+    std::vector<Learning> m_channels;
+    std::vector<Meter> m_meters{Meter{}}; // [k_cpus], then one per utilisation channel
 };
 
 } // namespace jp::daemon

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 namespace jp::test {
 namespace {
@@ -106,6 +107,49 @@ TEST_F(DaemonGpu, AClientGetsTheAnchoredGpuAndItsPhasesFromTheDaemon) {
         covered = covered || c.at("field") == "gpu0.power";
     }
     EXPECT_TRUE(covered) << run.at("field_coverage").dump();
+}
+
+// A GPU's quiet periods are its own: busy all along (95 %, as a training node's GPU is),
+// the daemon does not take its busy power for idle without saying so, while the CPUs'
+// state says nothing of it.
+TEST_F(DaemonGpu, AGpuBusyAllAlongSaysItsLearnedIdleMayBeHigh) {
+    Profile profile;
+    for (int i = 0; i <= 40; ++i) {
+        profile.points.emplace_back(1.0 * i, i % 2 == 0 ? 600.0 : 650.0);
+    }
+    fs.add({"/busy.fixture",
+            profile.fixture("gpu 0 00000000:3B:00.0 model=h100 update_ms=0") + "util 0 95\n",
+            0644});
+    const auto origin = path("/origin");
+    ::setenv("JP_FAKE_NVML_FIXTURE", path("/busy.fixture").c_str(), 1);
+    ::setenv("JP_FAKE_ORIGIN_FILE", origin.c_str(), 1);
+    start_daemon(fmt::format("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\n"
+                             "idle_window = \"1m\"\nidle_min_history = \"1s\"\n"
+                             "[sensors.nvml]\nlibrary = \"{}\"\nanchor = \"2s\"\n",
+                             JP_FAKE_NVML));
+    ::unsetenv("JP_FAKE_NVML_FIXTURE");
+    ::unsetenv("JP_FAKE_ORIGIN_FILE");
+    auto root = probe("root");
+    ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+    json field;
+    for (int i = 0; i < 100 && (field.is_null() || field.at("idle").is_null()); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        const auto reply = root->call({{"op", "channels"}});
+        for (const auto& c : reply.at("channels")) {
+            if (c.at("name") == "gpu0.power") {
+                field = c;
+            }
+        }
+    }
+    ASSERT_TRUE(field.is_object()) << daemon_log();
+    const auto& idle = field.at("idle");
+    ASSERT_TRUE(idle.is_object()) << "nothing learned in 10 s:\n" << daemon_log();
+    EXPECT_EQ(idle.at("basis"), "busy") << idle.dump();
+    EXPECT_NEAR(idle.at("least_busy").get<double>(), 0.95, 0.02) << idle.dump();
+    EXPECT_NE(idle.at("how").get<std::string>().find("too few with the GPU <= 10 % busy"),
+              std::string::npos)
+        << idle.dump();
+    EXPECT_GT(idle.at("watts").get<double>(), 550) << idle.dump();
 }
 
 } // namespace

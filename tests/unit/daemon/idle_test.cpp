@@ -161,7 +161,7 @@ TEST(IdleLearner, ANeverQuietNodeExtrapolatesOrSaysItsIdleMayBeHigh) {
     EXPECT_EQ(idle.basis, IdleBasis::extrapolated);
     EXPECT_NEAR(idle.watts, 20, 2.0) << "the line's power at no CPU use";
     EXPECT_NEAR(*idle.least_busy, 0.5, 0.02);
-    EXPECT_NE(describe(fast(), idle).find("extrapolated to idle CPUs from 1 s means"),
+    EXPECT_NE(describe(fast(), idle).find("extrapolated to an idle node from 1 s means"),
               std::string::npos)
         << describe(fast(), idle);
 
@@ -178,25 +178,63 @@ TEST(IdleLearner, ANeverQuietNodeExtrapolatesOrSaysItsIdleMayBeHigh) {
     idle = *flat.idle(0);
     EXPECT_EQ(idle.basis, IdleBasis::busy);
     EXPECT_NEAR(idle.watts, 70, 1e-6) << "the percentile, unchanged";
-    EXPECT_NE(describe(fast(), idle).find("too few <= 10 % busy; least 90 %: may be above idle"),
+    EXPECT_NE(describe(fast(), idle)
+                  .find("too few with the CPUs <= 10 % busy; least 90 %: may be above idle"),
               std::string::npos)
         << describe(fast(), idle);
 }
 
-// A GPU is not driven by the CPUs: its periods are all taken, however busy the CPUs were.
-TEST(IdleLearner, AChannelTheCpusDoNotDriveTakesEveryPeriod) {
-    IdleLearner l({Quantity::energy}, long_window(), {false});
-    double j = 0;
-    double busy = 0;
+Channel gpu_channel(std::string name, Quantity q, std::string device) {
+    Channel c;
+    c.name = std::move(name);
+    c.domain = Domain::gpu;
+    c.quantity = q;
+    c.device = std::move(device);
+    return c;
+}
+
+// A GPU is not driven by the CPUs: its quiet periods are those of its own utilisation
+// (the same device), and without one every period is taken, however busy the CPUs were.
+TEST(IdleLearner, AGpuIsJudgedByItsOwnUseNotTheCpus) {
+    const std::vector<Channel> chans{
+        gpu_channel("gpu0", Quantity::energy, "0000:17:00.0"),
+        gpu_channel("gpu0.util", Quantity::utilization, "0000:17:00.0"),
+        gpu_channel("gpu1", Quantity::energy, "0000:65:00.0")};
+    IdleLearner l(chans, long_window());
+    double j0 = 0;
+    double j1 = 0;
+    double cpus = 0;
     std::int64_t t = 0;
-    l.add_busy(t, busy, 4);
-    l.add(0, t, j);
-    const auto use = [](int s) { return s % 40 == 5 ? 0.02 : 0.9; };
-    feed_busy(
-        l, t, j, busy, 400, [&](int s) { return 10 + 80 * use(s); }, use);
+    l.add_busy(t, cpus, 4);
+    l.add(0, t, j0);
+    l.add(1, t, 0);
+    l.add(2, t, j1);
+    // GPU 0 trains 97.5 % of the time (60 W idle, 700 W busy); the CPUs are idle throughout
+    // (the GPU's work is not theirs), so by them every period would look quiet.
+    const auto use = [](int s) { return s % 40 == 5 ? 0.0 : 0.95; };
+    for (int tick = 0; tick < 4000; ++tick) {
+        const int s = tick / 10;
+        j0 += (60 + 674 * use(s)) * 0.1;
+        j1 += (60 + 674 * use(s)) * 0.1;
+        t += 100 * k_ms;
+        l.add_busy(t, cpus, 4);
+        l.add(1, t, use(s) * 100); // NVML: percent busy over the last sample period
+        l.add(0, t, j0);
+        l.add(2, t, j1);
+    }
     ASSERT_TRUE(l.idle(0));
-    EXPECT_EQ(l.idle(0)->basis, IdleBasis::all);
-    EXPECT_NEAR(l.idle(0)->watts, 82, 1e-6);
+    const auto own = *l.idle(0);
+    EXPECT_EQ(own.basis, IdleBasis::quiet);
+    EXPECT_TRUE(own.own_use);
+    EXPECT_EQ(own.periods, 10U);
+    EXPECT_NEAR(own.watts, 60, 1e-6);
+    EXPECT_NE(describe(long_window(), own).find("(GPU <= 10 % busy)"), std::string::npos)
+        << describe(long_window(), own);
+    // GPU 1 has no utilisation: every period, its busy power (the CPUs say nothing of it).
+    ASSERT_TRUE(l.idle(2));
+    EXPECT_EQ(l.idle(2)->basis, IdleBasis::all);
+    EXPECT_NEAR(l.idle(2)->watts, 60 + 674 * 0.95, 1e-6);
+    EXPECT_FALSE(l.idle(1)) << "a utilisation is no power";
     EXPECT_FALSE(follows_cpu(Domain::gpu));
     EXPECT_TRUE(follows_cpu(Domain::dram));
     EXPECT_TRUE(follows_cpu(Domain::node));
