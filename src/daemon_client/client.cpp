@@ -8,11 +8,13 @@
 #include "sys/socket.hpp"
 #include "sys/thread_name.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <fmt/format.h>
 #include <optional>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 namespace jp::daemon {
@@ -88,6 +90,22 @@ std::expected<void, CallError> Client::handshake(Nanos timeout) {
                                         m_hello.version, k_protocol_version)));
     }
     return {};
+}
+
+std::expected<nlohmann::json, CallError>
+Client::call_patiently(const nlohmann::json& request, Nanos timeout, Nanos patience) {
+    const auto give_up = mono_ns() + patience.count();
+    for (;;) {
+        auto r = call(request, timeout);
+        if (r || r.error().code != ErrorCode::rate_limited || r.error().retry_after_ms <= 0) {
+            return r;
+        }
+        const auto wait_ms = std::min<std::int64_t>(r.error().retry_after_ms, 1000);
+        if (mono_ns() + wait_ms * 1'000'000 > give_up) {
+            return r;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds{wait_ms});
+    }
 }
 
 std::expected<nlohmann::json, CallError> Client::call(nlohmann::json request, Nanos timeout) {

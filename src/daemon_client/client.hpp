@@ -53,6 +53,10 @@ public:
 
     // Sends request (an "id" is added) and waits up to timeout for the reply.
     std::expected<nlohmann::json, CallError> call(nlohmann::json request, Nanos timeout);
+    // The same, sent again while the daemon says rate_limited, after the wait it names (at
+    // most a second each), until the next wait would end past patience from now.
+    std::expected<nlohmann::json, CallError>
+    call_patiently(const nlohmann::json& request, Nanos timeout, Nanos patience);
     // Receives every event (stream samples, closing); set before the first stream.
     void on_event(EventHandler handler);
     // False once the daemon closed the connection or it failed.

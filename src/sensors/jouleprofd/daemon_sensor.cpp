@@ -141,28 +141,20 @@ std::expected<daemon::LedgerReply, std::string> query_ledger(daemon::Client& cli
         if (far(offset) || far(from_ns) || far(to_ns)) {
             return std::unexpected(std::string{"times out of range"});
         }
-        const auto give_up = mono_ns() + 5'000'000'000;
-        for (;;) {
-            auto r = client.call({{"op", "ledger"},
-                                  {"session", session},
-                                  {"from_ns", from_ns + offset},
-                                  {"to_ns", to_ns + offset}},
-                                 DaemonSensor::k_call_timeout);
-            if (r) {
-                auto parsed = daemon::parse_ledger(*r, offset);
-                if (!parsed) {
-                    return std::unexpected(std::string{"a malformed reply"});
-                }
-                return std::move(*parsed);
-            }
-            // Many jobs ending at once: the daemon rations views; wait as it says.
-            const auto wait_ms = std::clamp<std::int64_t>(r.error().retry_after_ms, 1, 1000);
-            if (r.error().code != daemon::ErrorCode::rate_limited ||
-                mono_ns() + wait_ms * 1'000'000 > give_up) {
-                return std::unexpected(r.error().message);
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds{wait_ms});
+        // Many jobs ending at once: the daemon rations views; wait as it says.
+        auto r = client.call_patiently({{"op", "ledger"},
+                                        {"session", session},
+                                        {"from_ns", from_ns + offset},
+                                        {"to_ns", to_ns + offset}},
+                                       DaemonSensor::k_call_timeout, std::chrono::seconds{5});
+        if (!r) {
+            return std::unexpected(r.error().message);
         }
+        auto parsed = daemon::parse_ledger(*r, offset);
+        if (!parsed) {
+            return std::unexpected(std::string{"a malformed reply"});
+        }
+        return std::move(*parsed);
     } catch (const std::exception& e) {
         return std::unexpected(std::string{"a malformed reply: "} + e.what());
     }

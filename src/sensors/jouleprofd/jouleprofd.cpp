@@ -15,7 +15,6 @@
 #include <map>
 #include <optional>
 #include <sys/stat.h>
-#include <thread>
 
 namespace jp::sensors::jouleprofd {
 namespace {
@@ -99,16 +98,10 @@ Discovery connect_and_offer(const std::filesystem::path& socket,
     auto offer = offered(channels, local);
     // A session even where nothing is offered: the daemon's ledger counts every job on the
     // node by its session (docs/attribution.md, "Several jobs on one node").
-    auto session = (*client)->call({{"op", "open"}, {"label", "jouleprof"}}, k_connect_timeout);
     // A user's sessions are opened at a few a second after a burst (a sweep of many short
     // jobs can reach it): wait for the next rather than measure without the daemon.
-    for (int tries = 0; !session && session.error().code == daemon::ErrorCode::rate_limited &&
-                        session.error().retry_after_ms > 0 && tries < 4;
-         ++tries) {
-        std::this_thread::sleep_for(std::chrono::milliseconds{
-            std::min<std::int64_t>(session.error().retry_after_ms, 1000)});
-        session = (*client)->call({{"op", "open"}, {"label", "jouleprof"}}, k_connect_timeout);
-    }
+    auto session = (*client)->call_patiently({{"op", "open"}, {"label", "jouleprof"}},
+                                             k_connect_timeout, std::chrono::seconds{4});
     if (!session) {
         out.notes.push_back("jouleprofd: cannot open a session: " + session.error().message);
         return out;

@@ -138,6 +138,49 @@ TEST(Client, ErrorsCarryTheDaemonsCodeAndRetryTime) {
     EXPECT_EQ(r.error().retry_after_ms, 1234);
 }
 
+// Rationed calls are sent again after the wait the daemon names, and given up when the next
+// wait would end past the patience; other errors are not retried.
+TEST(Client, APatientCallWaitsAsTheDaemonSaysWithinItsPatience) {
+    std::atomic<int> opens{0};
+    std::atomic<int> ledgers{0};
+    std::atomic<int> bads{0};
+    ScriptedServer s{[&](const json& r) {
+        if (r["op"] == "hello") {
+            return hello_reply(r);
+        }
+        const bool open = r["op"] == "open";
+        const int n = open ? ++opens : r["op"] == "bad" ? ++bads : ++ledgers;
+        if (open && n == 3) {
+            return json{{"id", r["id"]}, {"ok", true}, {"session", "s"}}.dump();
+        }
+        return json{{"id", r["id"]},
+                    {"ok", false},
+                    {"error", r["op"] == "bad" ? "bad_request" : "rate_limited"},
+                    {"message", "later"},
+                    {"retry_after_ms", 50}}
+            .dump();
+    }};
+    auto c = Client::connect(s.path(), k_timeout);
+    ASSERT_TRUE(c);
+    const auto ok = (*c)->call_patiently({{"op", "open"}}, k_timeout, std::chrono::seconds{2});
+    ASSERT_TRUE(ok) << ok.error().message;
+    EXPECT_EQ(opens.load(), 3);
+    // 50 ms apart, 275 ms of patience: sent up to 6 times (a 6th wait would end past it).
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto refused =
+        (*c)->call_patiently({{"op", "ledger"}}, k_timeout, std::chrono::milliseconds{275});
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::rate_limited);
+    EXPECT_GE(ledgers.load(), 2);
+    EXPECT_LE(ledgers.load(), 6);
+    EXPECT_GE(std::chrono::steady_clock::now() - t0,
+              std::chrono::milliseconds{50 * (ledgers.load() - 1)});
+    const auto bad = (*c)->call_patiently({{"op", "bad"}}, k_timeout, std::chrono::seconds{2});
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, ErrorCode::bad_request);
+    EXPECT_EQ(bads.load(), 1) << "sent once";
+}
+
 TEST(Client, AnotherProtocolVersionOrADenialIsRefused) {
     ScriptedServer old{[](const json& r) { return hello_reply(r, 7); }};
     auto c = Client::connect(old.path(), k_timeout);
