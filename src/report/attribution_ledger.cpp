@@ -102,24 +102,41 @@ double LedgerShares::given(int package, std::int64_t a, std::int64_t b) const {
     return sum / static_cast<double>(b - a);
 }
 
-std::string ledger_note(const daemon::LedgerReply& ledger, std::int64_t t0) {
+std::vector<std::string> ledger_notes(const daemon::LedgerReply& ledger, std::int64_t t0) {
+    std::vector<std::string> out;
+    const auto seconds = [t0](std::int64_t t) { return static_cast<double>(t - t0) * 1e-9; };
     const bool partial = ledger.counts_complete_from_ns > t0; // a churn made it forget some
-    if (ledger.other_jobs == 0 && !partial) {
-        return {};
+    const bool cpus_partial = ledger.complete_from_ns > t0;   // some on the job's CPUs too
+    const bool together =
+        partial && cpus_partial && ledger.counts_complete_from_ns == ledger.complete_from_ns;
+    constexpr const char* k_cpus = "CPUs other jobs held may be counted as this job's alone";
+    if (ledger.other_jobs > 0 || partial) {
+        const auto forgot =
+            partial ? fmt::format(": it had forgotten jobs that ended before {:.1f} s into the "
+                                  "run{}",
+                                  seconds(ledger.counts_complete_from_ns),
+                                  together ? fmt::format(" (too many came and went; until then, "
+                                                         "{})",
+                                                         k_cpus)
+                                           : std::string{})
+                    : std::string{};
+        // A job it forgot ended during the run: there was one at least.
+        const auto others =
+            partial ? std::max<std::size_t>(1, ledger.other_jobs) : ledger.other_jobs;
+        const auto at_once =
+            partial ? std::max<std::size_t>(1, ledger.most_at_once) : ledger.most_at_once;
+        out.push_back(fmt::format(
+            "jouleprofd's ledger: {}{} other job{} on the node during the run ({} {} at once){}; "
+            "the idle power of a CPU several jobs held is split evenly between them",
+            partial ? "at least " : "", others, others == 1 ? "" : "s",
+            partial ? "at least" : "at most", at_once, forgot));
     }
-    const auto forgot =
-        partial ? fmt::format(": it had forgotten jobs that ended before {:.1f} s into the run",
-                              static_cast<double>(ledger.counts_complete_from_ns - t0) * 1e-9)
-                : std::string{};
-    // A job it forgot ended during the run: there was one at least.
-    const auto others = partial ? std::max<std::size_t>(1, ledger.other_jobs) : ledger.other_jobs;
-    const auto at_once =
-        partial ? std::max<std::size_t>(1, ledger.most_at_once) : ledger.most_at_once;
-    return fmt::format("jouleprofd's ledger: {}{} other job{} on the node during the run ({} {} "
-                       "at once){}; the idle power of a CPU several jobs held is split evenly "
-                       "between them",
-                       partial ? "at least " : "", others, others == 1 ? "" : "s",
-                       partial ? "at least" : "at most", at_once, forgot);
+    if (cpus_partial && !together) { // a churn of jobs made the daemon forget some
+        out.push_back(fmt::format("jouleprofd's ledger had forgotten jobs that ended before "
+                                  "{:.1f} s into the run (too many came and went): until then, {}",
+                                  seconds(ledger.complete_from_ns), k_cpus));
+    }
+    return out;
 }
 
 // Who else held the job's CPUs (jouleprofd's ledger, where it ran): the shares it gives, the
@@ -146,15 +163,8 @@ std::shared_ptr<const LedgerShares> ledger_shares(const nlohmann::json& facts,
     }
     out.other_jobs = ledger->other_jobs;
     out.jobs_at_once = ledger->most_at_once;
-    if (auto n = ledger_note(*ledger, t0); !n.empty()) {
+    for (auto& n : ledger_notes(*ledger, t0)) {
         out.notes.push_back(std::move(n));
-    }
-    if (ledger->complete_from_ns > t0) { // a churn of jobs made the daemon forget some
-        out.notes.push_back(fmt::format(
-            "jouleprofd's ledger had forgotten jobs that ended before {:.1f} s into the run (too "
-            "many came and went): until then, CPUs other jobs held may be counted as this "
-            "job's alone",
-            static_cast<double>(ledger->complete_from_ns - t0) * 1e-9));
     }
     auto shares = LedgerShares::make(*ledger, alloc);
     if (!shares) {

@@ -45,8 +45,11 @@ private:
                                                                 Attribution& out);
 
 // "jouleprofd's ledger: 2 other jobs on the node during the run (at most 1 at once); ...":
-// the note for a run's ledger that began at t0, "at least" where the daemon had forgotten
-// jobs that ended after t0; "" where there were no other jobs.
-[[nodiscard]] std::string ledger_note(const daemon::LedgerReply& ledger, std::int64_t t0);
+// the notes for a run's ledger that began at t0: the count ("at least" where the daemon had
+// forgotten jobs that ended after t0; none where there were no other jobs), and where it
+// had forgotten jobs on the job's CPUs, that those may be counted as the job's until then
+// (one note where both forgot up to the same time).
+[[nodiscard]] std::vector<std::string> ledger_notes(const daemon::LedgerReply& ledger,
+                                                    std::int64_t t0);
 
 } // namespace jp::report

@@ -132,18 +132,15 @@ TEST_F(LedgerShare, AViewTheDaemonRefusedOrOneThatForgotJobsIsSaid) {
                         R"("other_jobs":1,"most_at_once":1,"complete_from_ns":3000000000})");
     std::filesystem::remove(p);
     ASSERT_TRUE(forgot);
-    said = false;
-    for (const auto& n : forgot->attribution->notes) {
-        said = said || n.starts_with("jouleprofd's ledger had forgotten jobs that ended before "
-                                     "3.0 s into the run");
-    }
-    EXPECT_TRUE(said);
-    // Its counts of other jobs are those it kept: at least (an older daemon's one time).
+    // Its counts of other jobs are those it kept: at least (an older daemon's one time), and
+    // the CPUs it forgot up to the same time are said in the same note.
     said = false;
     for (const auto& n : forgot->attribution->notes) {
         said = said || n.starts_with("jouleprofd's ledger: at least 1 other job on the node "
                                      "during the run (at least 1 at once): it had forgotten "
-                                     "jobs that ended before 3.0 s into the run;");
+                                     "jobs that ended before 3.0 s into the run (too many came "
+                                     "and went; until then, CPUs other jobs held may be counted "
+                                     "as this job's alone);");
     }
     EXPECT_TRUE(said) << fmt::format("{}", fmt::join(forgot->attribution->notes, " | "));
 }
@@ -152,12 +149,38 @@ TEST_F(LedgerShare, AViewTheDaemonRefusedOrOneThatForgotJobsIsSaid) {
 TEST(LedgerNote, AJobForgottenDuringTheRunCountsAsOneAtLeast) {
     daemon::LedgerReply r;
     r.counts_complete_from_ns = 3'000'000'000;
-    EXPECT_TRUE(ledger_note(r, 0).starts_with("jouleprofd's ledger: at least 1 other job on the "
-                                              "node during the run (at least 1 at once): it had "
-                                              "forgotten jobs that ended before 3.0 s"))
-        << ledger_note(r, 0);
+    auto notes = ledger_notes(r, 0);
+    ASSERT_EQ(notes.size(), 1U);
+    EXPECT_TRUE(notes[0].starts_with("jouleprofd's ledger: at least 1 other job on the node "
+                                     "during the run (at least 1 at once): it had forgotten "
+                                     "jobs that ended before 3.0 s"))
+        << notes[0];
     r.counts_complete_from_ns = 0;
-    EXPECT_EQ(ledger_note(r, 0), "") << "nothing forgotten, no other job: no note";
+    EXPECT_TRUE(ledger_notes(r, 0).empty()) << "nothing forgotten, no other job: no note";
+}
+
+// Forgotten on the job's CPUs and in the counts up to the same time: said once; up to
+// different times: each said.
+TEST(LedgerNote, ForgettingUpToOneTimeIsSaidOnce) {
+    daemon::LedgerReply r;
+    r.other_jobs = 2;
+    r.most_at_once = 1;
+    r.complete_from_ns = 3'000'000'000;
+    r.counts_complete_from_ns = 3'000'000'000;
+    auto notes = ledger_notes(r, 0);
+    ASSERT_EQ(notes.size(), 1U);
+    EXPECT_NE(notes[0].find("at least 2 other jobs"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[0].find("ended before 3.0 s into the run (too many came and went; until "
+                            "then, CPUs other jobs held may be counted as this job's alone)"),
+              std::string::npos)
+        << notes[0];
+    r.counts_complete_from_ns = 4'000'000'000;
+    notes = ledger_notes(r, 0);
+    ASSERT_EQ(notes.size(), 2U);
+    EXPECT_NE(notes[0].find("ended before 4.0 s into the run;"), std::string::npos) << notes[0];
+    EXPECT_TRUE(notes[1].starts_with("jouleprofd's ledger had forgotten jobs that ended before "
+                                     "3.0 s into the run (too many came and went): until then,"))
+        << notes[1];
 }
 
 TEST_F(LedgerShare, ADamagedLedgerIsSaidAndChangesNothing) {
