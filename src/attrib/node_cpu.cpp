@@ -47,7 +47,14 @@ std::optional<NodeCpu> NodeCpu::open(const std::filesystem::path& root) {
 }
 
 std::optional<std::vector<double>> NodeCpu::read() const {
-    const auto text = m_file.read(m_buf);
+    auto text = m_file.read(m_buf);
+    // A file that fills the buffer may hold more (/proc/stat of a node with ~650 CPUs or
+    // more passes 64 KiB): read again with room to spare, up to 16 MiB.
+    constexpr std::size_t k_most = std::size_t{16} << 20;
+    while (text && text->size() == m_buf.size() && m_buf.size() < k_most) {
+        m_buf.resize(m_buf.size() * 2);
+        text = m_file.read(m_buf);
+    }
     if (!text) {
         return std::nullopt;
     }

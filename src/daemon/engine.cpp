@@ -270,13 +270,23 @@ void Engine::read_busy(std::int64_t now_ns) {
         std::min<std::int64_t>(m_idle.settings().period.count() / 8,
                                std::chrono::nanoseconds{std::chrono::seconds{1}}.count());
     m_next_busy_read = now_ns + every;
-    if (const auto busy = m_node_cpu->read()) {
-        double sum = 0;
-        for (const double b : *busy) {
-            sum += b;
-        }
-        m_idle.add_busy(mono_ns(), sum, m_node_cpu->cpus().size());
+    auto busy = m_node_cpu->read();
+    if (!busy) {
+        return;
     }
+    // A running total of what each CPU present in both readings added: a CPU that went
+    // offline (it reads 0, or leaves /proc/stat) takes nothing back, one that came adds
+    // nothing until its second reading; the count of CPUs present tells the learner of both.
+    std::size_t present = 0;
+    for (std::size_t i = 0; i < busy->size(); ++i) {
+        const double now = (*busy)[i];
+        present += now > 0 ? 1 : 0;
+        if (i < m_cpu_busy.size() && m_cpu_busy[i] > 0 && now >= m_cpu_busy[i]) {
+            m_cpu_busy_total += now - m_cpu_busy[i];
+        }
+    }
+    m_cpu_busy = std::move(*busy);
+    m_idle.add_busy(mono_ns(), m_cpu_busy_total, present);
 }
 
 void Engine::absorb(const std::vector<trace::SampleRecord>& records) {

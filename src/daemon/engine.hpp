@@ -126,6 +126,8 @@ private:
     // The node's CPUs, read for the idle learner's quiet periods (none: never judged).
     std::optional<attrib::NodeCpu> m_node_cpu;
     std::int64_t m_next_busy_read = 0;
+    std::vector<double> m_cpu_busy;                   // each CPU's busy seconds at the last reading
+    double m_cpu_busy_total = 0;                      // what they added since the first, together
     std::optional<std::filesystem::path> m_state_dir; // where the idle history is kept
     std::int64_t m_next_idle_save = 0;
     std::string m_idle_save_error; // the last failure logged (said once until it changes)

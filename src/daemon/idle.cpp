@@ -102,7 +102,9 @@ std::string describe(const IdleSettings& s, const LearnedIdle& learned) {
     const auto least = learned.least_busy
                            ? fmt::format("; least {:.0f} %", *learned.least_busy * 100)
                            : std::string{};
-    const char* what = learned.own_use ? "GPU" : "CPUs";
+    const char* what = learned.by == IdleUse::gpu             ? "GPU"
+                       : learned.by == IdleUse::cpus_and_gpus ? "CPUs and GPUs"
+                                                              : "CPUs";
     switch (learned.basis) {
     case IdleBasis::quiet:
         return fmt::format("{}, of the {} quiet ones ({} <= {} % busy)", describe(s),
@@ -110,7 +112,7 @@ std::string describe(const IdleSettings& s, const LearnedIdle& learned) {
     case IdleBasis::extrapolated:
         return fmt::format("extrapolated to an idle {} from {} means over up to {} (too few <= "
                            "{} % busy{})",
-                           learned.own_use ? "GPU" : "node", span_text(s.period),
+                           learned.by == IdleUse::gpu ? "GPU" : "node", span_text(s.period),
                            span_text(s.window), s.quiet_busy_percent, least);
     case IdleBasis::busy:
         return fmt::format("{}; too few with the {} <= {} % busy{}: may be above idle", describe(s),
@@ -146,7 +148,7 @@ IdleLearner::IdleLearner(const std::vector<Quantity>& quantities, IdleSettings s
         auto& c = m_channels[i];
         c.quantity = quantities[i];
         if (c.quantity == Quantity::utilization) {
-            c.meter = static_cast<int>(m_meters.size());
+            c.meters = {m_meters.size()};
             m_meters.push_back(Meter{-1, 0, 1, 0});
         }
     }
@@ -162,19 +164,35 @@ IdleLearner::IdleLearner(const std::vector<Channel>& channels, IdleSettings sett
               return q;
           }(),
           settings) {
+    std::vector<std::size_t> gpus; // every GPU's utilisation meter
+    for (const auto& c : m_channels) {
+        if (c.quantity == Quantity::utilization) {
+            gpus.push_back(c.meters.front());
+        }
+    }
     for (std::size_t i = 0; i < channels.size(); ++i) {
         auto& c = m_channels[i];
+        const auto d = channels[i].domain;
         if (c.quantity == Quantity::utilization) {
             continue;
         }
-        c.meter = follows_cpu(channels[i].domain) ? k_cpus : k_no_meter;
-        if (channels[i].domain != Domain::gpu || channels[i].device.empty()) {
+        if (d == Domain::node || d == Domain::psys) { // the whole node: the GPUs' work too
+            c.meters.insert(c.meters.end(), gpus.begin(), gpus.end());
+            c.by = gpus.empty() ? IdleUse::cpus : IdleUse::cpus_and_gpus;
+            continue;
+        }
+        if (follows_cpu(d)) {
+            continue;
+        }
+        c.meters.clear();
+        c.by = IdleUse::gpu;
+        if (d != Domain::gpu || channels[i].device.empty()) {
             continue;
         }
         for (std::size_t k = 0; k < channels.size(); ++k) { // its own utilisation
             if (channels[k].quantity == Quantity::utilization &&
                 channels[k].device == channels[i].device) {
-                c.meter = m_channels[k].meter;
+                c.meters = m_channels[k].meters;
                 break;
             }
         }
@@ -204,7 +222,7 @@ void IdleLearner::relearn(Learning& c) const {
     const double quiet_at = m_settings.quiet_busy_percent / 100.0;
     for (const auto& m : c.means) {
         all.push_back(m.watts);
-        if (c.meter != k_no_meter && std::isfinite(m.busy)) {
+        if (!c.meters.empty() && std::isfinite(m.busy)) {
             known.emplace_back(m.busy, m.watts);
             if (m.busy <= quiet_at) {
                 quiet.push_back(m.watts);
@@ -212,7 +230,7 @@ void IdleLearner::relearn(Learning& c) const {
         }
     }
     LearnedIdle out;
-    out.own_use = c.meter > k_cpus;
+    out.by = c.by;
     out.history_s = static_cast<double>(all.size()) * static_cast<double>(period) * 1e-9;
     if (!known.empty()) {
         out.least_busy = std::ranges::min(known, {}, &std::pair<double, double>::first).first;
@@ -226,11 +244,13 @@ void IdleLearner::relearn(Learning& c) const {
     }
     out.periods = all.size();
     out.watts = percentile(std::move(all), m_settings.percentile);
-    if (!known.empty()) {
-        // Seldom quiet: the percentile is the least busy periods' power, above idle.
-        const auto at_idle = known.size() >= needed ? idle_intercept(known) : std::nullopt;
+    if (known.size() >= needed) {
+        // Seldom quiet: the percentile is the least busy periods' power, above idle. A line
+        // that finds idle below 0 does not describe this channel: not taken.
+        auto at_idle = idle_intercept(known);
+        at_idle = at_idle && *at_idle >= 0 ? at_idle : std::nullopt;
         out.basis = at_idle ? IdleBasis::extrapolated : IdleBasis::busy;
-        out.watts = at_idle ? std::clamp(*at_idle, 0.0, out.watts) : out.watts;
+        out.watts = at_idle ? std::min(*at_idle, out.watts) : out.watts;
         out.periods = at_idle ? known.size() : out.periods;
     }
     c.learned = out;
@@ -238,31 +258,37 @@ void IdleLearner::relearn(Learning& c) const {
 
 void IdleLearner::open_period(Learning& c, std::int64_t t_ns) const {
     c.start_ns = t_ns;
-    c.busy_t0 = -1;
-    if (c.meter != k_no_meter) {
-        const auto& m = m_meters[static_cast<std::size_t>(c.meter)];
-        c.busy_t0 = m.t_ns;
-        c.busy_s0 = m.busy_s;
-        c.epoch0 = m.epoch;
+    c.marks.clear();
+    for (const auto k : c.meters) {
+        const auto& m = m_meters[k];
+        c.marks.push_back({m.t_ns, m.busy_s, m.epoch});
     }
+}
+
+// A meter's use since a mark, 0..1: unknown unless its readings since cover at least half a
+// period and at most two, without a break between.
+double IdleLearner::use_since(const Mark& mark, const Meter& m) const {
+    const auto period = m_settings.period.count();
+    const auto covered = m.t_ns - mark.t_ns;
+    if (mark.t_ns < 0 || m.epoch != mark.epoch || m.capacity <= 0 || covered <= 0 ||
+        2 * covered < period || covered > 2 * period) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    return std::clamp((m.busy_s - mark.busy_s) / (m.capacity * static_cast<double>(covered) * 1e-9),
+                      0.0, 1.0);
 }
 
 void IdleLearner::close_period(Learning& c, double watts) const {
     if (!std::isfinite(watts) || watts < 0) {
         return;
     }
-    // The use over the period, from the meter's readings nearest its ends: unknown unless
-    // they cover at least half of it, without a break between.
-    double busy = std::numeric_limits<double>::quiet_NaN();
-    if (c.meter != k_no_meter && c.busy_t0 >= 0) {
-        const auto& m = m_meters[static_cast<std::size_t>(c.meter)];
-        const auto covered = m.t_ns - c.busy_t0;
-        if (m.epoch == c.epoch0 && m.capacity > 0 && covered > 0 &&
-            2 * covered >= m_settings.period.count()) {
-            busy = std::clamp((m.busy_s - c.busy_s0) /
-                                  (m.capacity * static_cast<double>(covered) * 1e-9),
-                              0.0, 1.0);
-        }
+    // The period's use: the busiest of its meters; unknown where any is.
+    double busy = c.meters.empty() || c.marks.size() != c.meters.size()
+                      ? std::numeric_limits<double>::quiet_NaN()
+                      : 0.0;
+    for (std::size_t k = 0; k < c.marks.size() && std::isfinite(busy); ++k) {
+        const double u = use_since(c.marks[k], m_meters[c.meters[k]]);
+        busy = std::isnan(u) ? u : std::max(busy, u);
     }
     push_mean(c, {watts, busy});
     relearn(c);
@@ -327,11 +353,13 @@ IdleLearner::restore(std::size_t i, std::span<const double> older, std::span<con
 void IdleLearner::add_busy(std::int64_t t_ns, double busy_s, std::size_t cpus) {
     auto& m = m_meters[k_cpus];
     const auto n = static_cast<double>(cpus);
-    if (!std::isfinite(busy_s) || busy_s < 0 || cpus == 0 || t_ns <= m.t_ns ||
-        (n == m.capacity && busy_s < m.busy_s)) {
+    if (!std::isfinite(busy_s) || busy_s < 0 || cpus == 0 || t_ns <= m.t_ns) {
         return;
     }
-    if (n != m.capacity) { // CPUs came or went: no period spans the change
+    // CPUs that came or went, a total that went back, or readings too far apart: no period
+    // spans the change.
+    if (n != m.capacity || busy_s < m.busy_s ||
+        (m.t_ns >= 0 && t_ns - m.t_ns > 2 * m_settings.period.count())) {
         ++m.epoch;
     }
     m.t_ns = t_ns;
@@ -342,7 +370,7 @@ void IdleLearner::add_busy(std::int64_t t_ns, double busy_s, std::size_t cpus) {
 // A utilisation reading is the percent busy since the one before: integrated, it is the
 // GPU's busy seconds. A gap longer than two periods is not followed across.
 void IdleLearner::add_use(Learning& c, std::int64_t t_ns, double percent) {
-    auto& m = m_meters[static_cast<std::size_t>(c.meter)];
+    auto& m = m_meters[c.meters.front()];
     if (t_ns <= m.t_ns) {
         return;
     }

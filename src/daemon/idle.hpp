@@ -30,13 +30,17 @@ enum class IdleBasis : std::uint8_t {
     busy,         // no quiet periods and no clear fit: every period; may be above idle
 };
 
+// Whose use a channel's quiet periods are judged by: the node's CPUs (a package, DRAM), a
+// GPU's own utilisation (the GPU), or the busiest of the CPUs and every GPU (the node, psys).
+enum class IdleUse : std::uint8_t { cpus, gpu, cpus_and_gpus };
+
 struct LearnedIdle {
     double watts = 0;
     std::size_t periods = 0; // means it was taken from
     double history_s = 0;    // the time all periods kept cover
     IdleBasis basis = IdleBasis::all;
     std::optional<double> least_busy; // the least busy period's use, 0..1, where known
-    bool own_use = false;             // judged by the GPU's own utilisation, not the node's CPUs
+    IdleUse by = IdleUse::cpus;       // whose use its quiet periods were judged by
 };
 
 // "the 5th percentile of 1 min means over up to 24 h": how the settings learn, in words.
@@ -84,26 +88,33 @@ private:
         double busy = 0; // NaN: unknown
     };
     // A use, cumulative: the CPUs' busy seconds over how many CPUs, or a GPU's busy
-    // seconds (its utilisation readings integrated) over 1.
+    // seconds (its utilisation readings integrated) over 1. Readings more than two periods
+    // apart are not followed across.
     struct Meter {
         std::int64_t t_ns = -1; // the latest reading (-1: none)
         double busy_s = 0;
         double capacity = 0;
         std::uint64_t epoch = 0; // bumped where the use cannot be followed across
     };
-    static constexpr int k_no_meter = -1;
-    static constexpr int k_cpus = 0; // m_meters[0]
+    static constexpr std::size_t k_cpus = 0; // m_meters[0]
+    // Where a meter stood when a period opened.
+    struct Mark {
+        std::int64_t t_ns = -1; // -1: it had no reading
+        double busy_s = 0;
+        std::uint64_t epoch = 0;
+    };
     struct Learning {
         Quantity quantity = Quantity::energy;
         std::int64_t start_ns = -1; // the open period's first reading (-1: none)
         double start_value = 0;     // energy: the counter there; power: the sum of readings
         std::int64_t last_ns = 0;
-        double last_value = 0;     // energy: the counter at last_ns
-        std::size_t count = 0;     // power: readings summed
-        int meter = k_cpus;        // what drives its power; a utilisation: the one it feeds
-        std::int64_t busy_t0 = -1; // the meter when the period opened (-1: none)
-        double busy_s0 = 0;
-        std::uint64_t epoch0 = 0;
+        double last_value = 0; // energy: the counter at last_ns
+        std::size_t count = 0; // power: readings summed
+        // The meters whose use drives its power (none: never judged); a period's use is the
+        // busiest of them. A utilisation: the one meter it feeds.
+        std::vector<std::size_t> meters{k_cpus};
+        IdleUse by = IdleUse::cpus;
+        std::vector<Mark> marks; // per meter, when the open period opened
         std::vector<Mean> means;
         std::size_t next = 0;               // ring position once means is full
         std::optional<LearnedIdle> learned; // recomputed when a period closes
@@ -114,6 +125,7 @@ private:
     void relearn(Learning& c) const; // c.learned from its means, once there are enough
     void add_use(Learning& c, std::int64_t t_ns, double percent);
     [[nodiscard]] std::vector<Mean> ordered(const Learning& c) const;
+    [[nodiscard]] double use_since(const Mark& mark, const Meter& m) const; // NaN: unknown
 
     IdleSettings m_settings;
     std::size_t m_capacity;

@@ -123,8 +123,8 @@ TEST_F(DaemonGpu, AGpuBusyAllAlongSaysItsLearnedIdleMayBeHigh) {
     const auto origin = path("/origin");
     ::setenv("JP_FAKE_NVML_FIXTURE", path("/busy.fixture").c_str(), 1);
     ::setenv("JP_FAKE_ORIGIN_FILE", origin.c_str(), 1);
-    start_daemon(fmt::format("[daemon]\ninterval = \"50ms\"\nidle_period = \"200ms\"\n"
-                             "idle_window = \"1m\"\nidle_min_history = \"1s\"\n"
+    start_daemon(fmt::format("[daemon]\ninterval = \"50ms\"\nidle_period = \"400ms\"\n"
+                             "idle_window = \"1m\"\nidle_min_history = \"2s\"\n"
                              "[sensors.nvml]\nlibrary = \"{}\"\nanchor = \"2s\"\n",
                              JP_FAKE_NVML));
     ::unsetenv("JP_FAKE_NVML_FIXTURE");
@@ -132,7 +132,9 @@ TEST_F(DaemonGpu, AGpuBusyAllAlongSaysItsLearnedIdleMayBeHigh) {
     auto root = probe("root");
     ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
     json field;
-    for (int i = 0; i < 100 && (field.is_null() || field.at("idle").is_null()); ++i) {
+    for (int i = 0; i < 100 && (field.is_null() || !field.at("idle").is_object() ||
+                                field.at("idle").value("basis", "") != "busy");
+         ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds{100});
         const auto reply = root->call({{"op", "channels"}});
         for (const auto& c : reply.at("channels")) {

@@ -184,6 +184,101 @@ TEST(IdleLearner, ANeverQuietNodeExtrapolatesOrSaysItsIdleMayBeHigh) {
         << describe(fast(), idle);
 }
 
+// One 1 s period per (use, watts), on a package's counter and 4 CPUs read every 100 ms.
+std::optional<LearnedIdle> learn_periods(const std::vector<std::pair<double, double>>& periods) {
+    IdleLearner l({Quantity::energy}, fast());
+    double j = 0;
+    double busy = 0;
+    std::int64_t t = 0;
+    l.add_busy(t, busy, 4);
+    l.add(0, t, j);
+    for (const auto& [use, watts] : periods) {
+        for (int tick = 0; tick < 10; ++tick) {
+            j += watts * 0.1;
+            busy += use * 4 * 0.1;
+            t += 100 * k_ms;
+            l.add_busy(t, busy, 4);
+            l.add(0, t, j);
+        }
+    }
+    return l.idle(0);
+}
+
+// A line is taken only where it describes the channel: power rising with use, explaining
+// most of its variance, meeting no use at 0 W or more; and a few quiet periods are not enough.
+TEST(IdleLearner, OnlyAClearRisingLineAboveZeroIsExtrapolated) {
+    std::vector<std::pair<double, double>> scattered;
+    std::vector<std::pair<double, double>> falling;
+    std::vector<std::pair<double, double>> below_zero;
+    std::vector<std::pair<double, double>> few_quiet;
+    for (int s = 0; s < 40; ++s) {
+        const double use = 0.3 + 0.7 * ((s * 13) % 20) / 19.0;
+        scattered.emplace_back(use, 100 + 40 * ((s * 7) % 5)); // no relation to use
+        falling.emplace_back(use, 200 - 100 * use);
+        below_zero.emplace_back(use, -30 + 100 * use);
+        few_quiet.emplace_back(s % 8 == 0 ? 0.05 : use, 20 + 60 * (s % 8 == 0 ? 0.05 : use));
+    }
+    for (const auto* periods : {&scattered, &falling, &below_zero}) {
+        const auto idle = learn_periods(*periods);
+        ASSERT_TRUE(idle);
+        EXPECT_EQ(idle->basis, IdleBasis::busy) << idle->watts;
+    }
+    // 5 quiet periods of 40 (fewer than 10): the line through all of them, which is exact.
+    const auto idle = learn_periods(few_quiet);
+    ASSERT_TRUE(idle);
+    EXPECT_EQ(idle->basis, IdleBasis::extrapolated);
+    EXPECT_NEAR(idle->watts, 20, 0.5);
+}
+
+// The node's power holds the GPUs' too: its quiet periods are those in which the CPUs and
+// every GPU were quiet; a package's, the CPUs' alone.
+TEST(IdleLearner, TheNodeIsQuietOnlyWhereItsCpusAndGpusAre) {
+    Channel node;
+    node.name = "node";
+    node.domain = Domain::node;
+    node.quantity = Quantity::power;
+    Channel package;
+    package.name = "cpu0.package";
+    package.domain = Domain::cpu_package;
+    package.quantity = Quantity::energy;
+    Channel util;
+    util.name = "gpu0.util";
+    util.domain = Domain::gpu;
+    util.quantity = Quantity::utilization;
+    util.device = "0000:17:00.0";
+    IdleLearner l({node, package, util}, long_window());
+    double j = 0;
+    std::int64_t t = 0;
+    l.add_busy(t, 0, 4);
+    l.add(1, t, j);
+    l.add(2, t, 0);
+    // The CPUs idle throughout; the GPU trains but for 3 s in every 40 (a BMC's power
+    // readings make periods of 1.1 s: about 2 of each 3 s fall wholly inside).
+    const auto gpu = [](int s) { return s % 40 >= 5 && s % 40 < 8 ? 0.0 : 0.95; };
+    for (int tick = 0; tick < 4000; ++tick) {
+        const int s = tick / 10;
+        t += 100 * k_ms;
+        j += 30 * 0.1;
+        l.add_busy(t, 0, 4);
+        l.add(2, t, gpu(s) * 100);
+        l.add(0, t, 300 + 500 * gpu(s)); // a BMC's reading
+        l.add(1, t, j);
+    }
+    const auto n = l.idle(0);
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->basis, IdleBasis::quiet);
+    EXPECT_EQ(n->by, IdleUse::cpus_and_gpus);
+    EXPECT_GE(n->periods, 15U);
+    EXPECT_LE(n->periods, 35U) << "of about 363";
+    EXPECT_NEAR(n->watts, 300, 1e-6);
+    EXPECT_NE(describe(long_window(), *n).find("(CPUs and GPUs <= 10 % busy)"), std::string::npos)
+        << describe(long_window(), *n);
+    const auto p = l.idle(1);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->by, IdleUse::cpus);
+    EXPECT_EQ(p->periods, 400U) << "every period was quiet for the CPUs";
+}
+
 Channel gpu_channel(std::string name, Quantity q, std::string device) {
     Channel c;
     c.name = std::move(name);
@@ -225,7 +320,7 @@ TEST(IdleLearner, AGpuIsJudgedByItsOwnUseNotTheCpus) {
     ASSERT_TRUE(l.idle(0));
     const auto own = *l.idle(0);
     EXPECT_EQ(own.basis, IdleBasis::quiet);
-    EXPECT_TRUE(own.own_use);
+    EXPECT_EQ(own.by, IdleUse::gpu);
     EXPECT_EQ(own.periods, 10U);
     EXPECT_NEAR(own.watts, 60, 1e-6);
     EXPECT_NE(describe(long_window(), own).find("(GPU <= 10 % busy)"), std::string::npos)
