@@ -258,6 +258,11 @@ void Ledger::forget_oldest(bool by_ranges, unsigned closer, std::int64_t now_ns)
     }
 }
 
+void Ledger::set_grid(std::int64_t grid_ns, std::int64_t now_ns) {
+    settle(now_ns);
+    m_grid = grid_ns > 0 ? grid_ns : 1;
+}
+
 void Ledger::settle_front() {
     remember_forgotten(m_recent.front().job);
     m_recent_ranges -= m_recent.front().job.cpus.size();

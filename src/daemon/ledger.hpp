@@ -57,7 +57,9 @@ public:
 
     // The grid (the floor, ns) on which ended jobs are forgotten: whether one is kept never
     // depends on when another job began to a finer time than that.
-    void set_grid(std::int64_t grid_ns) noexcept { m_grid = grid_ns > 0 ? grid_ns : 1; }
+    // A new grid (a reloaded floor) from now_ns: forgettings already shown on the old one
+    // stay shown, never kept again until a later point of the new one.
+    void set_grid(std::int64_t grid_ns, std::int64_t now_ns);
     // A session of the client process `holder` ("pid:start time") of user `uid`, which may
     // run on `cpus`.
     void open(const std::string& session,

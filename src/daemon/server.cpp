@@ -41,7 +41,7 @@ Server::Server(DaemonConfig config,
       m_state{std::move(config), *m_engine, {}, {}, {}, mono_ns(), 0},
       m_reload_path(std::move(reload_path)) {
     // Ended jobs are forgotten on the floor's grid (daemon/ledger.hpp).
-    m_state.sessions.set_ledger_grid(m_state.config.access.floor.count());
+    m_state.sessions.set_ledger_grid(m_state.config.access.floor.count(), mono_ns());
     const auto& daemon = m_state.config.daemon;
     if (daemon.prometheus_per_job) {
         AccountsSettings s;

@@ -35,7 +35,7 @@ void Server::reload() {
         return;
     }
     m_state.config.access = fresh->access;
-    m_state.sessions.set_ledger_grid(fresh->access.floor.count());
+    m_state.sessions.set_ledger_grid(fresh->access.floor.count(), mono_ns());
     std::vector<bool> restricted_before;
     restricted_before.reserve(m_engine->channels().size());
     for (std::size_t i = 0; i < m_engine->channels().size(); ++i) {

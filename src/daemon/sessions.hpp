@@ -73,7 +73,9 @@ public:
     void for_each(const std::function<void(Session&)>& fn);
     // Who held which CPUs while each session was open (daemon/ledger.hpp).
     [[nodiscard]] const Ledger& ledger() const noexcept { return m_ledger; }
-    void set_ledger_grid(std::int64_t floor_ns) noexcept { m_ledger.set_grid(floor_ns); }
+    void set_ledger_grid(std::int64_t floor_ns, std::int64_t now_ns) {
+        m_ledger.set_grid(floor_ns, now_ns);
+    }
 
 private:
     std::map<std::string, Session, std::less<>> m_sessions;

@@ -209,7 +209,7 @@ TEST(Ledger, ForgottenJobsOnOtherCpusLeaveAViewsCpusWhole) {
 TEST(Ledger, AForgettingIsShownToAFlooredViewOnlyFromTheNextGridPoint) {
     constexpr std::int64_t k_s = 1'000'000'000;
     Ledger l{3};
-    l.set_grid(k_s);
+    l.set_grid(k_s, 0);
     l.open("probe", "probe", 1001, {0}, 0);
     churn(l, 1001, 3, {0}, 10); // the churner at the bound, its jobs ended at 11, 21, 31
     l.open("v", "v", 1000, {1}, 5 * k_s);
@@ -242,6 +242,26 @@ TEST(Ledger, AForgettingIsShownToAFlooredViewOnlyFromTheNextGridPoint) {
     ASSERT_TRUE(flooded);
     EXPECT_LE(flooded->other_jobs, 3U + 4'096U + 2U) << "kept, recent and v, w";
     EXPECT_GT(flooded->counts_complete_from_ns, 8 * k_s) << "those settled early are forgotten";
+}
+
+// A floor raised by a reload never shows a forgetting already shown on the old grid as kept
+// again (a job that seemed to come back would say when the grid changed, and little else).
+TEST(Ledger, ARaisedFloorKeepsWhatWasShownForgotten) {
+    constexpr std::int64_t k_s = 1'000'000'000;
+    Ledger l{3};
+    l.set_grid(k_s, 0);
+    l.open("probe", "probe", 1001, {0}, 0);
+    churn(l, 1001, 3, {0}, 10);
+    l.open("v", "v", 1000, {1}, 5 * k_s);
+    l.close("v", 5 * k_s + 300'000'000); // the churner's oldest forgotten at 5.3 s
+    const auto shown = l.view("probe", 0, 10 * k_s, 6 * k_s, k_s);
+    ASSERT_TRUE(shown);
+    EXPECT_EQ(shown->other_jobs, 3U) << "forgotten, shown from 6 s";
+    l.set_grid(10 * k_s, 6 * k_s + 500'000'000); // the floor reloaded as 10 s
+    const auto after = l.view("probe", 0, 10 * k_s, 7 * k_s, 10 * k_s);
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->counts_complete_from_ns, 10 * k_s)
+        << "still forgotten (its end on the new grid), not kept again until 10 s";
 }
 
 // The bound on CPU ranges is kept the same way: the user holding the most ranges forgets.
