@@ -140,12 +140,7 @@ bool sampled_in_kernel_instead(const Host& host,
     }
     Discovery found = perf.discover(host);
     if (found.sensors.size() != 1 || !found.sensors.front()->batched()) {
-        constexpr std::string_view k_timer = "perf_rapl: read from a timer";
-        for (const auto& n : found.notes) {
-            if (n.starts_with(k_timer)) {
-                why_not = n.substr(k_timer.size());
-            }
-        }
+        why_not = found.timer_instead;
         return false;
     }
     std::set<std::string> served;
@@ -185,7 +180,7 @@ Discovery discover_all(const Host& host) {
                 all.notes.push_back(
                     why.empty() ? std::string{"perf_rapl: not needed, powercap RAPL is readable"}
                                 : "perf_rapl: not needed, powercap RAPL is readable from a "
-                                  "timer; not sampled in the kernel" +
+                                  "timer; not sampled in the kernel: " +
                                       why);
             }
             continue;

@@ -129,6 +129,9 @@ struct Discovery {
     std::vector<std::unique_ptr<Sensor>> sensors;
     std::vector<Finding> unreadable;
     std::vector<std::string> notes; // why a backend found nothing ("libnvidia-ml.so.1 not found")
+    // Why a backend that can sample its counters in the kernel reads them from the sampler's
+    // timer instead ("[sensors.perf_rapl] kernel_sampling = false"); "" where it did not.
+    std::string timer_instead;
     std::map<std::string, LearnedIdle> idle; // per channel name
     // jouleprofd's ledger for this process's session: which of its CPUs other jobs held too
     // over [from, to] (CLOCK_MONOTONIC ns, ours); empty where no daemon was reached.

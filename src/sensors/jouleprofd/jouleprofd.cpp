@@ -141,18 +141,17 @@ Discovery discover(const Host& host, const std::vector<Channel>& local) {
         host.daemon_socket.empty() ? daemon::default_socket_path() : host.daemon_socket;
     struct stat st {};
     if (::stat(socket.c_str(), &st) != 0) {
-        return Discovery{
-            {},
-            {},
-            {fmt::format("jouleprofd: not running here (no socket at {})", socket.string())},
-            {},
-            {}};
+        Discovery none;
+        none.notes.push_back(
+            fmt::format("jouleprofd: not running here (no socket at {})", socket.string()));
+        return none;
     }
     try {
         return connect_and_offer(socket, local);
     } catch (const std::exception& e) {
-        return Discovery{
-            {}, {}, {fmt::format("jouleprofd: malformed reply ({})", e.what())}, {}, {}};
+        Discovery none;
+        none.notes.push_back(fmt::format("jouleprofd: malformed reply ({})", e.what()));
+        return none;
     }
 }
 

@@ -148,24 +148,22 @@ private:
 };
 
 // The counters sampled in the kernel where that works and is not turned off, else read from
-// the sampler's timer; a note says which and why.
-std::unique_ptr<Sensor> reader_for(std::unique_ptr<PerfRaplSensor> counters,
-                                   const Host& host,
-                                   std::vector<std::string>& notes) {
-    const char* why_not = nullptr;
+// the sampler's timer; a note says which, and out.timer_instead why not in the kernel.
+std::unique_ptr<Sensor>
+reader_for(std::unique_ptr<PerfRaplSensor> counters, const Host& host, Discovery& out) {
     if (host.config != nullptr && !host.config->kernel_sampling) {
-        why_not = "[sensors.perf_rapl] kernel_sampling = false";
+        out.timer_instead = "[sensors.perf_rapl] kernel_sampling = false";
     } else if (host.perf != nullptr) {
-        why_not = "a stand-in perf API";
+        out.timer_instead = "a stand-in perf API";
     }
-    if (why_not != nullptr) {
-        notes.push_back(fmt::format("perf_rapl: read from a timer ({})", why_not));
+    if (!out.timer_instead.empty()) {
+        out.notes.push_back(fmt::format("perf_rapl: read from a timer ({})", out.timer_instead));
         return counters;
     }
-    std::string note;
-    auto sensor = sample_in_kernel(std::move(counters), 0, note);
-    notes.push_back(note.empty() ? std::string{"perf_rapl: sampled in the kernel (eBPF)"}
-                                 : "perf_rapl: read from a timer: " + note);
+    auto sensor = sample_in_kernel(std::move(counters), 0, out.timer_instead);
+    out.notes.push_back(out.timer_instead.empty()
+                            ? std::string{"perf_rapl: sampled in the kernel (eBPF)"}
+                            : "perf_rapl: read from a timer: " + out.timer_instead);
     return sensor;
 }
 
@@ -198,7 +196,7 @@ Discovery discover(const Host& host) {
     Opener opener{api, *pmu, host, out};
     opener.open_all();
     if (auto sensor = opener.sensor()) {
-        out.sensors.push_back(reader_for(std::move(sensor), host, out.notes));
+        out.sensors.push_back(reader_for(std::move(sensor), host, out));
     }
     return out;
 }
