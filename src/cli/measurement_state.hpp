@@ -100,20 +100,15 @@ struct MeasurementSession::State {
     // before the members the drain's companion touches go.
     ~State() { end_sampling_quietly(); }
 
-    // The sampler's begin() and end(), keeping track of whether a run is being sampled.
-    std::int64_t begin_sampling(std::int64_t run_id) {
-        const auto t = sampler.begin(run_id);
-        sampling = true;
-        return t;
-    }
+    // The sampler's begin() and end(); the latter forgets the job the drain thread read.
+    std::int64_t begin_sampling(std::int64_t run_id) { return sampler.begin(run_id); }
     std::int64_t end_sampling() {
         const auto t = sampler.end(); // the drain thread has stopped
-        sampling = false;
         usage_on_drain.store(nullptr);
         return t;
     }
     void end_sampling_quietly() noexcept {
-        if (sampling) {
+        if (sampler.running()) {
             try {
                 (void)end_sampling();
             } catch (...) { // NOLINT(bugprone-empty-catch): tearing down, nothing to tell
@@ -138,8 +133,7 @@ struct MeasurementSession::State {
     bool estimated;
     bool attribution = true; // off in [attribution]
     bool drain_companion = false;
-    bool sampling = false; // between begin_sampling() and end_sampling()
-    int runs = 0;          // jobs started in this session
+    int runs = 0; // jobs started in this session
     // Process CPU time already reported with earlier runs: each run reports
     // everything the monitor spent since (the first one its start-up too).
     double cpu_reported = 0;

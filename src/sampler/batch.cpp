@@ -24,10 +24,7 @@ void Sampler::drain_slot(Slot& slot, bool keep) {
         const std::size_t index = slot.first + s.channel;
         const auto& v = s.value;
         if (v.status == sensors::ReadStatus::ok) {
-            auto& longest = m_states[index]->longest_call;
-            if (v.call_ns > longest.load(std::memory_order_relaxed)) {
-                longest.store(v.call_ns, std::memory_order_relaxed); // under the slot's mutex
-            }
+            note_call(index, v.call_ns);
         }
         (void)record(index, v, std::min(v.t_mono_ns - m_epoch, t_now), 0);
     }

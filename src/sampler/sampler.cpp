@@ -287,11 +287,7 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
         // waited for its floor is taken at the call's end), never after it.
         const std::int64_t t = v.t_mono_ns != 0 ? std::min(v.t_mono_ns - m_epoch, after) : t_read;
         if (v.status == ReadStatus::ok) {
-            auto& longest = m_states[slot.first + i]->longest_call;
-            const auto call = v.t_mono_ns == 0 ? after - before : v.call_ns;
-            if (call > longest.load(std::memory_order_relaxed)) {
-                longest.store(call, std::memory_order_relaxed); // writers hold the slot's mutex
-            }
+            note_call(slot.first + i, v.t_mono_ns == 0 ? after - before : v.call_ns);
         }
         // Stale: taken before the edge was asked for. A value taken during a
         // slow call (a daemon on a busy machine) is exact and keeps its own time.
@@ -306,6 +302,13 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
         if (rec && out != nullptr) {
             out->push_back(*rec);
         }
+    }
+}
+
+void Sampler::note_call(std::size_t index, std::int64_t call_ns) {
+    auto& longest = m_states[index]->longest_call;
+    if (call_ns > longest.load(std::memory_order_relaxed)) {
+        longest.store(call_ns, std::memory_order_relaxed); // writers hold the slot's mutex
     }
 }
 

@@ -90,6 +90,8 @@ public:
 
     // The run begin() last started (0: none yet).
     [[nodiscard]] std::int64_t run_id() const noexcept { return m_run_id; }
+    // Between begin() and end(): its threads run (asked from the thread that calls those).
+    [[nodiscard]] bool running() const noexcept { return !m_threads.empty(); }
 
     // An edge value taken this long before the edge read began (a source that
     // gives its own timestamps) is recorded with a "stale_edge" event.
@@ -104,6 +106,8 @@ private:
     // Records what a batched sensor gathered since its last drain (batch.cpp); keep false:
     // throws it away (what it took before the run began).
     void drain_slot(Slot& slot, bool keep);
+    // A call of channel index's that gave a value took call_ns: the run's longest so far?
+    void note_call(std::size_t index, std::int64_t call_ns);
     // Reads a sensor (read_edge() when flags has k_flag_edge) and records its
     // values; appends the records to out when given.
     void sample_slot(Slot& slot, std::uint8_t flags, std::vector<trace::SampleRecord>* out);
