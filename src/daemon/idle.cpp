@@ -34,42 +34,41 @@ double percentile(std::vector<double> v, double pct) {
     return v[at];
 }
 
-// Power at no CPU use from a least-squares line of power on CPU use, where the line is
-// clear: the periods' use spans at least a fifth of the CPUs, power rises with it, and it
-// explains at least half of power's variance. None otherwise.
-std::optional<double> idle_intercept(const std::vector<std::pair<double, double>>& points) {
-    if (points.size() < 3) {
-        return std::nullopt;
-    }
+// The least-squares line of power on use, gathered in one pass (Welford's sums). Its power
+// at no use where the line is clear: the periods' use spans at least a fifth, power rises
+// with it, and it explains at least half of power's variance. None otherwise.
+struct LineFit {
+    std::size_t n = 0;
     double lo = 1;
     double hi = 0;
     double mx = 0;
     double my = 0;
-    for (const auto& [x, y] : points) {
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
-        mx += x;
-        my += y;
-    }
-    const auto n = static_cast<double>(points.size());
-    mx /= n;
-    my /= n;
     double sxx = 0;
     double syy = 0;
     double sxy = 0;
-    for (const auto& [x, y] : points) {
-        sxx += (x - mx) * (x - mx);
-        syy += (y - my) * (y - my);
-        sxy += (x - mx) * (y - my);
+
+    void add(double x, double y) noexcept {
+        ++n;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        const double dx = x - mx;
+        const double dy = y - my;
+        mx += dx / static_cast<double>(n);
+        my += dy / static_cast<double>(n);
+        sxx += dx * (x - mx);
+        syy += dy * (y - my);
+        sxy += dx * (y - my);
     }
-    constexpr double k_min_spread = 0.2;
-    constexpr double k_min_r2 = 0.5;
-    if (hi - lo < k_min_spread || sxx <= 0 || syy <= 0 || sxy <= 0 ||
-        sxy * sxy < k_min_r2 * sxx * syy) {
-        return std::nullopt;
+    [[nodiscard]] std::optional<double> at_no_use() const noexcept {
+        constexpr double k_min_spread = 0.2;
+        constexpr double k_min_r2 = 0.5;
+        if (n < 3 || hi - lo < k_min_spread || sxx <= 0 || syy <= 0 || sxy <= 0 ||
+            sxy * sxy < k_min_r2 * sxx * syy) {
+            return std::nullopt;
+        }
+        return my - (sxy / sxx) * mx;
     }
-    return my - (sxy / sxx) * mx;
-}
+};
 
 } // namespace
 
@@ -215,25 +214,25 @@ void IdleLearner::relearn(Learning& c) const {
     if (c.means.size() < needed) {
         return;
     }
-    std::vector<double> all;
+    // One pass for the quiet periods and the line; every period's power only where needed.
     std::vector<double> quiet;
-    std::vector<std::pair<double, double>> known; // (CPU use, watts)
-    all.reserve(c.means.size());
+    LineFit fit;
     const double quiet_at = m_settings.quiet_busy_percent / 100.0;
-    for (const auto& m : c.means) {
-        all.push_back(m.watts);
-        if (!c.meters.empty() && std::isfinite(m.busy)) {
-            known.emplace_back(m.busy, m.watts);
-            if (m.busy <= quiet_at) {
-                quiet.push_back(m.watts);
+    if (!c.meters.empty()) {
+        for (const auto& m : c.means) {
+            if (std::isfinite(m.busy)) {
+                fit.add(m.busy, m.watts);
+                if (m.busy <= quiet_at) {
+                    quiet.push_back(m.watts);
+                }
             }
         }
     }
     LearnedIdle out;
     out.by = c.by;
-    out.history_s = static_cast<double>(all.size()) * static_cast<double>(period) * 1e-9;
-    if (!known.empty()) {
-        out.least_busy = std::ranges::min(known, {}, &std::pair<double, double>::first).first;
+    out.history_s = static_cast<double>(c.means.size()) * static_cast<double>(period) * 1e-9;
+    if (fit.n > 0) {
+        out.least_busy = fit.lo;
     }
     if (!quiet.empty() && quiet.size() >= std::min<std::size_t>(needed, 10)) {
         out.basis = IdleBasis::quiet;
@@ -242,16 +241,21 @@ void IdleLearner::relearn(Learning& c) const {
         c.learned = out;
         return;
     }
+    std::vector<double> all;
+    all.reserve(c.means.size());
+    for (const auto& m : c.means) {
+        all.push_back(m.watts);
+    }
     out.periods = all.size();
     out.watts = percentile(std::move(all), m_settings.percentile);
-    if (known.size() >= needed) {
+    if (fit.n >= needed) {
         // Seldom quiet: the percentile is the least busy periods' power, above idle. A line
         // that finds idle below 0 does not describe this channel: not taken.
-        auto at_idle = idle_intercept(known);
+        auto at_idle = fit.at_no_use();
         at_idle = at_idle && *at_idle >= 0 ? at_idle : std::nullopt;
         out.basis = at_idle ? IdleBasis::extrapolated : IdleBasis::busy;
         out.watts = at_idle ? std::min(*at_idle, out.watts) : out.watts;
-        out.periods = at_idle ? known.size() : out.periods;
+        out.periods = at_idle ? fit.n : out.periods;
     }
     c.learned = out;
 }
@@ -291,7 +295,14 @@ void IdleLearner::close_period(Learning& c, double watts) const {
         busy = std::isnan(u) ? u : std::max(busy, u);
     }
     push_mean(c, {watts, busy});
-    relearn(c);
+    // Learned again at each close while the window is small; past 10,000 periods, once in
+    // every size/10,000 closes (a window of 100,000: every tenth), so that a close costs
+    // about as much whatever the window.
+    const auto stride = std::max<std::size_t>(1, c.means.size() / 10'000);
+    if (!c.learned || ++c.closes_since >= stride) {
+        c.closes_since = 0;
+        relearn(c);
+    }
 }
 
 std::vector<IdleLearner::Mean> IdleLearner::ordered(const Learning& c) const {

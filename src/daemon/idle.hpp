@@ -117,6 +117,7 @@ private:
         std::vector<Mark> marks; // per meter, when the open period opened
         std::vector<Mean> means;
         std::size_t next = 0;               // ring position once means is full
+        std::size_t closes_since = 0;       // periods closed since it was last learned
         std::optional<LearnedIdle> learned; // recomputed when a period closes
     };
     void open_period(Learning& c, std::int64_t t_ns) const;
