@@ -66,8 +66,8 @@ public:
     // The node's CPUs at t_ns: their busy seconds together (cumulative) and how many there
     // are. A period's CPU use is taken from the readings nearest its ends.
     void add_busy(std::int64_t t_ns, double busy_s, std::size_t cpus);
-    // Channel i's idle power, once min_history of periods exists (computed as each period
-    // closes: asking costs nothing).
+    // Channel i's idle power, once min_history of periods exists (computed as periods
+    // close, past 10,000 of them every size/10,000 closes: asking costs nothing).
     [[nodiscard]] std::optional<LearnedIdle> idle(std::size_t i) const;
     [[nodiscard]] const IdleSettings& settings() const noexcept { return m_settings; }
     // How many means a channel keeps (the window over the period).
