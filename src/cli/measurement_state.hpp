@@ -70,8 +70,10 @@ struct MeasurementSession::State {
         }
         if (!learned_names.empty()) {
             usage.notes.push_back(fmt::format(
-                "idle power of {} as jouleprofd learned it from {:.1f} h of its history",
-                learned_names, history_s / 3600));
+                "idle power of {} as jouleprofd learned it from {} of its history", learned_names,
+                history_s < 120    ? fmt::format("{:.0f} s", history_s)
+                : history_s < 7200 ? fmt::format("{:.0f} min", history_s / 60)
+                                   : fmt::format("{:.1f} h", history_s / 3600)));
         }
         usage.job_cpu = config.attribution.job_cpu;
         if (d.ledger) { // the daemon's clock and ours to the trace's

@@ -128,7 +128,9 @@ bool Engine::save_idle() {
                            .count();
     std::string why;
     try {
-        if (auto r = save_idle_file(*m_state_dir, idle_json(m_idle, m_channels, now_s)); !r) {
+        if (auto r =
+                save_idle_file(*m_state_dir, idle_json(m_idle, m_channels, now_s, m_idle_absent));
+            !r) {
             why = r.error().message();
         }
     } catch (const std::exception& e) { // never the daemon's end: the next save tries again
@@ -174,7 +176,7 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
     const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-    auto line = restore_idle(*text, m_idle, m_channels, now_s);
+    auto line = restore_idle(*text, m_idle, m_channels, now_s, &m_idle_absent);
     return line ? fmt::format("{} ({})", *line, file)
                 : fmt::format("idle history in {} not used ({}): learning anew", file,
                               line.error().message());
@@ -216,6 +218,13 @@ Result<std::unique_ptr<Engine>> Engine::start(const sensors::Host& host_in,
                           config.daemon.idle.quiet_busy_percent, e->m_node_cpu->source())
             : std::string{"idle power learned from every period: the node's CPU use cannot be "
                           "read (/proc/stat), so a busy node's idle power may be high"});
+    if (const auto& a = config.access; config.daemon.idle.period < a.floor + a.jitter) {
+        e->m_notes.push_back(fmt::format(
+            "learned idle power goes to full-resolution users only: idle_period {} is shorter "
+            "than the floor and its jitter ({} + {}), so floored users and /metrics get none",
+            format_duration(config.daemon.idle.period), format_duration(a.floor),
+            format_duration(a.jitter)));
+    }
     return e;
 }
 

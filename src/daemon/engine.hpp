@@ -12,6 +12,7 @@
 #include "attrib/node_cpu.hpp"
 #include "daemon/history.hpp"
 #include "daemon/idle.hpp"
+#include "daemon/idle_store.hpp"
 #include "daemon/settings.hpp"
 #include "sampler/sampler.hpp"
 #include "sensors/host.hpp"
@@ -129,6 +130,7 @@ private:
     std::vector<double> m_cpu_busy;                   // each CPU's busy seconds at the last reading
     double m_cpu_busy_total = 0;                      // what they added since the first, together
     std::optional<std::filesystem::path> m_state_dir; // where the idle history is kept
+    std::vector<AbsentIdle> m_idle_absent;            // its channels not on this node now, kept
     std::int64_t m_next_idle_save = 0;
     std::string m_idle_save_error; // the last failure logged (said once until it changes)
     void read_busy(std::int64_t now_ns);

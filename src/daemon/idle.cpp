@@ -357,6 +357,7 @@ IdleLearner::restore(std::size_t i, std::span<const double> older, std::span<con
     for (const auto& m : since) {
         push_mean(c, m);
     }
+    c.closes_since = 0;
     relearn(c);
     return taken;
 }

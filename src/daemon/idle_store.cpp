@@ -45,7 +45,18 @@ std::string age_text(std::int64_t s) {
 Result<std::string> restore_checked(std::string_view text,
                                     IdleLearner& learner,
                                     const std::vector<Channel>& channels,
-                                    std::int64_t now_unix_s);
+                                    std::int64_t now_unix_s,
+                                    std::vector<AbsentIdle>* absent);
+
+// How many of a window's periods have passed since saved_unix_s (a clock set back: none).
+std::size_t periods_since(std::int64_t saved_unix_s,
+                          std::int64_t now_unix_s,
+                          std::int64_t period_ns,
+                          std::size_t capacity) {
+    const auto age_s = std::max<std::int64_t>(0, now_unix_s - saved_unix_s);
+    const auto missed = static_cast<double>(age_s) * 1e9 / static_cast<double>(period_ns);
+    return missed >= static_cast<double>(capacity) ? capacity : static_cast<std::size_t>(missed);
+}
 
 // Each period's CPU use, null where unknown (JSON has no NaN).
 nlohmann::json busy_json(const std::vector<double>& busy) {
@@ -68,6 +79,14 @@ bool busy_fits(const nlohmann::json& e, std::size_t means) {
                                }));
 }
 
+// A channel's own "saved_unix_s" (one absent at the last save: when its newest mean was
+// taken): absent, or a time within range.
+bool saved_fits(const nlohmann::json& e) {
+    const auto saved = e.find("saved_unix_s");
+    return saved == e.end() || (saved->is_number_integer() && saved->get<std::int64_t>() >= 0 &&
+                                saved->get<std::int64_t>() <= k_latest_unix_s);
+}
+
 std::filesystem::path normal(const std::filesystem::path& dir) {
     auto p = dir.lexically_normal();
     return p.has_filename() ? p : p.parent_path();
@@ -77,7 +96,8 @@ std::filesystem::path normal(const std::filesystem::path& dir) {
 
 std::string idle_json(const IdleLearner& learner,
                       const std::vector<Channel>& channels,
-                      std::int64_t now_unix_s) {
+                      std::int64_t now_unix_s,
+                      const std::vector<AbsentIdle>& absent) {
     nlohmann::json j{{"format", k_format},
                      {"version", 1},
                      {"saved_unix_s", now_unix_s},
@@ -96,6 +116,27 @@ std::string idle_json(const IdleLearner& learner,
                                  {"means", std::move(means)},
                                  {"busy", busy_json(learner.busy(i))}});
     }
+    // Channels absent now: their newest means that are still inside the window.
+    const auto period_ns = learner.settings().period.count();
+    for (const auto& a : absent) {
+        const auto room = learner.capacity() -
+                          periods_since(a.saved_unix_s, now_unix_s, period_ns, learner.capacity());
+        const auto keep = std::min(room, a.means.size());
+        if (keep == 0 || j["channels"].size() >= k_max_channels) {
+            continue;
+        }
+        const auto from = static_cast<std::ptrdiff_t>(a.means.size() - keep);
+        nlohmann::json e{{"name", a.name},
+                         {"quantity", a.quantity},
+                         {"backend", a.backend},
+                         {"device", a.device},
+                         {"saved_unix_s", a.saved_unix_s},
+                         {"means", std::vector<double>(a.means.begin() + from, a.means.end())}};
+        if (a.busy.size() == a.means.size()) {
+            e["busy"] = busy_json(std::vector<double>(a.busy.begin() + from, a.busy.end()));
+        }
+        j["channels"].push_back(std::move(e));
+    }
     // A name read from sysfs may hold bytes that are not UTF-8 (a hwmon label): replaced.
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -103,9 +144,10 @@ std::string idle_json(const IdleLearner& learner,
 Result<std::string> restore_idle(std::string_view text,
                                  IdleLearner& learner,
                                  const std::vector<Channel>& channels,
-                                 std::int64_t now_unix_s) {
+                                 std::int64_t now_unix_s,
+                                 std::vector<AbsentIdle>* absent) {
     try {
-        return restore_checked(text, learner, channels, now_unix_s);
+        return restore_checked(text, learner, channels, now_unix_s, absent);
     } catch (const nlohmann::json::exception& e) { // a field of another type than checked
         return fail(ErrorKind::parse, k_what,
                     fmt::format("not a jouleprofd idle history: {}", one_line(e.what(), 120)));
@@ -117,7 +159,8 @@ namespace {
 Result<std::string> restore_checked(std::string_view text,
                                     IdleLearner& learner,
                                     const std::vector<Channel>& channels,
-                                    std::int64_t now_unix_s) {
+                                    std::int64_t now_unix_s,
+                                    std::vector<AbsentIdle>* absent) {
     const auto damaged = [](std::string why) {
         return fail(ErrorKind::parse, k_what,
                     fmt::format("not a jouleprofd idle history: {}", why));
@@ -152,53 +195,76 @@ Result<std::string> restore_checked(std::string_view text,
                                             std::isfinite(m.template get<double>()) &&
                                             m.template get<double>() >= 0;
                                  }) ||
-            !busy_fits(e, means->size())) {
+            !busy_fits(e, means->size()) || !saved_fits(e)) {
             return damaged("a channel without a name, quantity, backend, device or means, or "
                            "with a busy list that does not match them");
         }
     }
     const auto period_ns = learner.settings().period.count();
     if (period->get<std::int64_t>() != period_ns) {
-        return fmt::format("the idle history was learned over periods of {} ns, not {} ns: "
+        return fmt::format("the idle history was learned over periods of {:g} s, not {:g} s: "
                            "learning anew",
-                           period->get<std::int64_t>(), period_ns);
+                           static_cast<double>(period->get<std::int64_t>()) * 1e-9,
+                           static_cast<double>(period_ns) * 1e-9);
     }
     // The daemon was down since the file was written: that many periods were not seen, and
-    // the oldest means have left the window meanwhile. A clock set back counts as no time.
+    // the oldest means have left the window meanwhile (counted for each channel from when
+    // its newest mean was taken). A clock set back counts as no time.
     const auto age_s = std::max<std::int64_t>(0, now_unix_s - saved->get<std::int64_t>());
-    const auto missed = static_cast<double>(age_s) * 1e9 / static_cast<double>(period_ns);
     const auto capacity = learner.capacity();
-    const auto room =
-        missed >= static_cast<double>(capacity) ? 0 : capacity - static_cast<std::size_t>(missed);
+    const auto busy_of = [](const nlohmann::json& e) {
+        std::vector<double> busy;
+        if (const auto b = e.find("busy"); b != e.end()) {
+            for (const auto& v : *b) {
+                busy.push_back(v.is_number() ? v.get<double>()
+                                             : std::numeric_limits<double>::quiet_NaN());
+            }
+        }
+        return busy;
+    };
     std::size_t taken = 0;
     std::size_t matched = 0;
+    std::vector<bool> used(list->size(), false);
     for (std::size_t i = 0; i < channels.size(); ++i) {
-        for (const auto& e : *list) {
-            if (!same_channel(e, channels[i])) {
+        for (std::size_t k = 0; k < list->size(); ++k) {
+            const auto& e = (*list)[k];
+            if (used[k] || !same_channel(e, channels[i])) {
                 continue;
             }
             const auto all = e.at("means").get<std::vector<double>>();
-            std::vector<double> busy;
-            if (const auto b = e.find("busy"); b != e.end()) {
-                for (const auto& v : *b) {
-                    busy.push_back(v.is_number() ? v.get<double>()
-                                                 : std::numeric_limits<double>::quiet_NaN());
-                }
-            }
+            const auto busy = busy_of(e);
+            const auto room =
+                capacity - periods_since(e.value("saved_unix_s", saved->get<std::int64_t>()),
+                                         now_unix_s, period_ns, capacity);
             const auto keep = std::min(room, all.size());
             taken += learner.restore(i, std::span{all}.last(keep),
                                      busy.empty() ? std::span<const double>{}
                                                   : std::span<const double>{busy}.last(keep));
+            used[k] = true;
             ++matched;
             break;
         }
     }
-    return fmt::format("idle history: {} means of {} channel{} taken from a file written {} ago{}",
-                       taken, matched, matched == 1 ? "" : "s", age_text(age_s),
-                       list->size() > matched ? fmt::format("; {} channel{} not on this node now",
-                                                            list->size() - matched,
-                                                            list->size() - matched == 1 ? "" : "s")
-                                              : std::string{});
+    for (std::size_t k = 0; absent != nullptr && k < list->size(); ++k) {
+        const auto& e = (*list)[k];
+        if (!used[k]) { // not on this node now: kept, for a later start that has it
+            absent->push_back({e.at("name").get<std::string>(), e.at("quantity").get<std::string>(),
+                               e.at("backend").get<std::string>(),
+                               e.at("device").get<std::string>(),
+                               e.at("means").get<std::vector<double>>(), busy_of(e),
+                               e.value("saved_unix_s", saved->get<std::int64_t>())});
+        }
+    }
+    return fmt::format(
+        "idle history: {} means of {} channel{} taken from a file written {} ago{}", taken, matched,
+        matched == 1 ? "" : "s", age_text(age_s),
+        list->size() > matched
+            ? fmt::format("; {} channel{} not on this node now{}", list->size() - matched,
+                          list->size() - matched == 1 ? "" : "s",
+                          absent != nullptr ? " (kept in the file until their means leave the "
+                                              "window)"
+                                            : "")
+            : std::string{});
 }
 
 } // namespace

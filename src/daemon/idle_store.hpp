@@ -21,17 +21,30 @@ namespace jp::daemon {
 
 inline constexpr const char* k_idle_file = "idle-history.json";
 
-// The file's text: every channel's means, oldest first. now_unix_s: the wall clock.
+// A channel of the file that this node does not have now (a GPU whose library failed to
+// load at this start): kept as read, and written again until its means leave the window.
+struct AbsentIdle {
+    std::string name, quantity, backend, device;
+    std::vector<double> means;     // oldest first
+    std::vector<double> busy;      // the same length, NaN unknown; or empty
+    std::int64_t saved_unix_s = 0; // when its newest mean was taken (about)
+};
+
+// The file's text: every channel's means, oldest first, and those absent now, less what
+// left the window since they were saved. now_unix_s: the wall clock.
 [[nodiscard]] std::string idle_json(const IdleLearner& learner,
                                     const std::vector<Channel>& channels,
-                                    std::int64_t now_unix_s);
+                                    std::int64_t now_unix_s,
+                                    const std::vector<AbsentIdle>& absent = {});
 
-// Takes what a file's text holds for these channels into the learner; one line saying
-// what was taken (or why nothing was). Errors: the text is not such a file.
+// Takes what a file's text holds for these channels into the learner, and the channels
+// not here now into absent (where given); one line saying what was taken (or why nothing
+// was). Errors: the text is not such a file.
 [[nodiscard]] Result<std::string> restore_idle(std::string_view text,
                                                IdleLearner& learner,
                                                const std::vector<Channel>& channels,
-                                               std::int64_t now_unix_s);
+                                               std::int64_t now_unix_s,
+                                               std::vector<AbsentIdle>* absent = nullptr);
 
 // Writes the file into dir (made 0700 when missing, in a parent no other user can change).
 [[nodiscard]] Result<void> save_idle_file(const std::filesystem::path& dir,

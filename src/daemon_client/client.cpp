@@ -100,11 +100,13 @@ Client::call_patiently(const nlohmann::json& request, Nanos timeout, Nanos patie
         if (r || r.error().code != ErrorCode::rate_limited || r.error().retry_after_ms <= 0) {
             return r;
         }
-        const auto wait_ms = std::min<std::int64_t>(r.error().retry_after_ms, 1000);
-        if (mono_ns() + wait_ms * 1'000'000 > give_up) {
+        // A wait the daemon names past the patience: refused now, not after asking again.
+        const auto left_ms = (give_up - mono_ns()) / 1'000'000;
+        if (r.error().retry_after_ms > left_ms) {
             return r;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds{wait_ms});
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds{std::min<std::int64_t>(r.error().retry_after_ms, 1000)});
     }
 }
 

@@ -54,7 +54,8 @@ public:
     // Sends request (an "id" is added) and waits up to timeout for the reply.
     std::expected<nlohmann::json, CallError> call(nlohmann::json request, Nanos timeout);
     // The same, sent again while the daemon says rate_limited, after the wait it names (at
-    // most a second each), until the next wait would end past patience from now.
+    // most a second each), until the wait it names would end past patience from now (then
+    // its refusal at once). The last call may take its timeout beyond the patience.
     std::expected<nlohmann::json, CallError>
     call_patiently(const nlohmann::json& request, Nanos timeout, Nanos patience);
     // Receives every event (stream samples, closing); set before the first stream.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -107,8 +108,11 @@ std::vector<std::string> ledger_notes(const daemon::LedgerReply& ledger, std::in
     const auto seconds = [t0](std::int64_t t) { return static_cast<double>(t - t0) * 1e-9; };
     const bool partial = ledger.counts_complete_from_ns > t0; // a churn made it forget some
     const bool cpus_partial = ledger.complete_from_ns > t0;   // some on the job's CPUs too
-    const bool together =
-        partial && cpus_partial && ledger.counts_complete_from_ns == ledger.complete_from_ns;
+    // The same time as the notes print it (a full-resolution view's two times are two jobs'
+    // ends, often milliseconds apart).
+    const auto tenths = [&](std::int64_t t) { return std::llround(seconds(t) * 10); };
+    const bool together = partial && cpus_partial &&
+                          tenths(ledger.counts_complete_from_ns) == tenths(ledger.complete_from_ns);
     constexpr const char* k_cpus = "CPUs other jobs held may be counted as this job's alone";
     if (ledger.other_jobs > 0 || partial) {
         const auto forgot =

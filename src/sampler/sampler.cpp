@@ -114,16 +114,21 @@ std::int64_t Sampler::begin(std::int64_t run_id) {
     read_edges(nullptr);
     const std::int64_t edge = now(); // the job starts right after these reads
     m_alarm.rearm();
-    for (auto& slot : m_slots) {
-        slot->next = edge + slot->interval;
-        if (slot->own_thread) {
-            if (!slot->sensor->read_at_edges()) {
-                slot->next = edge; // first reading at once
+    try { // a thread that cannot start stops those that did: running() only after a begin()
+        for (auto& slot : m_slots) {
+            slot->next = edge + slot->interval;
+            if (slot->own_thread) {
+                if (!slot->sensor->read_at_edges()) {
+                    slot->next = edge; // first reading at once
+                }
+                m_threads.emplace_back([this, s = slot.get()] { slow_loop(*s); });
             }
-            m_threads.emplace_back([this, s = slot.get()] { slow_loop(*s); });
         }
+        m_threads.emplace_back([this] { fast_loop(); });
+    } catch (...) {
+        stop_threads();
+        throw;
     }
-    m_threads.emplace_back([this] { fast_loop(); });
     return edge;
 }
 

@@ -140,7 +140,9 @@ bool sampled_in_kernel_instead(const Host& host,
     }
     Discovery found = perf.discover(host);
     if (found.sensors.size() != 1 || !found.sensors.front()->batched()) {
-        why_not = found.timer_instead;
+        // Why not, where it said; else what its discovery found (no power PMU, no events).
+        why_not = !found.timer_instead.empty() || found.notes.empty() ? found.timer_instead
+                                                                      : found.notes.back();
         return false;
     }
     std::set<std::string> served;

@@ -159,6 +159,39 @@ TEST(IdleStore, ADamagedFileIsRefusedInOneLine) {
     EXPECT_TRUE(l.means(0).empty()) << "nothing taken from a refused file";
 }
 
+// A channel missing at one start (a GPU library that failed to load) keeps its history: the
+// next save writes it again, less what left the window meanwhile, and a later start that has
+// the channel takes it back.
+TEST(IdleStore, AChannelAbsentAtOneStartKeepsItsHistory) {
+    const std::vector<Channel> both{channel("cpu0.package", "rapl:package:0"),
+                                    channel("cpu1.package", "rapl:package:1")};
+    const std::vector<Channel> one{both[0]};
+    IdleLearner before({Quantity::energy, Quantity::energy}, settings());
+    learn(before, 0, {50, 40, 30, 45});
+    learn(before, 1, {70, 80, 60, 90});
+    const auto text = idle_json(before, both, k_now);
+
+    IdleLearner without({Quantity::energy}, settings());
+    std::vector<AbsentIdle> absent;
+    const auto line = restore_idle(text, without, one, k_now + 2, &absent);
+    ASSERT_TRUE(line) << line.error().message();
+    EXPECT_NE(line->find("1 channel not on this node now (kept in the file until their means "
+                         "leave the window)"),
+              std::string::npos)
+        << *line;
+    ASSERT_EQ(absent.size(), 1U);
+    EXPECT_EQ(absent[0].name, "cpu1.package");
+    // Saved 8 s after the first file: of a 10 s window, the 2 newest of its 4 means are left.
+    const auto again = idle_json(without, one, k_now + 8, absent);
+    IdleLearner after({Quantity::energy, Quantity::energy}, settings());
+    ASSERT_TRUE(restore_idle(again, after, both, k_now + 8));
+    EXPECT_EQ(after.means(1), (std::vector<double>{60, 90}));
+    EXPECT_EQ(after.means(0), (std::vector<double>{50, 40, 30, 45})) << "the present one whole";
+    // Past the window, an absent channel is no longer written.
+    const auto late = nlohmann::json::parse(idle_json(without, one, k_now + 20, absent));
+    EXPECT_EQ(late["channels"].size(), 1U);
+}
+
 // Each period's CPU use goes with its mean, so a restarted daemon still knows its quiet
 // periods; a file from before it was kept is taken with the use unknown.
 TEST(IdleStore, EachPeriodsCpuUseIsKeptWithItsMean) {

@@ -365,6 +365,34 @@ TEST(IdleLearner, APeriodsCpuUseIsKnownOnlyWhereReadingsCoverIt) {
     EXPECT_TRUE(std::isnan(busy[4])) << "its only reading went back";
 }
 
+// Past 10,000 periods the value is learned again every size/10,000 closes, never later.
+TEST(IdleLearner, ALargeWindowIsLearnedAgainWithinItsStride) {
+    auto s = fast();
+    s.window = std::chrono::seconds{20'000}; // 20,000 periods: every second close
+    s.min_history = std::chrono::seconds{10};
+    IdleLearner l({Quantity::energy}, s);
+    std::int64_t t = 0;
+    double j = 0;
+    l.add(0, t, j);
+    const auto period = [&](double watts) { // a reading a second: one period closed
+        j += watts;
+        t += 1000 * k_ms;
+        l.add(0, t, j);
+    };
+    const std::vector<double> full(20'000, 100.0); // a full window, as a restart brings it
+    ASSERT_EQ(l.restore(0, full), 20'000U);
+    ASSERT_NEAR(l.idle(0)->watts, 100, 1e-9);
+    // The node's floor drops to 40 W: 5 % of the window (1,000 periods) makes it the 5th
+    // percentile; learned again within 2 closes of that.
+    for (int k = 0; k < 999; ++k) {
+        period(40);
+    }
+    EXPECT_NEAR(l.idle(0)->watts, 100, 1e-9) << "999 of 20,000 at 40 W: not yet";
+    period(40);
+    period(40);
+    EXPECT_NEAR(l.idle(0)->watts, 40, 1e-9);
+}
+
 TEST(IdleLearner, PowerReadingsAreAveragedPerPeriod) {
     auto s = fast();
     s.percentile = 50;

@@ -174,6 +174,8 @@ TEST(LedgerNote, ForgettingUpToOneTimeIsSaidOnce) {
                             "then, CPUs other jobs held may be counted as this job's alone)"),
               std::string::npos)
         << notes[0];
+    r.counts_complete_from_ns = 3'020'000'000; // another job's end, as printed the same
+    EXPECT_EQ(ledger_notes(r, 0).size(), 1U);
     r.counts_complete_from_ns = 4'000'000'000;
     notes = ledger_notes(r, 0);
     ASSERT_EQ(notes.size(), 2U);
