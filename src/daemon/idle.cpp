@@ -157,6 +157,7 @@ IdleLearner::IdleLearner(const std::vector<Channel>& channels, IdleSettings sett
     : IdleLearner(
           [&] {
               std::vector<Quantity> q;
+              q.reserve(channels.size());
               for (const auto& c : channels) {
                   q.push_back(c.quantity);
               }
@@ -305,7 +306,7 @@ void IdleLearner::close_period(Learning& c, double watts) const {
     }
 }
 
-std::vector<IdleLearner::Mean> IdleLearner::ordered(const Learning& c) const {
+std::vector<IdleLearner::Mean> IdleLearner::ordered(const Learning& c) {
     std::vector<Mean> out(c.means.begin() + static_cast<std::ptrdiff_t>(c.next), c.means.end());
     out.insert(out.end(), c.means.begin(), c.means.begin() + static_cast<std::ptrdiff_t>(c.next));
     return out;

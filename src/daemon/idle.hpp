@@ -125,7 +125,7 @@ private:
     void push_mean(Learning& c, Mean m) const;
     void relearn(Learning& c) const; // c.learned from its means, once there are enough
     void add_use(Learning& c, std::int64_t t_ns, double percent);
-    [[nodiscard]] std::vector<Mean> ordered(const Learning& c) const;
+    [[nodiscard]] static std::vector<Mean> ordered(const Learning& c);
     [[nodiscard]] double use_since(const Mark& mark, const Meter& m) const; // NaN: unknown
 
     IdleSettings m_settings;

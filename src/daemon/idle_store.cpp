@@ -156,6 +156,62 @@ Result<std::string> restore_idle(std::string_view text,
 
 namespace {
 
+// Each channel of the file that this node has now goes into the learner (the newest means
+// still inside the window), the others into absent (where given). Returns the means taken
+// and the channels matched.
+std::pair<std::size_t, std::size_t> take_channels(const nlohmann::json& list,
+                                                  std::int64_t saved_unix_s,
+                                                  std::int64_t now_unix_s,
+                                                  IdleLearner& learner,
+                                                  const std::vector<Channel>& channels,
+                                                  std::vector<AbsentIdle>* absent) {
+    const auto period_ns = learner.settings().period.count();
+    const auto capacity = learner.capacity();
+    const auto busy_of = [](const nlohmann::json& e) {
+        std::vector<double> busy;
+        if (const auto b = e.find("busy"); b != e.end()) {
+            for (const auto& v : *b) {
+                busy.push_back(v.is_number() ? v.get<double>()
+                                             : std::numeric_limits<double>::quiet_NaN());
+            }
+        }
+        return busy;
+    };
+    std::size_t taken = 0;
+    std::size_t matched = 0;
+    std::vector<bool> used(list.size(), false);
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        for (std::size_t k = 0; k < list.size(); ++k) {
+            const auto& e = list[k];
+            if (used[k] || !same_channel(e, channels[i])) {
+                continue;
+            }
+            const auto all = e.at("means").get<std::vector<double>>();
+            const auto busy = busy_of(e);
+            const auto room = capacity - periods_since(e.value("saved_unix_s", saved_unix_s),
+                                                       now_unix_s, period_ns, capacity);
+            const auto keep = std::min(room, all.size());
+            taken += learner.restore(i, std::span{all}.last(keep),
+                                     busy.empty() ? std::span<const double>{}
+                                                  : std::span<const double>{busy}.last(keep));
+            used[k] = true;
+            ++matched;
+            break;
+        }
+    }
+    for (std::size_t k = 0; absent != nullptr && k < list.size(); ++k) {
+        const auto& e = list[k];
+        if (!used[k]) { // not on this node now: kept, for a later start that has it
+            absent->push_back({e.at("name").get<std::string>(), e.at("quantity").get<std::string>(),
+                               e.at("backend").get<std::string>(),
+                               e.at("device").get<std::string>(),
+                               e.at("means").get<std::vector<double>>(), busy_of(e),
+                               e.value("saved_unix_s", saved_unix_s)});
+        }
+    }
+    return {taken, matched};
+}
+
 Result<std::string> restore_checked(std::string_view text,
                                     IdleLearner& learner,
                                     const std::vector<Channel>& channels,
@@ -211,50 +267,8 @@ Result<std::string> restore_checked(std::string_view text,
     // the oldest means have left the window meanwhile (counted for each channel from when
     // its newest mean was taken). A clock set back counts as no time.
     const auto age_s = std::max<std::int64_t>(0, now_unix_s - saved->get<std::int64_t>());
-    const auto capacity = learner.capacity();
-    const auto busy_of = [](const nlohmann::json& e) {
-        std::vector<double> busy;
-        if (const auto b = e.find("busy"); b != e.end()) {
-            for (const auto& v : *b) {
-                busy.push_back(v.is_number() ? v.get<double>()
-                                             : std::numeric_limits<double>::quiet_NaN());
-            }
-        }
-        return busy;
-    };
-    std::size_t taken = 0;
-    std::size_t matched = 0;
-    std::vector<bool> used(list->size(), false);
-    for (std::size_t i = 0; i < channels.size(); ++i) {
-        for (std::size_t k = 0; k < list->size(); ++k) {
-            const auto& e = (*list)[k];
-            if (used[k] || !same_channel(e, channels[i])) {
-                continue;
-            }
-            const auto all = e.at("means").get<std::vector<double>>();
-            const auto busy = busy_of(e);
-            const auto room =
-                capacity - periods_since(e.value("saved_unix_s", saved->get<std::int64_t>()),
-                                         now_unix_s, period_ns, capacity);
-            const auto keep = std::min(room, all.size());
-            taken += learner.restore(i, std::span{all}.last(keep),
-                                     busy.empty() ? std::span<const double>{}
-                                                  : std::span<const double>{busy}.last(keep));
-            used[k] = true;
-            ++matched;
-            break;
-        }
-    }
-    for (std::size_t k = 0; absent != nullptr && k < list->size(); ++k) {
-        const auto& e = (*list)[k];
-        if (!used[k]) { // not on this node now: kept, for a later start that has it
-            absent->push_back({e.at("name").get<std::string>(), e.at("quantity").get<std::string>(),
-                               e.at("backend").get<std::string>(),
-                               e.at("device").get<std::string>(),
-                               e.at("means").get<std::vector<double>>(), busy_of(e),
-                               e.value("saved_unix_s", saved->get<std::int64_t>())});
-        }
-    }
+    const auto [taken, matched] =
+        take_channels(*list, saved->get<std::int64_t>(), now_unix_s, learner, channels, absent);
     return fmt::format(
         "idle history: {} means of {} channel{} taken from a file written {} ago{}", taken, matched,
         matched == 1 ? "" : "s", age_text(age_s),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The server's control path: signals (SIGHUP reloads the access rules, the
 // others stop it), the reload itself, and the goodbye to every client.
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "daemon/handlers.hpp"
 #include "daemon/server.hpp"
