@@ -312,24 +312,22 @@ std::vector<IdleLearner::Mean> IdleLearner::ordered(const Learning& c) {
     return out;
 }
 
-std::vector<double> IdleLearner::means(std::size_t i) const {
+std::vector<double> IdleLearner::column(std::size_t i, double Mean::*field) const {
     std::vector<double> out;
     if (i < m_channels.size()) {
         for (const auto& m : ordered(m_channels[i])) {
-            out.push_back(m.watts);
+            out.push_back(m.*field);
         }
     }
     return out;
 }
 
+std::vector<double> IdleLearner::means(std::size_t i) const {
+    return column(i, &Mean::watts);
+}
+
 std::vector<double> IdleLearner::busy(std::size_t i) const {
-    std::vector<double> out;
-    if (i < m_channels.size()) {
-        for (const auto& m : ordered(m_channels[i])) {
-            out.push_back(m.busy);
-        }
-    }
-    return out;
+    return column(i, &Mean::busy);
 }
 
 std::size_t

@@ -126,6 +126,7 @@ private:
     void relearn(Learning& c) const; // c.learned from its means, once there are enough
     void add_use(Learning& c, std::int64_t t_ns, double percent);
     [[nodiscard]] static std::vector<Mean> ordered(const Learning& c);
+    [[nodiscard]] std::vector<double> column(std::size_t i, double Mean::*field) const;
     [[nodiscard]] double use_since(const Mark& mark, const Meter& m) const; // NaN: unknown
 
     IdleSettings m_settings;
