@@ -134,6 +134,7 @@ private:
     std::int64_t m_next_idle_save = 0;
     std::string m_idle_save_error; // the last failure logged (said once until it changes)
     void read_busy(std::int64_t now_ns);
+    void start_idle_learning(const sensors::Host& host, const DaemonConfig& config);
     std::vector<std::string> m_notes;
     AccessRules m_rules;
     std::int64_t m_next_publish = 0;
