@@ -207,6 +207,14 @@ class Sweep : public Analysis {
 protected:
     void SetUp() override {
         add_rapl_zone(fs, "intel-rapl:0", "package-0", 0, 4294967296ULL, 0444);
+        // All of the package's 150 W is its idle power, and each job holds the whole node: its
+        // share is the node's energy. Without it, the whole energy is split by CPU time, and
+        // a sleeping job's share follows whatever else the machine runs (a CI run's other
+        // tests once made the longer point the cheaper).
+        fs.add({"/config.toml",
+                "[sensors.estimate]\nenabled = false\n[attribution]\nidle_watts = { "
+                "\"cpu0.package\" = 150 }\n",
+                0644});
         ProfileWriter::Profile p;
         p.amp_w = 0;
         timespec ts{};
