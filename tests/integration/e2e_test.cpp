@@ -6,6 +6,7 @@
 #include "shell.hpp"
 #include "trace/reader.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <tuple>
@@ -122,20 +124,29 @@ TEST_F(EndToEnd, PowerReadEveryMillisecondStaysAtTheProfile) {
         said = said || note.get<std::string>().find("derived over spans") != std::string::npos;
     }
     EXPECT_TRUE(said) << run["notes"];
-    // The readings themselves alias: reading to reading, power swings far past the truth.
+    // The readings themselves alias: reading to reading, power swings far outside the truth.
+    // Which way depends on who is faster: where the counter updates more often than it is
+    // read, some spans hold two updates (far above the truth); where a loaded machine slows
+    // the fake counter's writer below the reading rate, some hold none (0 W). Either way
+    // the derived profile above stayed within the truth.
     auto reader = trace::Reader::open(trace);
     ASSERT_TRUE(reader) << reader.error().message();
     const auto samples = reader->samples(reader->runs().at(0).id, 0);
     ASSERT_TRUE(samples) << samples.error().message();
-    double naive = 0;
+    double naive_high = 0;
+    double naive_low = std::numeric_limits<double>::infinity();
     const auto& pts = samples->points;
     for (std::size_t i = 1; i < pts.size(); ++i) {
         const auto& a = pts[i - 1];
         const auto& b = pts[i];
-        naive =
-            std::max(naive, (b.value - a.value) / (static_cast<double>(b.t_ns - a.t_ns) * 1e-9));
+        const double w = (b.value - a.value) / (static_cast<double>(b.t_ns - a.t_ns) * 1e-9);
+        naive_high = std::max(naive_high, w);
+        naive_low = std::min(naive_low, w);
     }
-    EXPECT_GT(naive, 1.5 * (p.base_w + p.amp_w)) << "the aliasing the derivation removes";
+    EXPECT_TRUE(naive_high > 1.5 * (p.base_w + p.amp_w) ||
+                naive_low < 0.5 * (p.base_w - p.amp_w))
+        << "the aliasing the derivation removes: reading to reading from " << naive_low
+        << " W to " << naive_high << " W";
     const auto html = file("/fast.html");
     ASSERT_EQ(sh(jp(fmt::format("report --html {} {}", html, trace))).exit_code, 0);
 }
