@@ -29,6 +29,7 @@ struct Connection {
     sys::UniqueFd fd;
     Kind kind;
     sys::PeerCredentials peer; // clients only
+    std::string http_peer;     // HTTP only: whom its slot counts against (sys::TcpPeer::key)
     // When peer.pid started, read as the connection was accepted: a session opened later is
     // the connecting process's only while that pid still names it.
     std::optional<std::uint64_t> peer_start_time;

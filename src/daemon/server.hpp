@@ -36,6 +36,7 @@ private:
     Result<void> listen();
     void watch(int fd, std::uint64_t key, std::uint32_t events) const;
     void accept_all(int listen_fd, Connection::Kind kind);
+    [[nodiscard]] bool take_http_peer(Connection& c); // false: refused and closed
     void on_event(std::uint64_t key, std::uint32_t events);
     void read_client(Connection& c);
     void serve_requests(Connection& c, std::int64_t now);
@@ -59,6 +60,7 @@ private:
     std::set<std::uint64_t> m_ready; // connections with requests waiting for their turn
     // Out of descriptors: the socket's [0] and /metrics' [1] listener rest until a tick.
     std::array<bool, 2> m_accept_paused{};
+    bool m_said_unasked = false;  // the kernel could not name a /metrics peer's user
     std::uint64_t m_next_id = 16; // ids below are the fixed descriptors
     std::int64_t m_last_reap = 0;
     bool m_stop = false;

@@ -7,6 +7,7 @@
 #include "daemon/http.hpp"
 #include "daemon/server.hpp"
 #include "sys/proc.hpp"
+#include "sys/tcp_peer.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -39,6 +40,39 @@ std::size_t Server::count(Connection::Kind kind, std::optional<uid_t> uid) const
         n += c->kind == kind && (!uid || c->peer.uid == *uid) ? 1U : 0U;
     }
     return n;
+}
+
+// A scrape's slot counts against its peer: the local user who connected (the kernel
+// knows the connecting socket's owner) or, for a remote peer, its address. One local
+// user reopening half-sent requests then holds at most its share of the pool, and the
+// scraper (another user, or another host) still gets in.
+bool Server::take_http_peer(Connection& c) {
+    const auto per_peer = static_cast<std::size_t>(m_state.config.daemon.prometheus_max_per_peer);
+    auto peer = sys::tcp_peer(c.fd.get());
+    if (!peer) { // gone before it was accepted
+        return false;
+    }
+    if (!peer->unasked.empty() && !m_said_unasked) {
+        JP_LOG_WARN("/metrics: the kernel cannot say which user connected ({}): scrapes are "
+                    "counted by address only, and local users share one address's share "
+                    "(said once)",
+                    peer->unasked);
+        m_said_unasked = true;
+    }
+    c.http_peer = peer->key();
+    std::size_t held = 0;
+    for (const auto& [id, other] : m_conns) {
+        held += other->kind == Connection::Kind::http && other->http_peer == c.http_peer ? 1U : 0U;
+    }
+    if (held >= per_peer) {
+        refuse_now(c.fd, http_response(503, "text/plain",
+                                       fmt::format("{} has {} scrapes open, the most one peer may "
+                                                   "have ([prometheus] "
+                                                   "max_connections_per_peer)\n",
+                                                   c.http_peer, held)));
+        return false;
+    }
+    return true;
 }
 
 void Server::accept_all(int listen_fd, Connection::Kind kind) {
@@ -81,6 +115,9 @@ void Server::accept_all(int listen_fd, Connection::Kind kind) {
         auto c =
             std::make_unique<Connection>(m_next_id++, std::move(fd), kind, k_max_request_bytes);
         c->partial_since_ns = client ? 0 : mono_ns(); // an HTTP request must come in time
+        if (!client && !take_http_peer(*c)) {
+            continue;
+        }
         if (client) {
             auto peer = sys::peer_credentials(c->fd.get());
             if (!peer) {

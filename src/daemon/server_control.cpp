@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -73,8 +74,14 @@ void Server::reload() {
             }
         }
     });
-    JP_LOG_INFO("SIGHUP: access rules reloaded from {} (other settings change at the next start)",
-                m_reload_path.string());
+    const auto waiting = changed_until_restart(m_state.config.text, fresh->text);
+    if (waiting.empty()) {
+        JP_LOG_INFO("SIGHUP: access rules reloaded from {}", m_reload_path.string());
+    } else {
+        JP_LOG_WARN("SIGHUP: access rules reloaded from {}; changed there but applied only at "
+                    "the next start: {}",
+                    m_reload_path.string(), fmt::join(waiting, ", "));
+    }
 }
 
 void Server::stop() {

@@ -127,7 +127,8 @@ Result<void> parse_access(const TomlScope& s, AccessRules& out) {
 }
 
 Result<void> parse_prometheus(const TomlScope& s, DaemonSettings& out) {
-    if (auto r = s.only({"listen", "max_connections", "per_job", "per_job_max", "per_job_keep"});
+    if (auto r = s.only({"listen", "max_connections", "max_connections_per_peer", "per_job",
+                         "per_job_max", "per_job_keep"});
         !r) {
         return r;
     }
@@ -146,6 +147,7 @@ Result<void> parse_prometheus(const TomlScope& s, DaemonSettings& out) {
                        "needs listen: /metrics is where it goes");
     }
     for (auto r : {s.integer("max_connections", 1, 1024, out.prometheus_max_connections),
+                   s.integer("max_connections_per_peer", 1, 1024, out.prometheus_max_per_peer),
                    s.integer("per_job_max", 1, 100'000, out.prometheus_per_job_max),
                    s.duration("per_job_keep", Nanos{0}, out.prometheus_per_job_keep)}) {
         if (!r) {
@@ -215,6 +217,7 @@ Result<DaemonConfig> load_daemon_config(const std::filesystem::path& path) {
         return config;
     }
     config->source = path;
+    config->text = std::move(*text);
     config->sensors.source = path;
     if (auto r = resolve_groups(config->access, path.string()); !r) {
         return std::unexpected(r.error());

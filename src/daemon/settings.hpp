@@ -49,6 +49,7 @@ struct DaemonSettings {
     Nanos client_timeout{std::chrono::seconds{10}}; // to finish a request once begun
     std::optional<std::string> prometheus_listen;   // "127.0.0.1:9940"; absent: off
     int prometheus_max_connections = 8;
+    int prometheus_max_per_peer = 2; // one local user (by uid) or remote address at most
     // Every job's share of the node's energy on /metrics (daemon/accounts.hpp): off by
     // default, since it tells anyone who reaches /metrics who runs what, and when.
     bool prometheus_per_job = false;
@@ -65,6 +66,7 @@ struct DaemonConfig {
     DaemonSettings daemon;
     AccessRules access;
     std::filesystem::path source; // the file, or empty for the built-in defaults
+    std::string text;             // the file's text as read ("" for the built-in defaults)
 };
 
 // Parses the text; group names are resolved by resolve_groups().
@@ -74,6 +76,11 @@ struct DaemonConfig {
 // root or by the daemon's user, not writable by group or others, in a
 // directory others cannot write into), parses it and resolves its groups.
 [[nodiscard]] Result<DaemonConfig> load_daemon_config(const std::filesystem::path& path);
+// The keys ("[daemon] idle_period", "sysfs_root") whose values differ between the
+// config the daemon runs on and the file's text now, [access] aside: what a SIGHUP,
+// which applies [access] alone, leaves for the next start. Both texts parsed before.
+[[nodiscard]] std::vector<std::string> changed_until_restart(std::string_view running,
+                                                             std::string_view file);
 // Turns full_resolution_groups into gids; an unknown group is an error.
 [[nodiscard]] Result<void> resolve_groups(AccessRules& rules, std::string_view origin);
 

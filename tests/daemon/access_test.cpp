@@ -260,7 +260,11 @@ TEST_F(DaemonAccess, SighupReloadsTheAccessRules) {
     start_daemon();
     auto before = probe(k_bob);
     ASSERT_EQ(before->call(hello())["access"], "floor");
-    fs.add({"/jouleprofd.toml", "[access]\nothers = \"deny\"\n", 0644});
+    // Beside [access], two keys only a restart applies: the log names them.
+    fs.add({"/jouleprofd.toml",
+            "[access]\nothers = \"deny\"\n[daemon]\nidle_period = \"2m\"\n[prometheus]\n"
+            "max_connections = 4\n",
+            0644});
     ::kill(daemon_pid, SIGHUP);
     const auto refusal = before->reply(); // the open connection is told and closed
     EXPECT_EQ(refusal["error"], "denied") << refusal;
@@ -271,6 +275,10 @@ TEST_F(DaemonAccess, SighupReloadsTheAccessRules) {
     auto root = probe("root");
     EXPECT_EQ(root->call(hello())["access"], "full") << "root keeps full access";
     EXPECT_NE(daemon_log().find("access rules reloaded"), std::string::npos) << daemon_log();
+    EXPECT_NE(daemon_log().find("applied only at the next start: [daemon] idle_period, "
+                                "[prometheus] max_connections\n"),
+              std::string::npos)
+        << daemon_log();
 }
 
 } // namespace

@@ -151,6 +151,37 @@ TEST_F(DaemonAttack, PipeliningOnEveryConnectionNeitherGrowsTheDaemonNorLocksOth
     alice->wait();
 }
 
+// The anonymous /metrics pool (docs/security.md): alice keeps reopening half-sent
+// requests on every slot she can take (a hostile review held all 8 this way and 0 of 12
+// scrapes were answered). Her slots count against her uid, which the kernel names for a
+// loopback peer, so she holds her share (2) and the scraper, another user, is served.
+TEST_F(DaemonAttack, HalfSentScrapesFromOneUserLeaveTheScraperServed) {
+    const int port = free_port();
+    start_daemon(fmt::format("floor = \"200ms\"\njitter = \"100ms\"\n[prometheus]\n"
+                             "listen = \"127.0.0.1:{}\"\n",
+                             port));
+    auto alice = attacker({"scrapes", std::to_string(port), "12", "6"});
+    std::this_thread::sleep_for(std::chrono::seconds{2}); // her slots are taken
+    int served = 0;
+    std::string last;
+    for (int i = 0; i < 10; ++i) {
+        last = http_get(port, "/metrics");
+        served += last.starts_with("HTTP/1.1 200 ") ? 1 : 0;
+        std::this_thread::sleep_for(std::chrono::milliseconds{200});
+    }
+    const auto got = json::parse(alice->line(std::chrono::seconds{60}).value_or("null"));
+    ASSERT_TRUE(got.is_object()) << daemon_log();
+    EXPECT_EQ(served, 10) << last.substr(0, 300) << daemon_log();
+    EXPECT_GT(got["refused"].get<int>(), 0) << got;
+    EXPECT_NE(got["refusal"].get<std::string>().find(
+                  fmt::format("uid {} has 2 scrapes open", uid_of(k_alice))),
+              std::string::npos)
+        << got << " (the daemon's own words)";
+    EXPECT_NE(got["refusal"].get<std::string>().find("max_connections_per_peer"), std::string::npos)
+        << got;
+    alice->wait();
+}
+
 // The floor against timing (docs/security.md): alice gathers every reading she can
 // (a 1 ms stream, latest polled, an exact read at once after each new publication
 // and start/end edges in between) and never holds two closer than the floor. Root,

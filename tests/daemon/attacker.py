@@ -11,7 +11,11 @@ Run as an unprivileged user; prints one JSON line of what it got, then exits.
                                               stream, latest polled, exact reads at once
                                               after each new publication and in between)
                                               and print the shortest window between two
-Every loop is bounded by SECONDS; only the given Unix socket is touched.
+    attacker.py SOCKET scrapes PORT N SECONDS  keep N half-sent requests open to /metrics
+                                              on 127.0.0.1:PORT, reopening each one the
+                                              daemon closes or refuses
+Every loop is bounded by SECONDS; only the given Unix socket (and, for scrapes,
+127.0.0.1:PORT) is touched.
 """
 import json
 import os
@@ -192,6 +196,33 @@ def windows(path, seconds):
                       else shortest / 1e6, **counts}), flush=True)
 
 
+def scrapes(port, count, seconds):
+    """The hostile review of 2026-11-29: every /metrics slot held by half-sent requests."""
+    held, refused, words, most = [], 0, "", 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        while len(held) < count and time.monotonic() < deadline:
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")  # never finished
+            held.append(s)
+        most = max(most, len(held))
+        time.sleep(0.05)
+        for s in list(held):  # what the daemon answered (a refusal) or closed goes
+            s.setblocking(False)
+            try:
+                data = s.recv(4096)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                data = b""
+            if b" 503 " in data:
+                refused += 1
+                words = data.split(b"\r\n\r\n", 1)[-1].decode(errors="replace").strip()
+            held.remove(s)
+            s.close()
+    print(json.dumps({"most_held": most, "refused": refused, "refusal": words}), flush=True)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -202,6 +233,8 @@ def main():
         markers(path, float(sys.argv[3]))
     elif mode == "windows":
         windows(path, float(sys.argv[3]))
+    elif mode == "scrapes":
+        scrapes(int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))
     else:
         sys.exit(__doc__)
 

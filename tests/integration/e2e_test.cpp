@@ -143,10 +143,9 @@ TEST_F(EndToEnd, PowerReadEveryMillisecondStaysAtTheProfile) {
         naive_high = std::max(naive_high, w);
         naive_low = std::min(naive_low, w);
     }
-    EXPECT_TRUE(naive_high > 1.5 * (p.base_w + p.amp_w) ||
-                naive_low < 0.5 * (p.base_w - p.amp_w))
-        << "the aliasing the derivation removes: reading to reading from " << naive_low
-        << " W to " << naive_high << " W";
+    EXPECT_TRUE(naive_high > 1.5 * (p.base_w + p.amp_w) || naive_low < 0.5 * (p.base_w - p.amp_w))
+        << "the aliasing the derivation removes: reading to reading from " << naive_low << " W to "
+        << naive_high << " W";
     const auto html = file("/fast.html");
     ASSERT_EQ(sh(jp(fmt::format("report --html {} {}", html, trace))).exit_code, 0);
 }

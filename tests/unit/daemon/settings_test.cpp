@@ -15,6 +15,7 @@ TEST(DaemonSettings, DefaultsAreSecureAndDocumented) {
     EXPECT_EQ(c->daemon.interval, std::chrono::milliseconds{100});
     EXPECT_FALSE(c->daemon.prometheus_listen) << "/metrics is off by default";
     EXPECT_FALSE(c->daemon.prometheus_per_job) << "who runs what is not shown by default";
+    EXPECT_EQ(c->daemon.prometheus_max_per_peer, 2) << "one user holds at most 2 of 8 slots";
     EXPECT_TRUE(c->access.full_resolution_groups.empty());
     EXPECT_TRUE(c->access.others_allowed);
     EXPECT_EQ(c->access.floor, std::chrono::seconds{1});
@@ -45,6 +46,7 @@ unrestricted_backends = ["nvml"]
 [prometheus]
 listen = "[::1]:9940"
 max_connections = 2
+max_connections_per_peer = 1
 per_job = true
 per_job_max = 50
 per_job_keep = "1h"
@@ -72,6 +74,8 @@ interval = "20ms"
     EXPECT_EQ(*c->daemon.prometheus_listen, "[::1]:9940");
     EXPECT_TRUE(c->daemon.prometheus_per_job);
     EXPECT_EQ(c->daemon.prometheus_per_job_max, 50);
+    EXPECT_EQ(c->daemon.prometheus_max_connections, 2);
+    EXPECT_EQ(c->daemon.prometheus_max_per_peer, 1);
     EXPECT_EQ(c->daemon.prometheus_per_job_keep, std::chrono::hours{1});
     EXPECT_EQ(*c->sensors.node.rated_watts, 1000);
     EXPECT_EQ(c->sensors.intervals.at("nvml"), std::chrono::milliseconds{20});
@@ -102,6 +106,8 @@ TEST(DaemonSettings, EachMistakeNamesFileLineTableAndKey) {
         {"[prometheus]\nper_job = true\n", "[prometheus] per_job: needs listen"},
         {"[prometheus]\nlisten = \"127.0.0.1:1\"\nper_job = 1\n", "[prometheus] per_job: must be"},
         {"[prometheus]\nlisten = \"127.0.0.1:1\"\nper_job_max = 0\n", "[prometheus] per_job_max"},
+        {"[prometheus]\nlisten = \"127.0.0.1:1\"\nmax_connections_per_peer = 0\n",
+         "[prometheus] max_connections_per_peer"},
         {"[prometheus]\nlisten = \"127.0.0.1:1\"\nper_job_keep = \"soon\"\n",
          "[prometheus] per_job_keep"},
         {"access = 3\n", "must be a table"},
@@ -161,6 +167,45 @@ TEST(DaemonSettings, AFileOthersCouldChangeIsRefused) {
     fs.chmod("/open", 01777); // sticky, like /tmp: others cannot replace our file
     EXPECT_TRUE(load_daemon_config(fs.path("/open/in.toml")));
     EXPECT_FALSE(load_daemon_config(fs.path("/missing.toml")));
+}
+
+// A SIGHUP applies [access] alone: the log names every other key whose value changed,
+// and nothing for a file only reformatted.
+TEST(DaemonSettings, AReloadNamesTheKeysThatWaitForARestart) {
+    const std::string running = R"(sysfs_root = "/a"
+[access]
+others = "floor"
+[daemon]
+idle_period = "60s"
+history = "10m"
+[sensors.rapl]
+interval = "10ms"
+)";
+    EXPECT_TRUE(changed_until_restart(running, running).empty());
+    EXPECT_TRUE(changed_until_restart(running, R"(# the same, reformatted and reordered
+sysfs_root   =   "/a"
+[sensors.rapl]
+interval   = "10ms"
+[daemon]
+history = "10m"
+idle_period = "60s"
+[access]
+others = "deny"   # applied by the reload: not named
+)")
+                    .empty());
+    const auto changed = changed_until_restart(running, R"(sysfs_root = "/b"
+[daemon]
+idle_period = "2m"
+[sensors.rapl]
+interval = "10ms"
+[sensors.nvml]
+interval = "20ms"
+[prometheus]
+listen = "127.0.0.1:9940"
+)");
+    EXPECT_EQ(changed, (std::vector<std::string>{"[daemon] history", "[daemon] idle_period",
+                                                 "[prometheus] listen", "[sensors.nvml] interval",
+                                                 "sysfs_root"}));
 }
 
 } // namespace

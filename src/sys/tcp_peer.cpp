@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "sys/tcp_peer.hpp"
+
+#include "sys/fd.hpp"
+
+#include <arpa/inet.h>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+namespace jp::sys {
+namespace {
+
+// NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API's casts
+const sockaddr_in& v4(const sockaddr_storage& s) {
+    return reinterpret_cast<const sockaddr_in&>(s);
+}
+const sockaddr_in6& v6(const sockaddr_storage& s) {
+    return reinterpret_cast<const sockaddr_in6&>(s);
+}
+sockaddr_in& v4(sockaddr_storage& s) {
+    return reinterpret_cast<sockaddr_in&>(s);
+}
+sockaddr* as_sockaddr(sockaddr_storage& s) {
+    return reinterpret_cast<sockaddr*>(&s);
+}
+// NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+
+// A v4-mapped v6 address (a v4 client of a [::] listener) as the v4 address it is: the
+// connecting socket is a v4 one, and the kernel looks it up as such.
+sockaddr_storage unmapped(const sockaddr_storage& s) {
+    if (s.ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&v6(s).sin6_addr)) {
+        return s;
+    }
+    sockaddr_storage out{};
+    auto& a = v4(out);
+    a.sin_family = AF_INET;
+    a.sin_port = v6(s).sin6_port;
+    std::memcpy(&a.sin_addr, &v6(s).sin6_addr.s6_addr[12], sizeof a.sin_addr);
+    return out;
+}
+
+// The address and port as sock_diag writes them: network order, v4 in the first word.
+void put(const sockaddr_storage& s, __be16& port, std::array<__be32, 4>& addr) {
+    addr = {};
+    if (s.ss_family == AF_INET) {
+        port = v4(s).sin_port;
+        std::memcpy(addr.data(), &v4(s).sin_addr, sizeof v4(s).sin_addr);
+    } else {
+        port = v6(s).sin6_port;
+        std::memcpy(addr.data(), &v6(s).sin6_addr, sizeof v6(s).sin6_addr);
+    }
+}
+
+std::string address_text(const sockaddr_storage& s) {
+    std::array<char, INET6_ADDRSTRLEN> buf{};
+    const void* addr = s.ss_family == AF_INET ? static_cast<const void*>(&v4(s).sin_addr)
+                                              : static_cast<const void*>(&v6(s).sin6_addr);
+    if (::inet_ntop(s.ss_family, addr, buf.data(), buf.size()) == nullptr) {
+        return "?";
+    }
+    return buf.data();
+}
+
+struct DiagRequest {
+    nlmsghdr header;
+    inet_diag_req_v2 request;
+};
+
+} // namespace
+
+std::string TcpPeer::key() const {
+    return uid ? fmt::format("uid {}", *uid) : fmt::format("address {}", address);
+}
+
+Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
+                                       const sockaddr_storage& to_in) {
+    const auto from = unmapped(from_in);
+    const auto to = unmapped(to_in);
+    if ((from.ss_family != AF_INET && from.ss_family != AF_INET6) ||
+        from.ss_family != to.ss_family) {
+        return fail(ErrorKind::io, "sock_diag", "not a TCP/IP connection");
+    }
+    UniqueFd nl{::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)};
+    if (!nl) {
+        return std::unexpected(errno_error(errno, "sock_diag socket"));
+    }
+    DiagRequest req{};
+    req.header.nlmsg_len = sizeof req;
+    req.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    req.header.nlmsg_flags = NLM_F_REQUEST; // one socket by its exact id, not a dump
+    req.request.sdiag_family = static_cast<__u8>(from.ss_family);
+    req.request.sdiag_protocol = IPPROTO_TCP;
+    req.request.idiag_states = ~0U;
+    std::array<__be32, 4> src{};
+    std::array<__be32, 4> dst{};
+    put(from, req.request.id.idiag_sport, src);
+    put(to, req.request.id.idiag_dport, dst);
+    std::memcpy(static_cast<void*>(req.request.id.idiag_src), src.data(), sizeof src);
+    std::memcpy(static_cast<void*>(req.request.id.idiag_dst), dst.data(), sizeof dst);
+    req.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+    req.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    if (::send(nl.get(), &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) {
+        return std::unexpected(errno_error(errno, "sock_diag request"));
+    }
+    // The kernel answers a single lookup within send: nothing here waits.
+    alignas(nlmsghdr) std::array<char, 8192> buf{};
+    const auto n = ::recv(nl.get(), buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n < static_cast<ssize_t>(sizeof(nlmsghdr))) {
+        return std::unexpected(errno_error(n < 0 ? errno : EPROTO, "sock_diag answer"));
+    }
+    nlmsghdr head{};
+    std::memcpy(&head, buf.data(), sizeof head);
+    if (head.nlmsg_len > static_cast<std::uint32_t>(n)) {
+        return std::unexpected(errno_error(EPROTO, "sock_diag answer"));
+    }
+    if (head.nlmsg_type == NLMSG_ERROR) {
+        nlmsgerr err{};
+        if (head.nlmsg_len < NLMSG_LENGTH(sizeof err)) {
+            return std::unexpected(errno_error(EPROTO, "sock_diag answer"));
+        }
+        std::memcpy(&err, buf.data() + NLMSG_HDRLEN, sizeof err);
+        if (err.error == -ENOENT) {
+            return std::optional<uid_t>{}; // no such socket here: a remote peer
+        }
+        return std::unexpected(errno_error(-err.error, "sock_diag lookup"));
+    }
+    inet_diag_msg msg{};
+    if (head.nlmsg_type != SOCK_DIAG_BY_FAMILY || head.nlmsg_len < NLMSG_LENGTH(sizeof msg)) {
+        return std::unexpected(errno_error(EPROTO, "sock_diag answer"));
+    }
+    std::memcpy(&msg, buf.data() + NLMSG_HDRLEN, sizeof msg);
+    // The lookup falls back to a listener on from's port (any address): that socket is not
+    // the peer, and anyone may listen on a port a remote peer happens to connect from.
+    const bool exact =
+        msg.idiag_state != TCP_LISTEN && msg.id.idiag_sport == req.request.id.idiag_sport &&
+        msg.id.idiag_dport == req.request.id.idiag_dport &&
+        std::memcmp(static_cast<const void*>(msg.id.idiag_src), src.data(), sizeof src) == 0 &&
+        std::memcmp(static_cast<const void*>(msg.id.idiag_dst), dst.data(), sizeof dst) == 0;
+    return exact ? std::optional<uid_t>{msg.idiag_uid} : std::optional<uid_t>{};
+}
+
+Result<TcpPeer> tcp_peer(int fd) {
+    sockaddr_storage peer{};
+    sockaddr_storage local{};
+    socklen_t peer_len = sizeof peer;
+    socklen_t local_len = sizeof local;
+    if (::getpeername(fd, as_sockaddr(peer), &peer_len) != 0) {
+        return std::unexpected(errno_error(errno, "getpeername"));
+    }
+    if (::getsockname(fd, as_sockaddr(local), &local_len) != 0) {
+        return std::unexpected(errno_error(errno, "getsockname"));
+    }
+    TcpPeer out{address_text(unmapped(peer)), std::nullopt, ""};
+    if (auto owner = tcp_owner(peer, local)) {
+        out.uid = *owner;
+    } else {
+        out.unasked = owner.error().message();
+    }
+    return out;
+}
+
+} // namespace jp::sys
