@@ -59,7 +59,15 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
     }
     m_next_idle_save = mono_ns() + k_idle_save.count();
     const auto file = (*m_state_dir / k_idle_file).string();
+    const auto own = idle_file_for(m_idle.settings().period.count());
     auto text = read_idle_file(*m_state_dir);
+    if (!text && text.error().kind == ErrorKind::not_found) {
+        // None in use: one set aside when this period was last left, if there is one.
+        if (auto kept = read_idle_file(*m_state_dir, own);
+            kept && move_idle_file(*m_state_dir, own, k_idle_file)) {
+            text = std::move(kept);
+        }
+    }
     if (!text) {
         return text.error().kind == ErrorKind::not_found
                    ? fmt::format("idle history: none yet in {} (written every {} and at stop)",
@@ -71,6 +79,32 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
     auto line = restore_idle(*text, m_idle, m_channels, now_s, &m_idle_absent);
+    if (!line && line.error().kind == ErrorKind::unsupported) {
+        // Learned over another period: set aside for a start with that period, never
+        // written over; and the history this period left, if any, taken up instead.
+        const auto theirs = idle_file_period(*text);
+        if (!theirs) {
+            return fmt::format("idle history in {} not used ({}): learning anew", file,
+                               line.error().message());
+        }
+        auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(*theirs));
+        if (!moved) {
+            return fmt::format("idle history in {} not used ({}), and not set aside ({}): it "
+                               "will be replaced at the next save",
+                               file, line.error().message(), moved.error().message());
+        }
+        const auto aside = fmt::format("{} set aside as {} ({})", file, idle_file_for(*theirs),
+                                       line.error().message());
+        if (auto kept = read_idle_file(*m_state_dir, own);
+            kept && move_idle_file(*m_state_dir, own, k_idle_file)) {
+            line = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
+            return line ? fmt::format("{}; {} (kept from when this period was last used)", aside,
+                                      *line)
+                        : fmt::format("{}; {} not used ({}): learning anew", aside, own,
+                                      line.error().message());
+        }
+        return fmt::format("{}: learning anew", aside);
+    }
     return line ? fmt::format("{} ({})", *line, file)
                 : fmt::format("idle history in {} not used ({}): learning anew", file,
                               line.error().message());

@@ -2,18 +2,13 @@
 #include "daemon/idle_store.hpp"
 
 #include "core/text.hpp"
-#include "sys/fd.hpp"
-#include "sys/trusted_file.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <optional>
 
 namespace jp::daemon {
 namespace {
@@ -87,11 +82,6 @@ bool saved_fits(const nlohmann::json& e) {
                                 saved->get<std::int64_t>() <= k_latest_unix_s);
 }
 
-std::filesystem::path normal(const std::filesystem::path& dir) {
-    auto p = dir.lexically_normal();
-    return p.has_filename() ? p : p.parent_path();
-}
-
 } // namespace
 
 std::string idle_json(const IdleLearner& learner,
@@ -155,6 +145,38 @@ Result<std::string> restore_idle(std::string_view text,
 }
 
 namespace {
+
+// A channel's means (and busy) taken k at a time from the newest, each group's mean one
+// mean of a period k times as long; the oldest that make no whole group are dropped. A
+// group's use is known only where each of its periods' was.
+void combine(nlohmann::json& e, std::size_t k) {
+    const auto means = e.at("means").get<std::vector<double>>();
+    const auto n = means.size() / k;
+    const auto first = means.size() - (n * k);
+    const auto busy = e.find("busy");
+    auto out_means = nlohmann::json::array();
+    auto out_busy = nlohmann::json::array();
+    for (std::size_t g = 0; g < n; ++g) {
+        double sum = 0;
+        double use = 0;
+        bool known = true;
+        for (std::size_t i = first + (g * k); i < first + ((g + 1) * k); ++i) {
+            sum += means[i];
+            if (busy != e.end()) {
+                const auto& b = (*busy)[i];
+                known = known && b.is_number();
+                use += b.is_number() ? b.get<double>() : 0.0;
+            }
+        }
+        out_means.push_back(sum / static_cast<double>(k));
+        out_busy.push_back(known ? nlohmann::json(use / static_cast<double>(k))
+                                 : nlohmann::json(nullptr));
+    }
+    e["means"] = std::move(out_means);
+    if (busy != e.end()) {
+        e["busy"] = std::move(out_busy);
+    }
+}
 
 // Each channel of the file that this node has now goes into the learner (the newest means
 // still inside the window), the others into absent (where given). Returns the means taken
@@ -257,11 +279,25 @@ Result<std::string> restore_checked(std::string_view text,
         }
     }
     const auto period_ns = learner.settings().period.count();
-    if (period->get<std::int64_t>() != period_ns) {
-        return fmt::format("the idle history was learned over periods of {:g} s, not {:g} s: "
-                           "learning anew",
-                           static_cast<double>(period->get<std::int64_t>()) * 1e-9,
-                           static_cast<double>(period_ns) * 1e-9);
+    const auto file_period_ns = period->get<std::int64_t>();
+    std::string combined;
+    if (file_period_ns != period_ns) {
+        // A whole number of the file's periods make one of ours: their means (of equal
+        // spans) average into ours. Otherwise the file is not this learner's.
+        if (file_period_ns <= 0 || period_ns % file_period_ns != 0) {
+            return fail(ErrorKind::unsupported, k_what,
+                        fmt::format("learned over periods of {:g} s, not {:g} s",
+                                    static_cast<double>(file_period_ns) * 1e-9,
+                                    static_cast<double>(period_ns) * 1e-9));
+        }
+        const auto k = static_cast<std::size_t>(period_ns / file_period_ns);
+        for (auto& e : *list) {
+            combine(e, k);
+        }
+        combined = fmt::format(" (learned over periods of {:g} s: every {} combined into one of "
+                               "{:g} s)",
+                               static_cast<double>(file_period_ns) * 1e-9, k,
+                               static_cast<double>(period_ns) * 1e-9);
     }
     // The daemon was down since the file was written: that many periods were not seen, and
     // the oldest means have left the window meanwhile (counted for each channel from when
@@ -270,8 +306,8 @@ Result<std::string> restore_checked(std::string_view text,
     const auto [taken, matched] =
         take_channels(*list, saved->get<std::int64_t>(), now_unix_s, learner, channels, absent);
     return fmt::format(
-        "idle history: {} means of {} channel{} taken from a file written {} ago{}", taken, matched,
-        matched == 1 ? "" : "s", age_text(age_s),
+        "idle history: {} means of {} channel{} taken from a file written {} ago{}{}", taken,
+        matched, matched == 1 ? "" : "s", age_text(age_s), combined,
         list->size() > matched
             ? fmt::format("; {} channel{} not on this node now{}", list->size() - matched,
                           list->size() - matched == 1 ? "" : "s",
@@ -283,60 +319,17 @@ Result<std::string> restore_checked(std::string_view text,
 
 } // namespace
 
-Result<void> save_idle_file(const std::filesystem::path& dir, const std::string& text) {
-    const auto path = normal(dir);
-    auto d = sys::open_trusted_directory(path, "state directory");
-    if (!d && d.error().kind == ErrorKind::not_found && path.has_parent_path()) {
-        auto parent = sys::open_trusted_directory(path.parent_path(), "state directory");
-        if (!parent) {
-            return std::unexpected(parent.error());
-        }
-        if (::mkdirat(parent->get(), path.filename().c_str(), 0700) != 0 && errno != EEXIST) {
-            return std::unexpected(errno_error(errno, path.string()));
-        }
-        d = sys::open_trusted_directory(path, "state directory");
+std::optional<std::int64_t> idle_file_period(std::string_view text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    const auto p = j.is_object() ? j.find("period_ns") : j.end();
+    if (!j.is_object() || p == j.end() || !p->is_number_integer() || p->get<std::int64_t>() <= 0) {
+        return std::nullopt;
     }
-    if (!d) {
-        return std::unexpected(d.error());
-    }
-    // Written whole beside the file, then renamed over it: a reader (or a crash) sees the
-    // old file or the new one, never half of one.
-    const std::string tmp = std::string{"."} + k_idle_file + ".tmp";
-    if (::unlinkat(d->get(), tmp.c_str(), 0) != 0 && errno != ENOENT) {
-        return std::unexpected(errno_error(errno, (path / tmp).string()));
-    }
-    sys::UniqueFd fd{::openat(d->get(), tmp.c_str(),
-                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
-    if (!fd) {
-        return std::unexpected(errno_error(errno, (path / tmp).string()));
-    }
-    for (std::size_t done = 0; done < text.size();) {
-        const auto n = ::write(fd.get(), text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            const int err = n < 0 ? errno : ENOSPC;
-            ::unlinkat(d->get(), tmp.c_str(), 0);
-            return std::unexpected(errno_error(err, (path / tmp).string()));
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd.get()) != 0) {
-        const int err = errno;
-        ::unlinkat(d->get(), tmp.c_str(), 0);
-        return std::unexpected(errno_error(err, (path / tmp).string()));
-    }
-    if (::renameat(d->get(), tmp.c_str(), d->get(), k_idle_file) != 0) {
-        const int err = errno;
-        ::unlinkat(d->get(), tmp.c_str(), 0);
-        return std::unexpected(errno_error(err, (path / k_idle_file).string()));
-    }
-    return {};
+    return p->get<std::int64_t>();
 }
 
-Result<std::string> read_idle_file(const std::filesystem::path& dir) {
-    return sys::read_trusted(normal(dir) / k_idle_file, k_what, std::size_t{64} << 20);
+std::string idle_file_for(std::int64_t period_ns) {
+    return fmt::format("idle-history.{}ns.json", period_ns);
 }
 
 } // namespace jp::daemon

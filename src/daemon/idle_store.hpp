@@ -4,16 +4,18 @@
 // channel's means in a file of the daemon's state directory ([daemon] state_dir, else
 // systemd's $STATE_DIRECTORY), written whole and renamed into place, read back at start.
 // A channel is the same one only by name, quantity, backend and device; means older than
-// the window (counted from when the file was written) are dropped, and a file written with
-// another period is not used. A file or directory another user could have written is
-// refused, as the config is (sys/trusted_file.hpp); so is a damaged one: the daemon then
-// learns anew and says why, in one line.
+// the window (counted from when the file was written) are dropped; a file written with a
+// period a whole number of which makes this one is combined into it, and one with another
+// period is set aside, for a later start with that period. A file or directory another user could
+// have written is refused, as the config is (sys/trusted_file.hpp); so is a damaged one: the daemon
+// then learns anew and says why, in one line.
 #include "core/channel.hpp"
 #include "core/error.hpp"
 #include "daemon/idle.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,17 @@ struct AbsentIdle {
                                           const std::string& text);
 
 // The file's text from dir, checked as the config file is. not_found when there is none.
-[[nodiscard]] Result<std::string> read_idle_file(const std::filesystem::path& dir);
+[[nodiscard]] Result<std::string> read_idle_file(const std::filesystem::path& dir,
+                                                 const std::string& name = k_idle_file);
+
+// A history learned over a period that no whole number of which makes the learner's is
+// not used (restore_idle: ErrorKind::unsupported). It is set aside under this name, and
+// taken up again by a later start with that period: its period as the file says (none:
+// not such a file), and the name for a period.
+[[nodiscard]] std::optional<std::int64_t> idle_file_period(std::string_view text);
+[[nodiscard]] std::string idle_file_for(std::int64_t period_ns);
+// Renames `from` to `to` within dir (checked as for reading); `to` is replaced.
+[[nodiscard]] Result<void>
+move_idle_file(const std::filesystem::path& dir, const std::string& from, const std::string& to);
 
 } // namespace jp::daemon

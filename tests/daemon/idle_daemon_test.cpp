@@ -269,5 +269,54 @@ TEST_F(DaemonIdle, ARestartKeepsTheLearnedIdlePower) {
     EXPECT_NE(daemon_log().find("writable by other users"), std::string::npos) << daemon_log();
 }
 
+// Another idle_period: a history no whole number of whose periods make the new one is set
+// aside (never written over) and taken up again when the daemon goes back to its period;
+// one that does (0.2 s into 0.4 s) is combined into it.
+TEST_F(DaemonIdle, AnotherIdlePeriodSetsTheHistoryAsideAndGoingBackTakesItUp) {
+    const auto state = path("/state");
+    const auto config = [&](const char* period) {
+        return fmt::format("[daemon]\ninterval = \"50ms\"\nidle_period = \"{}\"\n"
+                           "idle_window = \"1m\"\nidle_min_history = \"1s\"\n"
+                           "state_dir = \"{}\"\n",
+                           period, state);
+    };
+    const auto restart = [&](const char* period) {
+        ASSERT_EQ(stop_daemon(SIGTERM), 0) << daemon_log();
+        start_daemon(config(period));
+    };
+    start_daemon(config("200ms"));
+    {
+        auto root = probe("root");
+        ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+        ASSERT_TRUE(learned_idle(*root).is_object()) << "nothing learned:\n" << daemon_log();
+    }
+    restart("300ms");
+    EXPECT_NE(daemon_log().find("idle-history.json set aside as idle-history.200000000ns.json "
+                                "(idle history: learned over periods of 0.2 s, not 0.3 s): "
+                                "learning anew"),
+              std::string::npos)
+        << daemon_log();
+    restart("200ms"); // back: its own history again, served at once
+    EXPECT_NE(daemon_log().find("set aside as idle-history.300000000ns.json"), std::string::npos)
+        << daemon_log();
+    EXPECT_NE(daemon_log().find("(kept from when this period was last used)"), std::string::npos)
+        << daemon_log();
+    {
+        auto root = probe("root");
+        ASSERT_EQ(root->call({{"op", "hello"}, {"versions", {1}}})["ok"], true);
+        EXPECT_TRUE(root->call({{"op", "channels"}})["channels"].at(0).at("idle").is_object())
+            << "learned anew:\n"
+            << daemon_log();
+    }
+    restart("400ms"); // two of its periods make one
+    EXPECT_NE(daemon_log().find("(learned over periods of 0.2 s: every 2 combined into one of "
+                                "0.4 s)"),
+              std::string::npos)
+        << daemon_log();
+    struct stat st {};
+    EXPECT_EQ(::stat((state + "/idle-history.300000000ns.json").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600U);
+}
+
 } // namespace
 } // namespace jp::test

@@ -112,15 +112,41 @@ TEST(IdleStore, AnotherDeviceOrPeriodIsNotTheSameHistory) {
                      "channel not on this node now");
     EXPECT_TRUE(moved.means(0).empty());
 
-    auto other = settings();
-    other.period = std::chrono::seconds{2};
-    other.window = std::chrono::seconds{20};
+    auto other = settings(); // 1 s periods make no whole 1.5 s one: not this history
+    other.period = std::chrono::milliseconds{1500};
+    other.window = std::chrono::seconds{15};
     IdleLearner slower({Quantity::energy}, other);
     const auto said =
         restore_idle(text, slower, {channel("cpu0.package", "rapl:package:0")}, k_now);
-    ASSERT_TRUE(said);
-    EXPECT_NE(said->find("learning anew"), std::string::npos) << *said;
+    ASSERT_FALSE(said);
+    EXPECT_EQ(said.error().kind, ErrorKind::unsupported);
+    EXPECT_EQ(said.error().message(), "idle history: learned over periods of 1 s, not 1.5 s");
     EXPECT_TRUE(slower.means(0).empty());
+    EXPECT_EQ(idle_file_period(text), k_s);
+    EXPECT_EQ(idle_file_for(k_s), "idle-history.1000000000ns.json");
+}
+
+// Periods of 1 s taken two at a time make 2 s ones: each pair's mean, from the newest (the
+// oldest left alone is dropped), their use known only where both were.
+TEST(IdleStore, AHistoryOfShorterPeriodsIsCombinedIntoLongerOnes) {
+    IdleLearner before({Quantity::energy}, settings());
+    learn(before, 0, {50, 40, 30, 20, 10});
+    auto j = nlohmann::json::parse(
+        idle_json(before, {channel("cpu0.package", "rapl:package:0")}, k_now));
+    j["channels"][0]["busy"] = nlohmann::json::parse("[0.1, 0.2, null, 0.4, 0.6]");
+    auto longer = settings();
+    longer.period = std::chrono::seconds{2};
+    longer.window = std::chrono::seconds{20};
+    IdleLearner after({Quantity::energy}, longer);
+    const auto line =
+        restore_idle(j.dump(), after, {channel("cpu0.package", "rapl:package:0")}, k_now);
+    ASSERT_TRUE(line) << line.error().message();
+    EXPECT_EQ(*line, "idle history: 2 means of 1 channel taken from a file written 0 s ago "
+                     "(learned over periods of 1 s: every 2 combined into one of 2 s)");
+    EXPECT_EQ(after.means(0), (std::vector<double>{35, 15}));
+    ASSERT_EQ(after.busy(0).size(), 2U);
+    EXPECT_TRUE(std::isnan(after.busy(0)[0])) << "0.2 and one unknown";
+    EXPECT_DOUBLE_EQ(after.busy(0)[1], 0.5);
 }
 
 TEST(IdleStore, ADamagedFileIsRefusedInOneLine) {
