@@ -6,6 +6,7 @@
 #include "daemon/http.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/serve.hpp"
+#include "sys/tcp_peer.hpp"
 
 #include <array>
 #include <cerrno>
@@ -91,6 +92,15 @@ Result<void> Server::listen() {
         }
         m_http_listen = std::move(*http);
         watch(m_http_listen.get(), k_http_listen, EPOLLIN);
+        if (auto works = sys::tcp_owner_lookup_works(m_http_listen.get()); works) {
+            m_tcp_owners = true;
+        } else {
+            JP_LOG_WARN("/metrics: the kernel cannot say which local user connected ({}): "
+                        "local scrapes share the pool of {} unrationed, remote addresses "
+                        "get {} each",
+                        works.error().message(), cfg.prometheus_max_connections,
+                        cfg.prometheus_max_per_peer);
+        }
     }
     m_timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
     const auto tick = tick_of(m_engine->base_interval()).count();

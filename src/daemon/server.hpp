@@ -60,7 +60,7 @@ private:
     std::set<std::uint64_t> m_ready; // connections with requests waiting for their turn
     // Out of descriptors: the socket's [0] and /metrics' [1] listener rest until a tick.
     std::array<bool, 2> m_accept_paused{};
-    bool m_said_unasked = false;  // the kernel could not name a /metrics peer's user
+    bool m_tcp_owners = false;    // the kernel names the local user of a /metrics connection
     std::uint64_t m_next_id = 16; // ids below are the fixed descriptors
     std::int64_t m_last_reap = 0;
     bool m_stop = false;

@@ -48,18 +48,14 @@ std::size_t Server::count(Connection::Kind kind, std::optional<uid_t> uid) const
 // scraper (another user, or another host) still gets in.
 bool Server::take_http_peer(Connection& c) {
     const auto per_peer = static_cast<std::size_t>(m_state.config.daemon.prometheus_max_per_peer);
-    auto peer = sys::tcp_peer(c.fd.get());
+    auto peer = sys::tcp_peer(c.fd.get(), m_tcp_owners);
     if (!peer) { // gone before it was accepted
         return false;
     }
-    if (!peer->unasked.empty() && !m_said_unasked) {
-        JP_LOG_WARN("/metrics: the kernel cannot say which user connected ({}): scrapes are "
-                    "counted by address only, and local users share one address's share "
-                    "(said once)",
-                    peer->unasked);
-        m_said_unasked = true;
-    }
     c.http_peer = peer->key();
+    if (!m_tcp_owners && peer->local) {
+        return true; // local users cannot be told apart: rationed as one pool (said at start)
+    }
     std::size_t held = 0;
     for (const auto& [id, other] : m_conns) {
         held += other->kind == Connection::Kind::http && other->http_peer == c.http_peer ? 1U : 0U;

@@ -78,8 +78,8 @@ void Server::reload() {
     if (waiting.empty()) {
         JP_LOG_INFO("SIGHUP: access rules reloaded from {}", m_reload_path.string());
     } else {
-        JP_LOG_WARN("SIGHUP: access rules reloaded from {}; changed there but applied only at "
-                    "the next start: {}",
+        JP_LOG_WARN("SIGHUP: access rules reloaded from {}; written otherwise than in the file "
+                    "the daemon started with, and applied only at its next start: {}",
                     m_reload_path.string(), fmt::join(waiting, ", "));
     }
 }

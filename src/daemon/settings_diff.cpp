@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What a SIGHUP leaves for the next start: the keys whose values differ between the
-// config the daemon started with and the file as it is now, outside [access] (which
-// a reload applies). An operator who changed idle_period and sent SIGHUP is told
-// which of the changes wait for a restart, by name.
+// config file the daemon started with and the file as it is now, outside [access] (which
+// a reload applies). A key written where it was left out (a default written out) counts:
+// the file, not the settings in force, is compared. An operator who changed idle_period and sent
+// SIGHUP is told which of the changes wait for a restart, by name.
 #include "config/config_toml.hpp"
 #include "daemon/settings.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace jp::daemon {
 namespace {
 
-std::string text_of(const toml::node& n) {
-    std::ostringstream out;
-    n.visit([&](const auto& v) { out << v; });
-    return out.str();
+// Whether two nodes hold the same value (0x10 and 16 do; the way each is written aside).
+bool same(const toml::node& a, const toml::node& b) {
+    if (a.type() != b.type()) {
+        return false;
+    }
+    return a.visit([&](const auto& x) {
+        using T = std::remove_cvref_t<decltype(x)>;
+        const auto* y = b.as<T>();
+        return y != nullptr && x == *y;
+    });
 }
 
 std::string name_of(const std::string& table, std::string_view key) {
@@ -50,11 +57,17 @@ void walk(const toml::table* before,
         const auto* yt = y != nullptr ? y->as_table() : nullptr;
         if (xt != nullptr || yt != nullptr) {
             if ((x == nullptr || xt != nullptr) && (y == nullptr || yt != nullptr)) {
-                walk(xt, yt, table.empty() ? key : table + "." + key, out);
+                const auto inner = table.empty() ? key : table + "." + key;
+                // A table on one side only, with no keys ([sensors.nvml] turns a backend
+                // on): named itself, as walking it names nothing.
+                if ((xt == nullptr || yt == nullptr) && (xt != nullptr ? xt : yt)->empty()) {
+                    out.push_back("[" + inner + "]");
+                }
+                walk(xt, yt, inner, out);
                 continue;
             }
         }
-        if (x == nullptr || y == nullptr || text_of(*x) != text_of(*y)) {
+        if (x == nullptr || y == nullptr || !same(*x, *y)) {
             out.push_back(name_of(table, key));
         }
     }

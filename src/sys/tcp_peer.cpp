@@ -8,11 +8,14 @@
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
+#include <ifaddrs.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <unistd.h>
 
 namespace jp::sys {
 namespace {
@@ -73,24 +76,36 @@ struct DiagRequest {
     inet_diag_req_v2 request;
 };
 
-} // namespace
-
-std::string TcpPeer::key() const {
-    return uid ? fmt::format("uid {}", *uid) : fmt::format("address {}", address);
+bool is_mapped(const std::array<__be32, 4>& a) {
+    return a[0] == 0 && a[1] == 0 && a[2] == htonl(0xffff);
 }
 
-Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
-                                       const sockaddr_storage& to_in) {
-    const auto from = unmapped(from_in);
-    const auto to = unmapped(to_in);
-    if ((from.ss_family != AF_INET && from.ss_family != AF_INET6) ||
-        from.ss_family != to.ss_family) {
-        return fail(ErrorKind::io, "sock_diag", "not a TCP/IP connection");
+// Whether the kernel's answer is the very socket asked for: the same four ends (a v6
+// socket connected to a v4-mapped address is found by the v4 lookup but answered in its
+// own, v6 form), not a listener (the lookup's fallback) nor a socket its process has
+// already closed (no inode: the kernel charges those to root).
+bool is_the_one(const inet_diag_msg& msg, const DiagRequest& req) {
+    std::array<__be32, 4> src{};
+    std::array<__be32, 4> dst{};
+    std::memcpy(src.data(), static_cast<const void*>(msg.id.idiag_src), sizeof src);
+    std::memcpy(dst.data(), static_cast<const void*>(msg.id.idiag_dst), sizeof dst);
+    if (req.request.sdiag_family == AF_INET && msg.idiag_family == AF_INET6) {
+        if (!is_mapped(src) || !is_mapped(dst)) {
+            return false;
+        }
+        src = {src[3], 0, 0, 0};
+        dst = {dst[3], 0, 0, 0};
     }
-    UniqueFd nl{::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)};
-    if (!nl) {
-        return std::unexpected(errno_error(errno, "sock_diag socket"));
-    }
+    return msg.idiag_state != TCP_LISTEN && msg.idiag_inode != 0 &&
+           msg.id.idiag_sport == req.request.id.idiag_sport &&
+           msg.id.idiag_dport == req.request.id.idiag_dport &&
+           std::memcmp(static_cast<const void*>(req.request.id.idiag_src), src.data(),
+                       sizeof src) == 0 &&
+           std::memcmp(static_cast<const void*>(req.request.id.idiag_dst), dst.data(),
+                       sizeof dst) == 0;
+}
+
+DiagRequest request_for(const sockaddr_storage& from, const sockaddr_storage& to) {
     DiagRequest req{};
     req.header.nlmsg_len = sizeof req;
     req.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
@@ -106,12 +121,17 @@ Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
     std::memcpy(static_cast<void*>(req.request.id.idiag_dst), dst.data(), sizeof dst);
     req.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
     req.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-    if (::send(nl.get(), &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) {
+    return req;
+}
+
+// One lookup on a sock_diag socket: the kernel's answer, nullopt where it has none.
+Result<std::optional<inet_diag_msg>> lookup(int nl, const DiagRequest& req) {
+    if (::send(nl, &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) {
         return std::unexpected(errno_error(errno, "sock_diag request"));
     }
     // The kernel answers a single lookup within send: nothing here waits.
     alignas(nlmsghdr) std::array<char, 8192> buf{};
-    const auto n = ::recv(nl.get(), buf.data(), buf.size(), MSG_DONTWAIT);
+    const auto n = ::recv(nl, buf.data(), buf.size(), MSG_DONTWAIT);
     if (n < static_cast<ssize_t>(sizeof(nlmsghdr))) {
         return std::unexpected(errno_error(n < 0 ? errno : EPROTO, "sock_diag answer"));
     }
@@ -127,7 +147,7 @@ Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
         }
         std::memcpy(&err, buf.data() + NLMSG_HDRLEN, sizeof err);
         if (err.error == -ENOENT) {
-            return std::optional<uid_t>{}; // no such socket here: a remote peer
+            return std::optional<inet_diag_msg>{};
         }
         return std::unexpected(errno_error(-err.error, "sock_diag lookup"));
     }
@@ -136,17 +156,124 @@ Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
         return std::unexpected(errno_error(EPROTO, "sock_diag answer"));
     }
     std::memcpy(&msg, buf.data() + NLMSG_HDRLEN, sizeof msg);
-    // The lookup falls back to a listener on from's port (any address): that socket is not
-    // the peer, and anyone may listen on a port a remote peer happens to connect from.
-    const bool exact =
-        msg.idiag_state != TCP_LISTEN && msg.id.idiag_sport == req.request.id.idiag_sport &&
-        msg.id.idiag_dport == req.request.id.idiag_dport &&
-        std::memcmp(static_cast<const void*>(msg.id.idiag_src), src.data(), sizeof src) == 0 &&
-        std::memcmp(static_cast<const void*>(msg.id.idiag_dst), dst.data(), sizeof dst) == 0;
-    return exact ? std::optional<uid_t>{msg.idiag_uid} : std::optional<uid_t>{};
+    return msg;
 }
 
-Result<TcpPeer> tcp_peer(int fd) {
+Result<UniqueFd> diag_socket() {
+    UniqueFd nl{::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)};
+    if (!nl) {
+        return std::unexpected(errno_error(errno, "sock_diag socket"));
+    }
+    return nl;
+}
+
+bool same_address(const sockaddr_storage& a, const sockaddr* b) {
+    if (b == nullptr || b->sa_family != a.ss_family) {
+        return false;
+    }
+    // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
+    if (a.ss_family == AF_INET) {
+        return std::memcmp(&v4(a).sin_addr, &reinterpret_cast<const sockaddr_in*>(b)->sin_addr,
+                           sizeof(in_addr)) == 0;
+    }
+    return std::memcmp(&v6(a).sin6_addr, &reinterpret_cast<const sockaddr_in6*>(b)->sin6_addr,
+                       sizeof(in6_addr)) == 0;
+    // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+}
+
+// The interface that holds an address of this host: its index (0: none holds it).
+unsigned interface_of(const sockaddr_storage& a) {
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) != 0) {
+        return 0;
+    }
+    unsigned index = 0;
+    for (const ifaddrs* i = list; i != nullptr && index == 0; i = i->ifa_next) {
+        if (same_address(a, i->ifa_addr)) {
+            index = ::if_nametoindex(i->ifa_name);
+        }
+    }
+    ::freeifaddrs(list);
+    return index;
+}
+
+bool is_loopback(const sockaddr_storage& a) {
+    return a.ss_family == AF_INET ? (ntohl(v4(a).sin_addr.s_addr) >> 24) == 127
+                                  : IN6_IS_ADDR_LOOPBACK(&v6(a).sin6_addr);
+}
+
+} // namespace
+
+std::string TcpPeer::key() const {
+    return uid     ? fmt::format("uid {}", *uid)
+           : local ? std::string{"this host"}
+                   : fmt::format("address {}", address);
+}
+
+bool is_own_address(const sockaddr_storage& a_in) {
+    const auto a = unmapped(a_in);
+    return is_loopback(a) || interface_of(a) != 0;
+}
+
+Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
+                                       const sockaddr_storage& to_in) {
+    const auto from = unmapped(from_in);
+    const auto to = unmapped(to_in);
+    if ((from.ss_family != AF_INET && from.ss_family != AF_INET6) ||
+        from.ss_family != to.ss_family) {
+        return fail(ErrorKind::io, "sock_diag", "not a TCP/IP connection");
+    }
+    auto nl = diag_socket();
+    if (!nl) {
+        return std::unexpected(nl.error());
+    }
+    auto req = request_for(from, to);
+    // A socket bound to a device (SO_BINDTODEVICE, a link-local address) is found only on
+    // it: loopback, or the interface that holds from's address.
+    const std::array<unsigned, 3> devices{0, ::if_nametoindex("lo"), interface_of(from)};
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if ((i > 0 && devices[i] == 0) || (i == 2 && devices[2] == devices[1])) {
+            continue;
+        }
+        req.request.id.idiag_if = devices[i];
+        auto msg = lookup(nl->get(), req);
+        if (!msg) {
+            return std::unexpected(msg.error());
+        }
+        if (*msg && is_the_one(**msg, req)) {
+            return std::optional<uid_t>{(*msg)->idiag_uid};
+        }
+    }
+    return std::optional<uid_t>{};
+}
+
+Result<void> tcp_owner_lookup_works(int listen_fd) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    if (::getsockname(listen_fd, as_sockaddr(local), &len) != 0) {
+        return std::unexpected(errno_error(errno, "getsockname"));
+    }
+    sockaddr_storage none{};
+    none.ss_family = local.ss_family;
+    const auto req = request_for(local, none);
+    auto nl = diag_socket();
+    if (!nl) {
+        return std::unexpected(nl.error());
+    }
+    auto msg = lookup(nl->get(), req);
+    if (!msg) {
+        return std::unexpected(msg.error());
+    }
+    if (!*msg || (*msg)->idiag_state != TCP_LISTEN ||
+        (*msg)->id.idiag_sport != req.request.id.idiag_sport || (*msg)->idiag_inode == 0 ||
+        (*msg)->idiag_uid != ::geteuid()) {
+        return fail(ErrorKind::unsupported, "sock_diag",
+                    "the kernel's TCP socket lookup did not find this listener (no tcp_diag?)");
+    }
+    return {};
+}
+
+Result<TcpPeer> tcp_peer(int fd, bool ask_owner) {
     sockaddr_storage peer{};
     sockaddr_storage local{};
     socklen_t peer_len = sizeof peer;
@@ -157,11 +284,11 @@ Result<TcpPeer> tcp_peer(int fd) {
     if (::getsockname(fd, as_sockaddr(local), &local_len) != 0) {
         return std::unexpected(errno_error(errno, "getsockname"));
     }
-    TcpPeer out{address_text(unmapped(peer)), std::nullopt, ""};
-    if (auto owner = tcp_owner(peer, local)) {
-        out.uid = *owner;
-    } else {
-        out.unasked = owner.error().message();
+    TcpPeer out{address_text(unmapped(peer)), is_own_address(peer), std::nullopt};
+    if (ask_owner) {
+        if (auto owner = tcp_owner(peer, local)) {
+            out.uid = *owner;
+        }
     }
     return out;
 }

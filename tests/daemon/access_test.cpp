@@ -275,7 +275,7 @@ TEST_F(DaemonAccess, SighupReloadsTheAccessRules) {
     auto root = probe("root");
     EXPECT_EQ(root->call(hello())["access"], "full") << "root keeps full access";
     EXPECT_NE(daemon_log().find("access rules reloaded"), std::string::npos) << daemon_log();
-    EXPECT_NE(daemon_log().find("applied only at the next start: [daemon] idle_period, "
+    EXPECT_NE(daemon_log().find("applied only at its next start: [daemon] idle_period, "
                                 "[prometheus] max_connections\n"),
               std::string::npos)
         << daemon_log();

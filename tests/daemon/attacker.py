@@ -196,18 +196,36 @@ def windows(path, seconds):
                       else shortest / 1e6, **counts}), flush=True)
 
 
+def scrape_socket(port, n):
+    """The n-th connection, from one of several sources: plain, another loopback address,
+    and a v6 socket sent to a v4-mapped address (plain, and from another address)."""
+    kind = n % 4
+    if kind < 2:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if kind == 1:
+            s.bind(("127.0.0.2", 0))
+        s.connect(("127.0.0.1", port))
+    else:
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        if kind == 3:
+            s.bind(("::ffff:127.0.0.3", 0))
+        s.connect(("::ffff:127.0.0.1", port))
+    return s
+
+
 def scrapes(port, count, seconds):
-    """The hostile review of 2026-11-29: every /metrics slot held by half-sent requests."""
-    held, refused, words, most = [], 0, "", 0
+    """The hostile reviews of 2026-11-29: every /metrics slot held by half-sent requests,
+    from sources that might each count as another peer."""
+    held, refused, words, most_kept, n = [], 0, "", 0, 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         while len(held) < count and time.monotonic() < deadline:
-            s = socket.create_connection(("127.0.0.1", port))
+            s = scrape_socket(port, n)
+            n += 1
             s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")  # never finished
-            held.append(s)
-        most = max(most, len(held))
+            held.append((s, time.monotonic()))
         time.sleep(0.05)
-        for s in list(held):  # what the daemon answered (a refusal) or closed goes
+        for s, since in list(held):  # what the daemon answered (a refusal) or closed goes
             s.setblocking(False)
             try:
                 data = s.recv(4096)
@@ -218,9 +236,13 @@ def scrapes(port, count, seconds):
             if b" 503 " in data:
                 refused += 1
                 words = data.split(b"\r\n\r\n", 1)[-1].decode(errors="replace").strip()
-            held.remove(s)
+            held.remove((s, since))
             s.close()
-    print(json.dumps({"most_held": most, "refused": refused, "refusal": words}), flush=True)
+        # Held by the daemon: open, unanswered, for a second (it had ample time to refuse).
+        now = time.monotonic()
+        most_kept = max(most_kept, sum(1 for _, since in held if now - since > 1.0))
+    print(json.dumps({"most_kept": most_kept, "refused": refused, "refusal": words}),
+          flush=True)
 
 
 def main():

@@ -193,6 +193,13 @@ idle_period = "60s"
 others = "deny"   # applied by the reload: not named
 )")
                     .empty());
+    EXPECT_TRUE(
+        changed_until_restart("[daemon]\nmax_clients = 16\n", "[daemon]\nmax_clients = 0x10\n")
+            .empty())
+        << "the same value, written otherwise";
+    EXPECT_EQ(changed_until_restart("", "[sensors.nvml]\n"),
+              (std::vector<std::string>{"[sensors.nvml]"}))
+        << "a backend turned on by its empty table";
     const auto changed = changed_until_restart(running, R"(sysfs_root = "/b"
 [daemon]
 idle_period = "2m"
