@@ -242,9 +242,11 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
     out.power_band = node_power_band(*data, k_band_windows);
     out.idle = idle_devices(out, options.idle_util_percent);
     out.rating = rated_power(reader);
-    if (auto events = reader.events(run.id)) {
-        out.events = std::move(*events);
+    auto events = reader.events(run.id);
+    if (!events) {
+        return std::unexpected(events.error());
     }
+    out.events = std::move(*events);
     mark_lost(reader, out);
     mark_never_changed(reader, out);
     if (auto r = add_attribution(reader, *data, out); !r) {

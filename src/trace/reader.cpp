@@ -118,6 +118,29 @@ Result<Reader> Reader::from_bytes(std::string_view bytes, const std::filesystem:
     return from_database(std::move(*db), name);
 }
 
+namespace {
+
+// Each row of a statement through fn (Result<void>: an error stops it); an error of
+// SQLite's on the way (a damaged page) refuses the trace, never reads as its last row.
+template <class Fn>
+Result<void> each_row(Statement& s, const std::filesystem::path& path, Fn&& fn) {
+    for (;;) {
+        auto row = s.step();
+        if (!row) {
+            return fail(ErrorKind::parse, path.string(),
+                        "a damaged trace: SQLite cannot read it (" + row.error().detail + ")");
+        }
+        if (!*row) {
+            return {};
+        }
+        if (Result<void> r = fn(); !r) {
+            return r;
+        }
+    }
+}
+
+} // namespace
+
 Result<Reader> Reader::from_database(Database db, const std::filesystem::path& path) {
     Reader reader{std::move(db)};
     reader.m_path = path;
@@ -137,8 +160,13 @@ Result<void> Reader::load() {
     if (!meta) {
         return std::unexpected(meta.error());
     }
-    while (meta->step().value_or(false)) {
-        m_meta[meta->column_text(0)] = meta->column_text(1);
+    if (auto r = each_row(*meta, m_path,
+                          [&]() -> Result<void> {
+                              m_meta[meta->column_text(0)] = meta->column_text(1);
+                              return {};
+                          });
+        !r) {
+        return r;
     }
     auto has_timing = m_db.prepare(
         "SELECT count(*) FROM pragma_table_info('channel') WHERE name = 'averaging_ns'");
@@ -159,15 +187,21 @@ Result<void> Reader::load() {
     if (!ch) {
         return std::unexpected(ch.error());
     }
-    while (ch->step().value_or(false)) {
-        m_channels.push_back(channel_from_row(*ch));
-        for (const auto& [what, d] :
-             {std::pair{"an update period", m_channels.back().update_ns},
-              std::pair{"an averaging window", m_channels.back().averaging_ns}}) {
-            if (d && (*d < 0 || *d > k_max_time_ns)) {
-                return std::unexpected(time_out_of_range(m_path, what, *d));
-            }
-        }
+    if (auto r =
+            each_row(*ch, m_path,
+                     [&]() -> Result<void> {
+                         m_channels.push_back(channel_from_row(*ch));
+                         for (const auto& [what, d] :
+                              {std::pair{"an update period", m_channels.back().update_ns},
+                               std::pair{"an averaging window", m_channels.back().averaging_ns}}) {
+                             if (d && (*d < 0 || *d > k_max_time_ns)) {
+                                 return std::unexpected(time_out_of_range(m_path, what, *d));
+                             }
+                         }
+                         return {};
+                     });
+        !r) {
+        return r;
     }
     auto runs = m_db.prepare("SELECT id, label, kind, repeat, command, start_ns, end_ns, "
                              "start_utc, exit_code, signal, monitor_cpu_s, status FROM run "
@@ -175,15 +209,15 @@ Result<void> Reader::load() {
     if (!runs) {
         return std::unexpected(runs.error());
     }
-    while (runs->step().value_or(false)) {
+    return each_row(*runs, m_path, [&]() -> Result<void> {
         m_runs.push_back(run_from_row(*runs));
         for (const auto t : {std::optional{m_runs.back().start_ns}, m_runs.back().end_ns}) {
             if (t && !time_in_range(*t)) {
                 return std::unexpected(time_out_of_range(m_path, "a run's start or end", *t));
             }
         }
-    }
-    return {};
+        return {};
+    });
 }
 
 Result<ChannelSamples> Reader::samples(std::int64_t run_id, std::size_t channel) {
@@ -251,11 +285,18 @@ Result<std::vector<Marker>> Reader::markers(std::int64_t run_id) {
     }
     stmt->bind(1, run_id);
     std::vector<Marker> out;
-    while (stmt->step().value_or(false)) {
-        out.push_back({run_id, stmt->column_int(0), stmt->column_text(1), stmt->column_text(2)});
-        if (!time_in_range(out.back().t_ns)) {
-            return std::unexpected(time_out_of_range(m_path, "a marker's time", out.back().t_ns));
-        }
+    if (auto r = each_row(*stmt, m_path,
+                          [&]() -> Result<void> {
+                              out.push_back({run_id, stmt->column_int(0), stmt->column_text(1),
+                                             stmt->column_text(2)});
+                              if (!time_in_range(out.back().t_ns)) {
+                                  return std::unexpected(time_out_of_range(
+                                      m_path, "a marker's time", out.back().t_ns));
+                              }
+                              return {};
+                          });
+        !r) {
+        return std::unexpected(r.error());
     }
     return out;
 }
@@ -268,13 +309,21 @@ Result<std::vector<Event>> Reader::events(std::int64_t run_id) {
     }
     stmt->bind(1, run_id);
     std::vector<Event> out;
-    while (stmt->step().value_or(false)) {
-        const auto ch = stmt->column_is_null(0) ? -1 : static_cast<int>(stmt->column_int(0)) - 1;
-        out.push_back(
-            {run_id, ch, stmt->column_int(1), stmt->column_text(2), stmt->column_text(3)});
-        if (!time_in_range(out.back().t_ns)) {
-            return std::unexpected(time_out_of_range(m_path, "an event's time", out.back().t_ns));
-        }
+    if (auto r = each_row(*stmt, m_path,
+                          [&]() -> Result<void> {
+                              const auto ch = stmt->column_is_null(0)
+                                                  ? -1
+                                                  : static_cast<int>(stmt->column_int(0)) - 1;
+                              out.push_back({run_id, ch, stmt->column_int(1), stmt->column_text(2),
+                                             stmt->column_text(3)});
+                              if (!time_in_range(out.back().t_ns)) {
+                                  return std::unexpected(time_out_of_range(
+                                      m_path, "an event's time", out.back().t_ns));
+                              }
+                              return {};
+                          });
+        !r) {
+        return std::unexpected(r.error());
     }
     return out;
 }
@@ -286,7 +335,12 @@ Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id
         return std::unexpected(stmt.error());
     }
     stmt->bind(1, run_id);
-    if (!stmt->step().value_or(false) || stmt->column_is_null(0)) {
+    const auto row = stmt->step();
+    if (!row) {
+        return fail(ErrorKind::parse, m_path.string(),
+                    "a damaged trace: SQLite cannot read it (" + row.error().detail + ")");
+    }
+    if (!*row || stmt->column_is_null(0)) {
         return std::optional<std::int64_t>{};
     }
     const auto last = stmt->column_int(0);

@@ -60,7 +60,16 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
     }
     stmt->bind(1, run_id);
     constexpr std::size_t k_max_rows = 10'000'000; // 10 Hz for days, times a few packages
-    while (stmt->step().value_or(false)) {
+    for (;;) {
+        const auto row = stmt->step();
+        if (!row) { // a damaged page: said by the report, as a damaged row is
+            u.damaged = true;
+            u.records.clear();
+            break;
+        }
+        if (!*row) {
+            break;
+        }
         const auto package = stmt->column_int(1);
         const UsageRecord r{stmt->column_int(0), static_cast<std::int32_t>(package),
                             stmt->column_double(2), stmt->column_double(3)};
@@ -93,7 +102,16 @@ void Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
     constexpr std::size_t k_max_rows = 10'000'000;
     constexpr std::int64_t k_max_count = 1 << 20; // processes on one GPU
     const auto count = [](std::int64_t v) { return v >= 0 && v <= k_max_count; };
-    while (stmt->step().value_or(false)) {
+    for (;;) {
+        const auto row = stmt->step();
+        if (!row) {
+            u.gpus_damaged = true;
+            u.gpus.clear();
+            break;
+        }
+        if (!*row) {
+            break;
+        }
         const auto gpu = stmt->column_int(1);
         const auto job = stmt->column_int(2);
         const auto other = stmt->column_int(3);
