@@ -47,7 +47,8 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
                                   std::string_view baseline) {
     Comparison c;
     for (const auto& g : groups) {
-        c.entries.push_back({entry_name(g, groups), g, 0, 0, 0, 0, std::nullopt});
+        c.entries.push_back({entry_name(g, groups), g, std::nullopt, std::nullopt, std::nullopt,
+                             std::nullopt, std::nullopt});
     }
     if (c.entries.empty()) {
         return fail(ErrorKind::config, "compare", "no measured runs to compare");
@@ -67,13 +68,24 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
     const double base_e = base.job_or_node_j().mean;
     const double base_t = base.runtime_s.mean;
     c.p_const_w = base_t > 0 ? base_e / base_t : 0;
-    for (auto& e : c.entries) {
+    for (std::size_t i = 0; i < c.entries.size(); ++i) {
+        auto& e = c.entries[i];
         const double energy = e.group.job_or_node_j().mean;
         const double runtime = e.group.runtime_s.mean;
-        e.energy_ratio = base_e > 0 ? energy / base_e : 0;
-        e.runtime_ratio = base_t > 0 ? runtime / base_t : 0;
-        e.estimate_j = runtime * c.p_const_w;
-        e.error_percent = energy > 0 ? (e.estimate_j - energy) / energy * 100 : 0;
+        const auto ratio = [&](double x, double of) -> std::optional<double> {
+            if (i == c.baseline) {
+                return 1.0;
+            }
+            return of > 0 ? std::optional{x / of} : std::nullopt;
+        };
+        e.energy_ratio = ratio(energy, base_e);
+        e.runtime_ratio = ratio(runtime, base_t);
+        if (c.p_const_w > 0) {
+            e.estimate_j = runtime * c.p_const_w;
+            if (energy > 0) {
+                e.error_percent = (*e.estimate_j - energy) / energy * 100;
+            }
+        }
     }
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
         if (i != c.baseline) {
@@ -90,8 +102,11 @@ std::string format_comparison(const Comparison& c) {
     const auto& base = c.entries[c.baseline];
     double largest = 0;
     for (const auto& e : c.entries) {
-        largest = std::max({largest, e.group.job_or_node_j().mean, e.estimate_j});
+        largest = std::max({largest, e.group.job_or_node_j().mean, e.estimate_j.value_or(0)});
     }
+    const auto or_na = [](const std::optional<double>& v, const char* f) {
+        return v ? fmt::format(fmt::runtime(f), *v) : std::string{"n/a"};
+    };
     const auto u = energy_unit(largest);
     std::string out = fmt::format(
         fmt::runtime(k_row), "#", "run", fmt::format("Energy [{}]", u.name), "× base",
@@ -103,10 +118,13 @@ std::string format_comparison(const Comparison& c) {
         const auto& e = c.entries[i];
         out += fmt::format(
             fmt::runtime(k_row), i + 1, e.name, energy_pm(e.group.job_or_node_j(), u),
-            fmt::format("{:.3f}", e.energy_ratio), pm(e.group.runtime_s, 1, 2),
-            fmt::format("{:.3f}", e.runtime_ratio), pm(e.group.node_avg_w, 1, 1),
-            fmt::format("{:.{}f}", e.estimate_j * u.per_joule, u.digits),
-            fmt::format("{:+.1f} %", std::abs(e.error_percent) < 0.05 ? 0.0 : e.error_percent));
+            or_na(e.energy_ratio, "{:.3f}"), pm(e.group.runtime_s, 1, 2),
+            or_na(e.runtime_ratio, "{:.3f}"), pm(e.group.job_or_node_w(), 1, 1),
+            e.estimate_j ? fmt::format("{:.{}f}", *e.estimate_j * u.per_joule, u.digits) : "n/a",
+            e.error_percent
+                ? fmt::format("{:+.1f} %",
+                              std::abs(*e.error_percent) < 0.05 ? 0.0 : *e.error_percent)
+                : std::string{"n/a"});
         if (!e.group.runs.empty() &&
             e.group.runs.front().node.provenance == Provenance::estimated) {
             estimated.push_back(e.name);
@@ -145,12 +163,21 @@ std::string format_comparison(const Comparison& c) {
                names(lower_bounds) + "\n";
     }
     if (!attributed.empty()) {
-        out += "note: Energy is the job's share of its shared node (docs/attribution.md; the "
-               "node's is node_energy_j in --json) for " +
+        out += "note: Energy and Avg power are the job's share of its shared node "
+               "(docs/attribution.md; the node's are node_energy_j and node_avg_w in --json) "
+               "for " +
                names(attributed) + "\n";
     }
     return out;
 }
+
+namespace {
+
+nlohmann::json opt_json(const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+} // namespace
 
 nlohmann::json comparison_json(const Comparison& c) {
     nlohmann::json entries = nlohmann::json::array();
@@ -168,12 +195,13 @@ nlohmann::json comparison_json(const Comparison& c) {
               g.job_energy_j ? stat_json(*g.job_energy_j) : nlohmann::json(nullptr)},
              {"runtime_s", stat_json(g.runtime_s)},
              {"node_avg_w", stat_json(g.node_avg_w)},
+             {"job_avg_w", g.job_avg_w ? stat_json(*g.job_avg_w) : nlohmann::json(nullptr)},
              {"provenance", g.runs.empty() ? "" : to_string(g.runs.front().node.provenance)},
              {"lower_bound", !g.runs.empty() && g.runs.front().node.lower_bound},
-             {"energy_ratio", e.energy_ratio},
-             {"runtime_ratio", e.runtime_ratio},
-             {"estimate_j", e.estimate_j},
-             {"estimate_error_percent", e.error_percent}});
+             {"energy_ratio", opt_json(e.energy_ratio)},
+             {"runtime_ratio", opt_json(e.runtime_ratio)},
+             {"estimate_j", opt_json(e.estimate_j)},
+             {"estimate_error_percent", opt_json(e.error_percent)}});
         if (const auto& d = e.vs_baseline) {
             entries.back()["vs_baseline"] = {
                 {"verdict", to_string(d->verdict)},

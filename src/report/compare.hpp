@@ -15,10 +15,12 @@ namespace jp::report {
 struct CompareEntry {
     std::string name; // the label, or "<trace stem>:<label>" when labels repeat
     RepeatSummary group;
-    double energy_ratio = 0;  // energy / baseline energy
-    double runtime_ratio = 0; // runtime / baseline runtime
-    double estimate_j = 0;    // runtime × P_const
-    double error_percent = 0; // (estimate − measured) / measured × 100
+    // Each none where it has no meaning: a ratio to a baseline of 0 (the baseline's own: 1),
+    // an estimate from a baseline power of 0, an error of an energy of 0.
+    std::optional<double> energy_ratio;  // energy / baseline energy
+    std::optional<double> runtime_ratio; // runtime / baseline runtime
+    std::optional<double> estimate_j;    // runtime × P_const
+    std::optional<double> error_percent; // (estimate − measured) / measured × 100
     // Against the baseline, beyond the runs' spread and the sensors' bound
     // (report/difference.hpp); absent for the baseline itself.
     std::optional<Difference> vs_baseline;

@@ -251,6 +251,7 @@ json stats_json(const FigureStats& s) {
     json j{{"runtime_s", stat_json(s.runtime_s)},
            {"node_energy_j", stat_json(s.node_energy_j)},
            {"node_avg_w", stat_json(s.node_avg_w)},
+           {"job_avg_w", s.job_avg_w ? stat_json(*s.job_avg_w) : nlohmann::json(nullptr)},
            {"node_peak_w", stat_json(s.node_peak_w)}};
     json parts = json::object();
     for (std::size_t i = 0; i < s.part_energy_j.size(); ++i) {

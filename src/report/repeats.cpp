@@ -38,15 +38,20 @@ std::vector<std::string> part_names(const std::vector<const Figures*>& figs) {
 }
 
 // An item's bound on its average power: its energy's over the window's length.
-std::optional<Bound> power_bound(const Item& it, double runtime_s) {
-    if (!it.bound || runtime_s <= 0) {
+// An energy's bound over a runtime: the average power's.
+std::optional<Bound> per_second(const std::optional<Bound>& energy, double runtime_s) {
+    if (!energy || runtime_s <= 0) {
         return std::nullopt;
     }
-    auto b = *it.bound;
+    auto b = *energy;
     b.low /= runtime_s;
     b.high /= runtime_s;
     b.terms = b.terms.scaled(1 / runtime_s);
     return b;
+}
+
+std::optional<Bound> power_bound(const Item& it, double runtime_s) {
+    return per_second(it.bound, runtime_s);
 }
 
 void add_part_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
@@ -83,9 +88,11 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     std::vector<double> w;
     std::vector<double> pk;
     std::vector<double> job;
+    std::vector<double> job_w;
     std::vector<std::optional<Bound>> eb;
     std::vector<std::optional<Bound>> wb;
     std::vector<std::optional<Bound>> jb;
+    std::vector<std::optional<Bound>> jwb;
     for (const auto* f : figs) {
         rt.push_back(f->runtime_s);
         e.push_back(f->node.energy_j);
@@ -94,6 +101,10 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
         if (f->node.share) {
             job.push_back(f->node.share->job_j());
             jb.push_back(f->node.share->job_bound);
+            if (f->runtime_s > 0) { // the job's average power: its share over its runtime
+                job_w.push_back(f->node.share->job_j() / f->runtime_s);
+                jwb.push_back(per_second(f->node.share->job_bound, f->runtime_s));
+            }
         }
         w.push_back(f->node.avg_w);
         if (f->node.peak_w) {
@@ -109,6 +120,10 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
     if (!job.empty() && job.size() == figs.size()) {
         s.job_energy_j = stat_of(job);
         s.job_energy_j->sensor = mean_bound(jb);
+    }
+    if (!job_w.empty() && job_w.size() == figs.size()) {
+        s.job_avg_w = stat_of(job_w);
+        s.job_avg_w->sensor = mean_bound(jwb);
     }
     add_part_stats(s, figs);
 }

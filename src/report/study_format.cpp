@@ -104,7 +104,7 @@ void add_figures(Cells& cells,
     if (l.sensor) {
         cells.push_back(sensor_pm(f.job_or_node_j(), l.unit));
     }
-    cells.push_back(b.mark(pm(f.node_avg_w, 1, 1)));
+    cells.push_back(b.mark(pm(f.job_or_node_w(), 1, 1)));
     cells.push_back(runtime_pm(f.runtime_s));
     if (l.ratios) {
         cells.push_back(ratio ? fmt::format("{:.3f}", *ratio) : "");
@@ -183,6 +183,7 @@ nlohmann::json figures_json(const FigureStats& f, const std::vector<StudyShare>&
     return {{"node_energy_j", stat_json(f.node_energy_j)},
             {"job_energy_j", f.job_energy_j ? stat_json(*f.job_energy_j) : nlohmann::json(nullptr)},
             {"node_avg_w", stat_json(f.node_avg_w)},
+            {"job_avg_w", f.job_avg_w ? stat_json(*f.job_avg_w) : nlohmann::json(nullptr)},
             {"node_peak_w", stat_json(f.node_peak_w)},
             {"runtime_s", stat_json(f.runtime_s)},
             {"shares", shares_json(shares)}};

@@ -161,6 +161,12 @@ struct FigureStats {
     [[nodiscard]] const Stat& job_or_node_j() const noexcept {
         return job_energy_j ? *job_energy_j : node_energy_j;
     }
+    // The job's average power (its share over its runtime), when every run has a share: the
+    // power beside job_or_node_j(), on the same footing.
+    std::optional<Stat> job_avg_w;
+    [[nodiscard]] const Stat& job_or_node_w() const noexcept {
+        return job_avg_w ? *job_avg_w : node_avg_w;
+    }
     std::vector<std::pair<std::string, Stat>> part_energy_j;
     std::vector<std::pair<std::string, Stat>> part_avg_w;
     std::vector<std::pair<std::string, Stat>> part_peak_w;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/sweep.hpp"
 
+#include "report/difference.hpp"
 #include "report/format.hpp"
 #include "report/units.hpp"
 
@@ -180,6 +181,20 @@ std::optional<std::size_t> energy_optimal(const std::vector<SweepPoint>& points)
     return best;
 }
 
+std::vector<std::size_t> not_resolved_from(const std::vector<SweepPoint>& points,
+                                           std::size_t best) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto& p = points[i];
+        if (i != best && p.exit_code == 0 && p.summary &&
+            difference(p.summary->job_or_node_j(), points[best].summary->job_or_node_j()).verdict ==
+                Verdict::same) {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
 std::string format_sweep(const std::vector<SweepPoint>& points, const std::filesystem::path& dir) {
     constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>18} {:>18}  {}\n";
     double largest = 0;
@@ -188,7 +203,7 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
     }
     const auto u = energy_unit(largest);
     std::string out = fmt::format(fmt::runtime(k_row), "point", fmt::format("Energy [{}]", u.name),
-                                  "Runtime [s]", "Avg power [W]", "Peak power [W]", "status");
+                                  "Runtime [s]", "Avg power [W]", "Node peak [W]", "status");
     for (const auto& p : points) {
         const std::string status = point_status(p);
         if (!p.summary) {
@@ -196,17 +211,25 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
             continue;
         }
         const auto& s = *p.summary;
-        out +=
-            fmt::format(fmt::runtime(k_row), p.label, energy_pm(s.job_or_node_j(), u),
-                        pm(s.runtime_s, 1, s.runtime_s.mean < 10 ? 3 : 2), pm(s.node_avg_w, 1, 1),
-                        s.node_peak_w.n > 0 ? pm(s.node_peak_w, 1, 1) : "-", status);
+        out += fmt::format(fmt::runtime(k_row), p.label, energy_pm(s.job_or_node_j(), u),
+                           pm(s.runtime_s, 1, s.runtime_s.mean < 10 ? 3 : 2),
+                           pm(s.job_or_node_w(), 1, 1),
+                           s.node_peak_w.n > 0 ? pm(s.node_peak_w, 1, 1) : "-", status);
     }
     if (const auto best = energy_optimal(points)) {
         const auto& b = points[*best];
+        std::string within;
+        for (const auto i : not_resolved_from(points, *best)) {
+            within += (within.empty() ? "" : ", ") + points[i].label;
+        }
         out += fmt::format(
-            "energy-optimal: {} ({}, {} {})\n", b.label, energy_text(b.summary->job_or_node_j()),
+            "energy-optimal: {} ({}, {} {}){}\n", b.label, energy_text(b.summary->job_or_node_j()),
             to_string(b.summary->runs.front().node.provenance),
-            b.summary->job_energy_j ? "job's share of the node (attributed)" : "node energy");
+            b.summary->job_energy_j ? "job's share of the node (attributed)" : "node energy",
+            within.empty() ? ""
+                           : fmt::format("; not resolved from {}: they differ by less than the "
+                                         "runs' spread and the sensors' bound",
+                                         within));
     } else {
         out += "energy-optimal: none (no point completed)\n";
     }
@@ -214,6 +237,12 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
         std::ranges::count_if(points, [](const auto& p) { return p.exit_code != 0; });
     if (failed > 0) {
         out += fmt::format("{} of {} points failed\n", failed, points.size());
+    }
+    if (std::ranges::any_of(points,
+                            [](const auto& p) { return p.summary && p.summary->job_avg_w; })) {
+        out += "note: Energy and Avg power are the job's share of its shared node where "
+               "attributed (docs/attribution.md; the node's are node_energy_j and node_avg_w in "
+               "--json); Node peak is the node's\n";
     }
     out += "(mean ± sample std over repeats) traces: " + dir.string() + "\n";
     return out;
@@ -235,6 +264,8 @@ nlohmann::json sweep_json(const std::vector<SweepPoint>& points, const std::file
                                                          : nlohmann::json(nullptr);
             pj["runtime_s"] = stat_json(p.summary->runtime_s);
             pj["node_avg_w"] = stat_json(p.summary->node_avg_w);
+            pj["job_avg_w"] =
+                p.summary->job_avg_w ? stat_json(*p.summary->job_avg_w) : nlohmann::json(nullptr);
             pj["node_peak_w"] = stat_json(p.summary->node_peak_w);
             pj["provenance"] = to_string(p.summary->runs.front().node.provenance);
         }
@@ -242,6 +273,11 @@ nlohmann::json sweep_json(const std::vector<SweepPoint>& points, const std::file
     }
     const auto best = energy_optimal(points);
     j["energy_optimal"] = best ? nlohmann::json(points[*best].label) : nlohmann::json(nullptr);
+    // The points the optimum does not stand out from (empty: it does).
+    j["energy_optimal_not_resolved_from"] = nlohmann::json::array();
+    for (const auto i : best ? not_resolved_from(points, *best) : std::vector<std::size_t>{}) {
+        j["energy_optimal_not_resolved_from"].push_back(points[i].label);
+    }
     return j;
 }
 

@@ -60,6 +60,12 @@ struct SweepPoint {
 // The successful point with the least mean node energy.
 [[nodiscard]] std::optional<std::size_t> energy_optimal(const std::vector<SweepPoint>& points);
 
+// The completed points whose energy differs from the optimum's (`best`) by less than the
+// runs' spread and the sensors' bound (report/difference.hpp): the optimum is not resolved
+// from them.
+[[nodiscard]] std::vector<std::size_t> not_resolved_from(const std::vector<SweepPoint>& points,
+                                                         std::size_t best);
+
 [[nodiscard]] std::string format_sweep(const std::vector<SweepPoint>& points,
                                        const std::filesystem::path& dir);
 [[nodiscard]] nlohmann::json sweep_json(const std::vector<SweepPoint>& points,

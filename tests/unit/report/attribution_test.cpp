@@ -148,9 +148,16 @@ TEST_F(Attribution_, CompareUsesTheJobsShareAndSaysSo) {
     EXPECT_FALSE((*groups)[1].job_energy_j);
     const auto c = compare_groups(*groups, "alone");
     ASSERT_TRUE(c);
-    EXPECT_NEAR(c->entries[0].energy_ratio, 700.0 / 1600.0, 1e-9);
+    EXPECT_NEAR(c->entries[0].energy_ratio.value_or(0), 700.0 / 1600.0, 1e-9);
     const auto text = format_comparison(*c);
-    EXPECT_NE(text.find("note: Energy is the job's share of its shared node"), std::string::npos);
+    EXPECT_NE(text.find("note: Energy and Avg power are the job's share of its shared node"),
+              std::string::npos)
+        << text;
+    // The power beside the share is the share's (700 J over 10 s), not the node's 160 W.
+    ASSERT_TRUE((*groups)[0].job_avg_w);
+    EXPECT_NEAR((*groups)[0].job_avg_w->mean, 70, 1e-6);
+    EXPECT_NE(text.find(" 70.0 "), std::string::npos) << text;
+    EXPECT_NEAR(comparison_json(*c)["entries"][0]["job_avg_w"]["mean"].get<double>(), 70, 1e-6);
     EXPECT_NEAR(comparison_json(*c)["entries"][0]["job_energy_j"]["mean"].get<double>(), 700, 1e-6);
     EXPECT_TRUE(comparison_json(*c)["entries"][1]["job_energy_j"].is_null());
 }

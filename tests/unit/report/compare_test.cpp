@@ -61,17 +61,21 @@ TEST_F(Table2, RatiosToTheBaselineAndTheRuntimeEstimateError) {
     EXPECT_NEAR(c->p_const_w, k_cpu.watts, 1e-9);
     const auto& gpu = c->entries[1];
     EXPECT_EQ(gpu.name, "gpu");
-    EXPECT_NEAR(gpu.energy_ratio, e_gpu / e_cpu, 1e-9);
-    EXPECT_NEAR(gpu.energy_ratio, 0.25, 1e-9) << "about one quarter of the energy";
-    EXPECT_NEAR(1 / gpu.runtime_ratio, 7.4, 1e-9) << "7.4× faster";
+    ASSERT_TRUE(gpu.energy_ratio);
+    EXPECT_NEAR(*gpu.energy_ratio, e_gpu / e_cpu, 1e-9);
+    EXPECT_NEAR(*gpu.energy_ratio, 0.25, 1e-9) << "about one quarter of the energy";
+    EXPECT_NEAR(1 / gpu.runtime_ratio.value_or(0), 7.4, 1e-9) << "7.4× faster";
     // Runtime × the CPU node's power would claim 40 kJ for the GPU run: −46 %.
-    EXPECT_NEAR(gpu.estimate_j, k_gpu.seconds * k_cpu.watts, 1e-6);
-    EXPECT_NEAR(gpu.error_percent, (k_gpu.seconds * k_cpu.watts - e_gpu) / e_gpu * 100, 1e-9);
+    EXPECT_NEAR(gpu.estimate_j.value_or(0), k_gpu.seconds * k_cpu.watts, 1e-6);
+    EXPECT_NEAR(gpu.error_percent.value_or(0), (k_gpu.seconds * k_cpu.watts - e_gpu) / e_gpu * 100,
+                1e-9);
     const auto& mix = c->entries[2];
-    EXPECT_NEAR(mix.energy_ratio, k_mix.seconds * k_mix.watts / e_cpu, 1e-9);
-    EXPECT_NEAR(mix.energy_ratio, 1.7, 1e-9);
-    EXPECT_NEAR(mix.error_percent, -50.0, 1e-9);
-    EXPECT_NEAR(c->entries[0].error_percent, 0, 1e-9) << "the baseline estimates itself";
+    EXPECT_NEAR(mix.energy_ratio.value_or(0), k_mix.seconds * k_mix.watts / e_cpu, 1e-9);
+    EXPECT_NEAR(mix.energy_ratio.value_or(0), 1.7, 1e-9);
+    EXPECT_NEAR(mix.error_percent.value_or(0), -50.0, 1e-9);
+    EXPECT_NEAR(c->entries[0].error_percent.value_or(1), 0, 1e-9)
+        << "the baseline estimates itself";
+    EXPECT_EQ(c->entries[0].energy_ratio, 1.0) << "the baseline is itself";
     EXPECT_EQ(c->entries[0].group.runs.size(), 2U);
     EXPECT_NEAR(c->entries[0].group.node_avg_w.std, std::sqrt(2.0), 1e-9);
 
@@ -90,10 +94,10 @@ TEST_F(Table2, BaselineByLabelOrPosition) {
     auto by_label = compare_groups(groups, "gpu");
     ASSERT_TRUE(by_label);
     EXPECT_EQ(by_label->baseline, 1U);
-    EXPECT_NEAR(by_label->entries[0].energy_ratio, 4.0, 1e-9);
+    EXPECT_NEAR(by_label->entries[0].energy_ratio.value_or(0), 4.0, 1e-9);
     EXPECT_NEAR(by_label->p_const_w, k_gpu.watts, 1e-9);
     // The CPU-only run at the GPU run's power: 740 s × 740 W vs 296 kJ measured.
-    EXPECT_NEAR(by_label->entries[0].error_percent,
+    EXPECT_NEAR(by_label->entries[0].error_percent.value_or(0),
                 (k_cpu.seconds * k_gpu.watts - k_cpu.seconds * k_cpu.watts) /
                     (k_cpu.seconds * k_cpu.watts) * 100,
                 1e-9);
@@ -120,6 +124,30 @@ TEST(Compare, RepeatedLabelsAreNamedByTheirTrace) {
     ASSERT_TRUE(c);
     EXPECT_EQ(c->entries[0].name, "first:default");
     EXPECT_EQ(c->baseline, 1U);
+}
+
+// A baseline that used no energy (a job of `true`, a damaged run): no ratio to it means
+// anything, nor an estimate from its power of 0. Each is n/a (null), never 0.000.
+TEST(Compare, ABaselineOfNoEnergyGivesNoRatioRatherThanZero) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/z.jptrace"), {channel("node", Domain::node, Quantity::energy)}};
+    b.run(test::make_run("nothing", 10, test::flat(0), 1));
+    b.run(test::make_run("busy", 10, test::flat(100), 1));
+    auto r = b.reader();
+    auto groups = summarize_trace(r);
+    ASSERT_TRUE(groups);
+    const auto c = compare_groups(*groups, "nothing");
+    ASSERT_TRUE(c);
+    ASSERT_EQ(c->entries[0].name, "nothing") << format_comparison(*c);
+    EXPECT_EQ(c->entries[0].energy_ratio, 1.0);
+    EXPECT_EQ(c->entries[1].energy_ratio, std::nullopt);
+    EXPECT_NEAR(c->entries[1].runtime_ratio.value_or(0), 1.0, 1e-9) << "runtimes still compare";
+    EXPECT_EQ(c->entries[1].estimate_j, std::nullopt);
+    const auto text = format_comparison(*c);
+    EXPECT_NE(text.find("n/a"), std::string::npos) << text;
+    const auto j = comparison_json(*c);
+    EXPECT_TRUE(j["entries"][1]["energy_ratio"].is_null()) << j;
+    EXPECT_TRUE(j["entries"][1]["estimate_j"].is_null()) << j;
 }
 
 } // namespace

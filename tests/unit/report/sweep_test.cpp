@@ -5,6 +5,7 @@
 #include "trace_builder.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace jp::report {
 namespace {
@@ -85,9 +86,42 @@ TEST(Sweep, EnergyOptimalPointSkipsFailedPoints) {
         << "4× less energy at batch 4096";
     const auto j = sweep_json(results, fs.path("/dir"));
     EXPECT_EQ(j["energy_optimal"], "batch=4096");
+    EXPECT_TRUE(j["energy_optimal_not_resolved_from"].empty()) << "4× apart: resolved";
     EXPECT_NEAR(j["points"][1]["node_energy_j"]["mean"].get<double>(), 200 * 8000.0, 1e-6);
     results.push_back({"batch=8192", {"train"}, b.path(), 137, std::nullopt});
     EXPECT_NE(format_sweep(results, fs.path("/dir")).find("batch=8192"), std::string::npos);
+}
+
+// Two points whose repeats overlap: the lower mean is named, and that it does not stand out
+// from the other (a user's sweep named an optimum of 5.5 ± 6.6 J beside 11.7 ± 1.1 J).
+TEST(Sweep, AnOptimumWithinTheRunsSpreadIsSaidNotResolved) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/s.jptrace"),
+                         {test::channel("node", Domain::node, Quantity::energy)}};
+    for (const double w : {100.0, 140.0}) {
+        b.run(test::make_run("batch=512", 100, test::flat(w), 1));
+    }
+    for (const double w : {118.0, 126.0}) {
+        b.run(test::make_run("batch=1024", 100, test::flat(w), 1));
+    }
+    b.run(test::make_run("batch=2048", 100, test::flat(1000), 1)); // far above: resolved
+    auto r = b.reader();
+    auto groups = *summarize_trace(r);
+    ASSERT_EQ(groups.size(), 3U);
+    std::vector<SweepPoint> results;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        results.push_back({groups[i].label, {"train"}, b.path(), 0, groups[i]});
+    }
+    ASSERT_EQ(energy_optimal(results), 0U) << "12.0 kJ against 12.2 kJ";
+    EXPECT_EQ(not_resolved_from(results, 0), (std::vector<std::size_t>{1}));
+    const auto text = format_sweep(results, fs.path("/dir"));
+    EXPECT_NE(text.find("energy-optimal: batch=512"), std::string::npos) << text;
+    EXPECT_NE(text.find("not resolved from batch=1024: they differ by less than the runs' "
+                        "spread"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(sweep_json(results, fs.path("/dir"))["energy_optimal_not_resolved_from"],
+              nlohmann::json::array({"batch=1024"}));
 }
 
 } // namespace
