@@ -157,6 +157,20 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     }
 }
 
+void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
+    const auto& first = r.runs.front();
+    out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
+                       one_line(first.run.command, 120));
+    row(out, u,
+        {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
+         mean_provenance(first.node, r.node_energy_j, r.runs.size())});
+    part_rows(out, u, r, r, "");
+    other_rows(out, u, r);
+    phase_rows(out, u, r);
+}
+
+} // namespace
+
 // "3 runs; 1 left out: run 2 failed (exit status 1)", "1 run, killed (SIGKILL)".
 std::string runs_text(const RepeatSummary& r) {
     const auto n = r.runs.size();
@@ -173,20 +187,6 @@ std::string runs_text(const RepeatSummary& r) {
     }
     return s;
 }
-
-void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
-    const auto& first = r.runs.front();
-    out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
-                       one_line(first.run.command, 120));
-    row(out, u,
-        {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
-         mean_provenance(first.node, r.node_energy_j, r.runs.size())});
-    part_rows(out, u, r, r, "");
-    other_rows(out, u, r);
-    phase_rows(out, u, r);
-}
-
-} // namespace
 
 std::string pm(const Stat& s, double scale, int digits) {
     if (s.n > 1) {

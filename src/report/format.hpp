@@ -74,4 +74,8 @@ void add_bound_json(nlohmann::json& j, const Bound& b, double value, std::string
 [[nodiscard]] std::string
 format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size_t runs);
 
+// A group's runs in words: "3 runs; 1 left out: run 2 failed (exit status 1)", "1 run,
+// killed (SIGKILL)".
+[[nodiscard]] std::string runs_text(const RepeatSummary& r);
+
 } // namespace jp::report

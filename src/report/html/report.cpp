@@ -3,6 +3,7 @@
 
 #include "core/duration.hpp"
 #include "jp_version.hpp"
+#include "report/format.hpp"
 #include "report/html/data.hpp"
 #include "report/html/page.hpp"
 #include "report/html/sections.hpp"
@@ -105,9 +106,13 @@ Result<void> label_section(Page& pg,
     auto& b = pg.body;
     const auto box = fmt::format("t{}-l{}", pg.trace_no, label_no);
     const auto& first = g.runs.front();
+    // As the text report says it: runs left out (interrupted, failed) are named, never hidden.
     b += fmt::format("<section class=\"label\" id=\"{}\"><h3>{} <span class=\"muted\">· {} "
-                     "measured run{}</span></h3>",
-                     box, escape(g.label), g.runs.size(), g.runs.size() == 1 ? "" : "s");
+                     "measured run{}{}</span></h3>",
+                     box, escape(g.label), g.runs.size(), g.runs.size() == 1 ? "" : "s",
+                     g.all_failed || !g.left_out.empty()
+                         ? escape(runs_text(g).substr(runs_text(g).find_first_of(",;")))
+                         : std::string{});
     if (!first.run.command.empty()) {
         b += "<p class=\"lead\">Command: <code>" + escape(first.run.command) + "</code></p>";
     }
@@ -150,10 +155,8 @@ Result<void> label_section(Page& pg,
         const auto* prof = &(*profiles)[i];
         b += fmt::format(R"(<div class="run-panel" data-run="{}"{}>)", i, i == 0 ? "" : " hidden");
         std::string exit;
-        if (r.run.signal) {
-            exit = fmt::format(" · killed by signal {}", *r.run.signal);
-        } else if (r.run.exit_code) {
-            exit = fmt::format(" · exit status {}", *r.run.exit_code);
+        if (const auto outcome = outcome_text(r.run); !outcome.empty() && r.run.end_ns) {
+            exit = " · " + escape(outcome); // "interrupted (SIGTERM)", "failed (exit status 1)"
         }
         b +=
             fmt::format("<p class=\"run-facts\">Run {} · started {} · runtime {} · node {}, "

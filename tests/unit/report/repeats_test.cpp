@@ -4,10 +4,12 @@
 // every run failed is still reported, marked; a trace named twice counts once.
 #include "fake_sysfs.hpp"
 #include "report/format.hpp"
+#include "report/html/report.hpp"
 #include "report/summary.hpp"
 #include "trace_builder.hpp"
 
 #include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
 
 namespace jp::report {
@@ -53,6 +55,14 @@ TEST_F(Repeats, FailedAndInterruptedRunsAreLeftOutOfThePool) {
     EXPECT_EQ(j["groups"][0]["left_out"].size(), 2U);
     EXPECT_EQ(j["groups"][0]["left_out"][1]["status"], "interrupted");
     EXPECT_EQ(j["groups"][0]["all_failed"], false);
+    // The HTML names them as the text does, never "2 measured runs" alone.
+    const auto html = fs.path("/r.html");
+    ASSERT_TRUE(write_html_report({path}, html, {}));
+    std::ifstream in{html};
+    const std::string page{std::istreambuf_iterator<char>{in}, {}};
+    EXPECT_NE(page.find("2 measured runs; 2 left out: run 2 failed (exit status 1), run 4 "
+                        "interrupted (SIGINT)"),
+              std::string::npos);
 }
 
 TEST_F(Repeats, ALabelWhoseEveryRunFailedIsReportedAndMarked) {
