@@ -120,6 +120,15 @@ Result<Reader> Reader::from_bytes(std::string_view bytes, const std::filesystem:
 
 namespace {
 
+// A statement's step that failed: a damaged page is the trace's damage; anything else
+// (locked by its writer past the wait, out of memory) says what it was.
+std::unexpected<Error> row_error(const std::filesystem::path& path, const Error& e) {
+    return fail(e.kind, path.string(),
+                e.kind == ErrorKind::parse
+                    ? "a damaged trace: SQLite cannot read it (" + e.detail + ")"
+                    : "cannot read the trace: " + e.detail);
+}
+
 // Each row of a statement through fn (Result<void>: an error stops it); an error of
 // SQLite's on the way (a damaged page) refuses the trace, never reads as its last row.
 template <class Fn>
@@ -127,8 +136,7 @@ Result<void> each_row(Statement& s, const std::filesystem::path& path, Fn&& fn) 
     for (;;) {
         auto row = s.step();
         if (!row) {
-            return fail(ErrorKind::parse, path.string(),
-                        "a damaged trace: SQLite cannot read it (" + row.error().detail + ")");
+            return row_error(path, row.error());
         }
         if (!*row) {
             return {};
@@ -234,7 +242,7 @@ Result<ChannelSamples> Reader::samples(std::int64_t run_id, std::size_t channel)
     for (;;) {
         auto row = stmt->step();
         if (!row) {
-            return std::unexpected(row.error());
+            return row_error(m_path, row.error());
         }
         if (!*row) {
             break;
@@ -263,7 +271,7 @@ Result<ChannelSamples> Reader::samples_v1(std::int64_t run_id, std::size_t chann
     for (;;) {
         auto row = stmt->step();
         if (!row) {
-            return std::unexpected(row.error());
+            return row_error(m_path, row.error());
         }
         if (!*row) {
             break;
@@ -337,8 +345,7 @@ Result<std::optional<std::int64_t>> Reader::last_sample_time(std::int64_t run_id
     stmt->bind(1, run_id);
     const auto row = stmt->step();
     if (!row) {
-        return fail(ErrorKind::parse, m_path.string(),
-                    "a damaged trace: SQLite cannot read it (" + row.error().detail + ")");
+        return row_error(m_path, row.error());
     }
     if (!*row || stmt->column_is_null(0)) {
         return std::optional<std::int64_t>{};

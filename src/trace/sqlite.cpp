@@ -211,7 +211,12 @@ Result<bool> Statement::step() {
     if (rc == SQLITE_DONE) {
         return false;
     }
-    return fail(ErrorKind::io, "sqlite", sqlite3_errmsg(m_db));
+    // A damaged file is the file's (parse); anything else (busy, locked, out of memory, an
+    // I/O error) is the reading's.
+    const int primary = rc & 0xff;
+    return fail(primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? ErrorKind::parse
+                                                                      : ErrorKind::io,
+                "sqlite", sqlite3_errmsg(m_db));
 }
 
 void Statement::reset() noexcept {
