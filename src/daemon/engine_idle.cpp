@@ -59,51 +59,57 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
     }
     m_next_idle_save = mono_ns() + k_idle_save.count();
     const auto file = (*m_state_dir / k_idle_file).string();
-    const auto own = idle_file_for(m_idle.settings().period.count());
-    auto text = read_idle_file(*m_state_dir);
-    if (!text && text.error().kind == ErrorKind::not_found) {
-        // None in use: one set aside when this period was last left, if there is one.
-        if (auto kept = read_idle_file(*m_state_dir, own);
-            kept && move_idle_file(*m_state_dir, own, k_idle_file)) {
-            text = std::move(kept);
-        }
-    }
-    if (!text) {
-        return text.error().kind == ErrorKind::not_found
-                   ? fmt::format("idle history: none yet in {} (written every {} and at stop)",
-                                 m_state_dir->string(), format_duration(k_idle_save))
-                   : fmt::format("idle history not used ({}): learning anew",
-                                 text.error().message());
-    }
+    const auto period_ns = m_idle.settings().period.count();
+    const auto own = idle_file_for(period_ns);
     const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
+    // The history this period left when the daemon last went to another one, if any. It is
+    // taken before anything else (combining a shorter period's into it included), and
+    // moved into place only once it was taken, so that a bad one is never lost.
+    auto kept = read_idle_file(*m_state_dir, own);
+    const auto take_kept = [&] {
+        auto l = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
+        if (!l) {
+            return fmt::format("{} not used ({}): learning anew", own, l.error().message());
+        }
+        (void)move_idle_file(*m_state_dir, own, k_idle_file); // else taken again next time
+        return fmt::format("{} (kept in {} from when this period was last used)", *l, own);
+    };
+    auto text = read_idle_file(*m_state_dir);
+    if (!text && text.error().kind == ErrorKind::not_found) {
+        return kept ? take_kept()
+                    : fmt::format("idle history: none yet in {} (written every {} and at stop)",
+                                  m_state_dir->string(), format_duration(k_idle_save));
+    }
+    if (!text) {
+        return fmt::format("idle history not used ({}): learning anew", text.error().message());
+    }
+    // Learned over another period: set aside under its period, never written over.
+    const auto set_aside = [&](std::int64_t theirs, const std::string& why) -> Result<std::string> {
+        if (auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(theirs)); !moved) {
+            return std::unexpected(moved.error());
+        }
+        return fmt::format("{} set aside as {} ({})", file, idle_file_for(theirs), why);
+    };
+    const auto theirs = idle_file_period(*text);
+    if (theirs && *theirs != period_ns && kept) {
+        auto aside = set_aside(*theirs, fmt::format("learned over periods of {:g} s",
+                                                    static_cast<double>(*theirs) * 1e-9));
+        if (!aside) {
+            return fmt::format("idle history in {} not used, and not set aside ({}): it will "
+                               "be replaced at the next save",
+                               file, aside.error().message());
+        }
+        return fmt::format("{}; {}", *aside, take_kept());
+    }
     auto line = restore_idle(*text, m_idle, m_channels, now_s, &m_idle_absent);
-    if (!line && line.error().kind == ErrorKind::unsupported) {
-        // Learned over another period: set aside for a start with that period, never
-        // written over; and the history this period left, if any, taken up instead.
-        const auto theirs = idle_file_period(*text);
-        if (!theirs) {
-            return fmt::format("idle history in {} not used ({}): learning anew", file,
-                               line.error().message());
-        }
-        auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(*theirs));
-        if (!moved) {
-            return fmt::format("idle history in {} not used ({}), and not set aside ({}): it "
-                               "will be replaced at the next save",
-                               file, line.error().message(), moved.error().message());
-        }
-        const auto aside = fmt::format("{} set aside as {} ({})", file, idle_file_for(*theirs),
-                                       line.error().message());
-        if (auto kept = read_idle_file(*m_state_dir, own);
-            kept && move_idle_file(*m_state_dir, own, k_idle_file)) {
-            line = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
-            return line ? fmt::format("{}; {} (kept from when this period was last used)", aside,
-                                      *line)
-                        : fmt::format("{}; {} not used ({}): learning anew", aside, own,
-                                      line.error().message());
-        }
-        return fmt::format("{}: learning anew", aside);
+    if (!line && line.error().kind == ErrorKind::unsupported && theirs) {
+        auto aside = set_aside(*theirs, line.error().message());
+        return aside ? fmt::format("{}: learning anew", *aside)
+                     : fmt::format("idle history in {} not used ({}), and not set aside ({}): "
+                                   "it will be replaced at the next save",
+                                   file, line.error().message(), aside.error().message());
     }
     return line ? fmt::format("{} ({})", *line, file)
                 : fmt::format("idle history in {} not used ({}): learning anew", file,

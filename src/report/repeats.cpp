@@ -101,10 +101,10 @@ void fill_stats(FigureStats& s, const std::vector<const Figures*>& figs) {
         if (f->node.share) {
             job.push_back(f->node.share->job_j());
             jb.push_back(f->node.share->job_bound);
-            if (f->runtime_s > 0) { // the job's average power: its share over its runtime
-                job_w.push_back(f->node.share->job_j() / f->runtime_s);
-                jwb.push_back(per_second(f->node.share->job_bound, f->runtime_s));
-            }
+            // The job's average power: its share over its runtime (0 for a run of none, as
+            // a node's average is).
+            job_w.push_back(f->runtime_s > 0 ? f->node.share->job_j() / f->runtime_s : 0.0);
+            jwb.push_back(per_second(f->node.share->job_bound, f->runtime_s));
         }
         w.push_back(f->node.avg_w);
         if (f->node.peak_w) {

@@ -264,11 +264,10 @@ std::string format_study(const StudyTable& t) {
         }
     }
     if (!attributed.empty()) {
-        out +=
-            fmt::format("Consumption is the job's share of its shared node (docs/attribution.md; "
-                        "the node's is node_energy_j in --json) for {} row{}; Average power "
-                        "and the shares stay the node's\n",
-                        attributed.size(), attributed.size() == 1 ? "" : "s");
+        out += fmt::format("Consumption and Average power are the job's share of its shared node "
+                           "(docs/attribution.md; the node's are node_energy_j and node_avg_w in "
+                           "--json) for {} row{}; the shares stay the node's\n",
+                           attributed.size(), attributed.size() == 1 ? "" : "s");
     }
     out += "results:";
     for (const auto& trace : t.traces) {

@@ -195,6 +195,27 @@ std::vector<std::size_t> not_resolved_from(const std::vector<SweepPoint>& points
     return out;
 }
 
+namespace {
+
+// Whether every completed point's difference from the optimum could be judged: each side
+// with repeats or a sensor bound (one run of a model has neither: its range is its value).
+bool optimum_judged(const std::vector<SweepPoint>& points, std::size_t best) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto& p = points[i];
+        if (i == best || p.exit_code != 0 || !p.summary) {
+            continue;
+        }
+        const auto d =
+            difference(p.summary->job_or_node_j(), points[best].summary->job_or_node_j());
+        if (!d.runs_known && !d.sensor_known) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 std::string format_sweep(const std::vector<SweepPoint>& points, const std::filesystem::path& dir) {
     constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>18} {:>18}  {}\n";
     double largest = 0;
@@ -230,6 +251,10 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
                            : fmt::format("; not resolved from {}: they differ by less than the "
                                          "runs' spread and the sensors' bound",
                                          within));
+        if (!optimum_judged(points, *best)) {
+            out += "  (whether it stands out is not known: a point with one run and no sensor "
+                   "bound has no range; use -r)\n";
+        }
     } else {
         out += "energy-optimal: none (no point completed)\n";
     }
@@ -278,6 +303,8 @@ nlohmann::json sweep_json(const std::vector<SweepPoint>& points, const std::file
     for (const auto i : best ? not_resolved_from(points, *best) : std::vector<std::size_t>{}) {
         j["energy_optimal_not_resolved_from"].push_back(points[i].label);
     }
+    // false: some point's difference from the optimum has no range to judge it by.
+    j["energy_optimal_judged"] = !best || optimum_judged(points, *best);
     return j;
 }
 

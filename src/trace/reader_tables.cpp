@@ -62,6 +62,10 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
     constexpr std::size_t k_max_rows = 10'000'000; // 10 Hz for days, times a few packages
     for (;;) {
         const auto row = stmt->step();
+        if (!row && row.error().kind != ErrorKind::parse) {
+            return fail(row.error().kind, m_path.string(),
+                        "cannot read the trace: " + row.error().detail);
+        }
         if (!row) { // a damaged page: said by the report, as a damaged row is
             u.damaged = true;
             u.records.clear();

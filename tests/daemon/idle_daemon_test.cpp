@@ -299,7 +299,9 @@ TEST_F(DaemonIdle, AnotherIdlePeriodSetsTheHistoryAsideAndGoingBackTakesItUp) {
     restart("200ms"); // back: its own history again, served at once
     EXPECT_NE(daemon_log().find("set aside as idle-history.300000000ns.json"), std::string::npos)
         << daemon_log();
-    EXPECT_NE(daemon_log().find("(kept from when this period was last used)"), std::string::npos)
+    EXPECT_NE(daemon_log().find("(kept in idle-history.200000000ns.json from when this period "
+                                "was last used)"),
+              std::string::npos)
         << daemon_log();
     {
         auto root = probe("root");
@@ -316,6 +318,18 @@ TEST_F(DaemonIdle, AnotherIdlePeriodSetsTheHistoryAsideAndGoingBackTakesItUp) {
     struct stat st {};
     EXPECT_EQ(::stat((state + "/idle-history.300000000ns.json").c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0600U);
+    // 0.4 s → 0.2 s → 0.4 s: the 0.4 s history set aside is taken back, never the few 0.2 s
+    // means combined in its place (and then the set-aside one written over).
+    restart("200ms");
+    EXPECT_NE(daemon_log().find("set aside as idle-history.400000000ns.json"), std::string::npos)
+        << daemon_log();
+    restart("400ms");
+    EXPECT_NE(daemon_log().find("set aside as idle-history.200000000ns.json (learned over "
+                                "periods of 0.2 s); idle history: "),
+              std::string::npos)
+        << daemon_log();
+    EXPECT_NE(daemon_log().find("(kept in idle-history.400000000ns.json"), std::string::npos)
+        << daemon_log();
 }
 
 } // namespace

@@ -43,6 +43,7 @@ Result<std::string> run_fragment(trace::Reader& reader, const RunSummary& run, i
     if (!profile) {
         return std::unexpected(profile.error());
     }
+    profile->distribution.mean_w = run.node.avg_w; // the run's, as its figures say it
     html::profile_figure(pg, *profile, run, run.run.label, ++pg.figure, colors);
     html::phase_table(pg, *profile);
     pg.body += "</div>";

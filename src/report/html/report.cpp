@@ -150,6 +150,12 @@ Result<void> label_section(Page& pg,
     if (!profiles) {
         return std::unexpected(profiles.error());
     }
+    // The mean power is the run's energy over its runtime, as the tables and the text give it
+    // (the windows leave out a tail shorter than half of one); the phases' shares of the
+    // node's energy are taken against it.
+    for (std::size_t i = 0; i < n; ++i) {
+        (*profiles)[i].distribution.mean_w = g.runs[i].node.avg_w;
+    }
     for (std::size_t i = 0; i < n; ++i) {
         const auto& r = g.runs[i];
         const auto* prof = &(*profiles)[i];

@@ -87,6 +87,7 @@ TEST(Sweep, EnergyOptimalPointSkipsFailedPoints) {
     const auto j = sweep_json(results, fs.path("/dir"));
     EXPECT_EQ(j["energy_optimal"], "batch=4096");
     EXPECT_TRUE(j["energy_optimal_not_resolved_from"].empty()) << "4× apart: resolved";
+    EXPECT_TRUE(j["energy_optimal_judged"].get<bool>()) << "one run each, a counter's bound";
     EXPECT_NEAR(j["points"][1]["node_energy_j"]["mean"].get<double>(), 200 * 8000.0, 1e-6);
     results.push_back({"batch=8192", {"train"}, b.path(), 137, std::nullopt});
     EXPECT_NE(format_sweep(results, fs.path("/dir")).find("batch=8192"), std::string::npos);
