@@ -8,6 +8,7 @@
 #include "daemon/settings.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -28,7 +29,7 @@ bool same(const toml::node& a, const toml::node& b) {
 }
 
 std::string name_of(const std::string& table, std::string_view key) {
-    return table.empty() ? std::string{key} : "[" + table + "] " + std::string{key};
+    return table.empty() ? std::string{key} : fmt::format("[{}] {}", table, key);
 }
 
 void walk(const toml::table* before,
@@ -57,11 +58,15 @@ void walk(const toml::table* before,
         const auto* yt = y != nullptr ? y->as_table() : nullptr;
         if (xt != nullptr || yt != nullptr) {
             if ((x == nullptr || xt != nullptr) && (y == nullptr || yt != nullptr)) {
-                const auto inner = table.empty() ? key : table + "." + key;
+                std::string inner = table;
+                if (!inner.empty()) {
+                    inner += '.';
+                }
+                inner += key;
                 // A table on one side only, with no keys ([sensors.nvml] turns a backend
                 // on): named itself, as walking it names nothing.
                 if ((xt == nullptr || yt == nullptr) && (xt != nullptr ? xt : yt)->empty()) {
-                    out.push_back("[" + inner + "]");
+                    out.push_back(fmt::format("[{}]", inner));
                 }
                 walk(xt, yt, inner, out);
                 continue;

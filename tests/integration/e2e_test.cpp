@@ -128,7 +128,8 @@ TEST_F(EndToEnd, PowerReadEveryMillisecondStaysAtTheProfile) {
     // Which way depends on who is faster: where the counter updates more often than it is
     // read, some spans hold two updates (far above the truth); where a loaded machine slows
     // the fake counter's writer below the reading rate, some hold none (0 W). Either way
-    // the derived profile above stayed within the truth.
+    // the derived profile above stayed within the truth. (A check of the fixture, that the
+    // readings it gave did alias, not of jouleprof: the assertions above are jouleprof's.)
     auto reader = trace::Reader::open(trace);
     ASSERT_TRUE(reader) << reader.error().message();
     const auto samples = reader->samples(reader->runs().at(0).id, 0);
