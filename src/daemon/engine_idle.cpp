@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <optional>
 
 namespace jp::daemon {
 
@@ -65,55 +66,60 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
     // The history this period left when the daemon last went to another one, if any. It is
-    // taken before anything else (combining a shorter period's into it included), and
-    // moved into place only once it was taken, so that a bad one is never lost.
+    // taken before a history of another period (combining a shorter one into ours included),
+    // unless the file in use is of this very period (the latest). restore_idle changes
+    // nothing where it fails, so the kept one is tried first, and moved into place only
+    // once taken: a bad one is never lost.
     auto kept = read_idle_file(*m_state_dir, own);
-    const auto take_kept = [&] {
-        auto l = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
-        if (!l) {
-            return fmt::format("{} not used ({}): learning anew", own, l.error().message());
-        }
-        (void)move_idle_file(*m_state_dir, own, k_idle_file); // else taken again next time
-        return fmt::format("{} (kept in {} from when this period was last used)", *l, own);
-    };
+    std::string kept_note; // what became of a kept file that was not taken
+    if (!kept && kept.error().kind != ErrorKind::not_found) {
+        kept_note = fmt::format("; {} not read ({})", own, kept.error().message());
+    }
     auto text = read_idle_file(*m_state_dir);
+    const auto theirs = text ? idle_file_period(*text) : std::nullopt;
+    const auto learned_over = [](std::int64_t ns) {
+        return fmt::format("learned over periods of {:g} s", static_cast<double>(ns) * 1e-9);
+    };
+    if (kept && !(theirs && *theirs == period_ns)) {
+        auto taken = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
+        if (taken) {
+            std::string aside;
+            if (theirs) { // the file in use, of another period: set aside under it
+                auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(*theirs));
+                aside = moved ? fmt::format("{} set aside as {} ({}); ", file,
+                                            idle_file_for(*theirs), learned_over(*theirs))
+                              : fmt::format("{} not set aside ({}): it will be replaced; ", file,
+                                            moved.error().message());
+            }
+            (void)move_idle_file(*m_state_dir, own, k_idle_file); // else taken again next time
+            return fmt::format("{}{} (kept in {} from when this period was last used)", aside,
+                               *taken, own);
+        }
+        kept_note = fmt::format("; {} not used ({})", own, taken.error().message());
+    }
     if (!text && text.error().kind == ErrorKind::not_found) {
-        return kept ? take_kept()
-                    : fmt::format("idle history: none yet in {} (written every {} and at stop)",
-                                  m_state_dir->string(), format_duration(k_idle_save));
+        return fmt::format("idle history: none yet in {} (written every {} and at stop){}",
+                           m_state_dir->string(), format_duration(k_idle_save), kept_note);
     }
     if (!text) {
-        return fmt::format("idle history not used ({}): learning anew", text.error().message());
-    }
-    // Learned over another period: set aside under its period, never written over.
-    const auto set_aside = [&](std::int64_t theirs, const std::string& why) -> Result<std::string> {
-        if (auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(theirs)); !moved) {
-            return std::unexpected(moved.error());
-        }
-        return fmt::format("{} set aside as {} ({})", file, idle_file_for(theirs), why);
-    };
-    const auto theirs = idle_file_period(*text);
-    if (theirs && *theirs != period_ns && kept) {
-        auto aside = set_aside(*theirs, fmt::format("learned over periods of {:g} s",
-                                                    static_cast<double>(*theirs) * 1e-9));
-        if (!aside) {
-            return fmt::format("idle history in {} not used, and not set aside ({}): it will "
-                               "be replaced at the next save",
-                               file, aside.error().message());
-        }
-        return fmt::format("{}; {}", *aside, take_kept());
+        return fmt::format("idle history not used ({}){}: learning anew", text.error().message(),
+                           kept_note);
     }
     auto line = restore_idle(*text, m_idle, m_channels, now_s, &m_idle_absent);
     if (!line && line.error().kind == ErrorKind::unsupported && theirs) {
-        auto aside = set_aside(*theirs, line.error().message());
-        return aside ? fmt::format("{}: learning anew", *aside)
-                     : fmt::format("idle history in {} not used ({}), and not set aside ({}): "
-                                   "it will be replaced at the next save",
-                                   file, line.error().message(), aside.error().message());
+        // Learned over a period none of ours is made of: set aside under it, for a start
+        // with that period.
+        auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(*theirs));
+        return moved
+                   ? fmt::format("{} set aside as {} ({}){}: learning anew", file,
+                                 idle_file_for(*theirs), line.error().message(), kept_note)
+                   : fmt::format("idle history in {} not used ({}), and not set aside ({}): "
+                                 "it will be replaced at the next save{}",
+                                 file, line.error().message(), moved.error().message(), kept_note);
     }
-    return line ? fmt::format("{} ({})", *line, file)
-                : fmt::format("idle history in {} not used ({}): learning anew", file,
-                              line.error().message());
+    return line ? fmt::format("{} ({}){}", *line, file, kept_note)
+                : fmt::format("idle history in {} not used ({}){}: learning anew", file,
+                              line.error().message(), kept_note);
 }
 
 // Where the idle history comes from and what the node's CPU use is read from, each said in

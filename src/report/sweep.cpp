@@ -197,17 +197,16 @@ std::vector<std::size_t> not_resolved_from(const std::vector<SweepPoint>& points
 
 namespace {
 
-// Whether every completed point's difference from the optimum could be judged: each side
-// with repeats or a sensor bound (one run of a model has neither: its range is its value).
-bool optimum_judged(const std::vector<SweepPoint>& points, std::size_t best) {
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        const auto& p = points[i];
-        if (i == best || p.exit_code != 0 || !p.summary) {
+// Whether every completed point's difference from the optimum could be judged: each point
+// (the optimum included) with repeats or a sensor bound, so that its mean has a range (one
+// run of a model has neither: its range is its value).
+bool optimum_judged(const std::vector<SweepPoint>& points) {
+    for (const auto& p : points) {
+        if (p.exit_code != 0 || !p.summary) {
             continue;
         }
-        const auto d =
-            difference(p.summary->job_or_node_j(), points[best].summary->job_or_node_j());
-        if (!d.runs_known && !d.sensor_known) {
+        const auto r = mean_range(p.summary->job_or_node_j());
+        if (!r.runs_known && !r.sensor_known) {
             return false;
         }
     }
@@ -251,7 +250,7 @@ std::string format_sweep(const std::vector<SweepPoint>& points, const std::files
                            : fmt::format("; not resolved from {}: they differ by less than the "
                                          "runs' spread and the sensors' bound",
                                          within));
-        if (!optimum_judged(points, *best)) {
+        if (!optimum_judged(points)) {
             out += "  (whether it stands out is not known: a point with one run and no sensor "
                    "bound has no range; use -r)\n";
         }
@@ -304,7 +303,8 @@ nlohmann::json sweep_json(const std::vector<SweepPoint>& points, const std::file
         j["energy_optimal_not_resolved_from"].push_back(points[i].label);
     }
     // false: some point's difference from the optimum has no range to judge it by.
-    j["energy_optimal_judged"] = !best || optimum_judged(points, *best);
+    j["energy_optimal_judged"] =
+        best ? nlohmann::json(optimum_judged(points)) : nlohmann::json(nullptr);
     return j;
 }
 

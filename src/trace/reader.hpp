@@ -50,8 +50,8 @@ private:
     Result<void> load();
     Result<ChannelSamples> samples_v1(std::int64_t run_id, std::size_t channel);
     // The gpu_use rows into u.gpus; none, and u.gpus_damaged, where one is out of range or
-    // the table cannot be read.
-    void read_gpu_use(std::int64_t run_id, Usage& u);
+    // the table is damaged or of another shape. Errors: it could not be read (not damage).
+    Result<void> read_gpu_use(std::int64_t run_id, Usage& u);
     Database m_db;
     int m_version = 0;
     std::filesystem::path m_path;

@@ -48,7 +48,12 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
     if (m_db.has_table("allocation")) {
         if (auto facts = m_db.prepare("SELECT facts FROM allocation WHERE run_id = ?")) {
             facts->bind(1, run_id);
-            if (facts->step().value_or(false)) {
+            const auto row = facts->step();
+            if (!row && row.error().kind != ErrorKind::parse) { // not damage: the read's
+                return fail(row.error().kind, m_path.string(),
+                            "cannot read the trace: " + row.error().detail);
+            }
+            if (row.value_or(false)) {
                 u.facts = facts->column_text(0);
             }
         }
@@ -86,7 +91,9 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
         u.records.push_back(r);
     }
     if (!u.damaged && m_db.has_table("gpu_use")) {
-        read_gpu_use(run_id, u);
+        if (auto r = read_gpu_use(run_id, u); !r) {
+            return std::unexpected(r.error());
+        }
     }
     if (u.facts.empty() && u.records.empty()) {
         return std::optional<Usage>{}; // this run recorded none
@@ -95,12 +102,12 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
     return std::optional{std::move(u)};
 }
 
-void Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
+Result<void> Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
     auto stmt = m_db.prepare("SELECT t_ns, gpu, job, other, unknown FROM gpu_use WHERE run_id = ? "
                              "ORDER BY t_ns, gpu");
     if (!stmt) {
         u.gpus_damaged = true; // a table of another shape: said, the CPU's split stays
-        return;
+        return {};
     }
     stmt->bind(1, run_id);
     constexpr std::size_t k_max_rows = 10'000'000;
@@ -108,6 +115,10 @@ void Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
     const auto count = [](std::int64_t v) { return v >= 0 && v <= k_max_count; };
     for (;;) {
         const auto row = stmt->step();
+        if (!row && row.error().kind != ErrorKind::parse) {
+            return fail(row.error().kind, m_path.string(),
+                        "cannot read the trace: " + row.error().detail);
+        }
         if (!row) {
             u.gpus_damaged = true;
             u.gpus.clear();
@@ -130,6 +141,7 @@ void Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
                           static_cast<std::int32_t>(job), static_cast<std::int32_t>(other),
                           static_cast<std::int32_t>(unknown)});
     }
+    return {};
 }
 
 } // namespace jp::trace

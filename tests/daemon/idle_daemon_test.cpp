@@ -8,6 +8,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fstream>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -330,6 +331,16 @@ TEST_F(DaemonIdle, AnotherIdlePeriodSetsTheHistoryAsideAndGoingBackTakesItUp) {
         << daemon_log();
     EXPECT_NE(daemon_log().find("(kept in idle-history.400000000ns.json"), std::string::npos)
         << daemon_log();
+    // A kept history that cannot be taken is said, and left where it is (never lost).
+    const auto kept = state + "/idle-history.200000000ns.json";
+    ASSERT_EQ(::stat(kept.c_str(), &st), 0) << daemon_log();
+    std::ofstream{kept, std::ios::trunc} << "{ not json";
+    restart("200ms");
+    EXPECT_NE(daemon_log().find("; idle-history.200000000ns.json not used (idle history: not a "
+                                "jouleprofd idle history"),
+              std::string::npos)
+        << daemon_log();
+    EXPECT_EQ(::stat(kept.c_str(), &st), 0) << "the damaged one stays for a person to look at";
 }
 
 } // namespace
