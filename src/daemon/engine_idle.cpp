@@ -80,7 +80,8 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
     const auto learned_over = [](std::int64_t ns) {
         return fmt::format("learned over periods of {:g} s", static_cast<double>(ns) * 1e-9);
     };
-    if (kept && !(theirs && *theirs == period_ns)) {
+    const bool in_use_is_ours = theirs && *theirs == period_ns; // the latest: used as it is
+    if (kept && !in_use_is_ours) {
         auto taken = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
         if (taken) {
             std::string aside;

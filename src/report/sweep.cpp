@@ -201,16 +201,13 @@ namespace {
 // (the optimum included) with repeats or a sensor bound, so that its mean has a range (one
 // run of a model has neither: its range is its value).
 bool optimum_judged(const std::vector<SweepPoint>& points) {
-    for (const auto& p : points) {
+    return std::ranges::all_of(points, [](const SweepPoint& p) {
         if (p.exit_code != 0 || !p.summary) {
-            continue;
+            return true;
         }
         const auto r = mean_range(p.summary->job_or_node_j());
-        if (!r.runs_known && !r.sensor_known) {
-            return false;
-        }
-    }
-    return true;
+        return r.runs_known || r.sensor_known;
+    });
 }
 
 } // namespace
