@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 
 namespace jp::daemon {
 
@@ -48,9 +49,10 @@ private:
     void on_signals();
     void reload();
     void stop();
-    // Connections of a kind (and of one uid, when given).
+    // Connections of a kind (and of one uid, and of one HTTP peer key, when given).
     [[nodiscard]] std::size_t count(Connection::Kind kind,
-                                    std::optional<uid_t> uid = std::nullopt) const;
+                                    std::optional<uid_t> uid = std::nullopt,
+                                    std::string_view http_peer = {}) const;
 
     std::unique_ptr<Engine> m_engine;
     DaemonState m_state;

@@ -34,10 +34,14 @@ void refuse_now(const sys::UniqueFd& fd, std::string_view msg) {
 
 } // namespace
 
-std::size_t Server::count(Connection::Kind kind, std::optional<uid_t> uid) const {
+std::size_t
+Server::count(Connection::Kind kind, std::optional<uid_t> uid, std::string_view http_peer) const {
     std::size_t n = 0;
     for (const auto& [id, c] : m_conns) {
-        n += c->kind == kind && (!uid || c->peer.uid == *uid) ? 1U : 0U;
+        n += c->kind == kind && (!uid || c->peer.uid == *uid) &&
+                     (http_peer.empty() || c->http_peer == http_peer)
+                 ? 1U
+                 : 0U;
     }
     return n;
 }
@@ -56,10 +60,7 @@ bool Server::take_http_peer(Connection& c) {
     if (!m_tcp_owners && peer->local) {
         return true; // local users cannot be told apart: rationed as one pool (said at start)
     }
-    std::size_t held = 0;
-    for (const auto& [id, other] : m_conns) {
-        held += other->kind == Connection::Kind::http && other->http_peer == c.http_peer ? 1U : 0U;
-    }
+    const auto held = count(Connection::Kind::http, std::nullopt, c.http_peer);
     if (held >= per_peer) {
         refuse_now(c.fd, http_response(503, "text/plain",
                                        fmt::format("{} has {} scrapes open, the most one peer may "

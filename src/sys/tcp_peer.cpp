@@ -215,8 +215,11 @@ bool is_own_address(const sockaddr_storage& a_in) {
     return is_loopback(a) || interface_of(a) != 0;
 }
 
-Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
-                                       const sockaddr_storage& to_in) {
+namespace {
+
+// tcp_owner(), with the interface that holds from's address given (0: none).
+Result<std::optional<uid_t>>
+owner_on(const sockaddr_storage& from_in, const sockaddr_storage& to_in, unsigned from_device) {
     const auto from = unmapped(from_in);
     const auto to = unmapped(to_in);
     if ((from.ss_family != AF_INET && from.ss_family != AF_INET6) ||
@@ -230,7 +233,7 @@ Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
     auto req = request_for(from, to);
     // A socket bound to a device (SO_BINDTODEVICE, a link-local address) is found only on
     // it: loopback, or the interface that holds from's address.
-    const std::array<unsigned, 3> devices{0, ::if_nametoindex("lo"), interface_of(from)};
+    const std::array<unsigned, 3> devices{0, ::if_nametoindex("lo"), from_device};
     for (std::size_t i = 0; i < devices.size(); ++i) {
         if ((i > 0 && devices[i] == 0) || (i == 2 && devices[2] == devices[1])) {
             continue;
@@ -245,6 +248,12 @@ Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from_in,
         }
     }
     return std::optional<uid_t>{};
+}
+
+} // namespace
+
+Result<std::optional<uid_t>> tcp_owner(const sockaddr_storage& from, const sockaddr_storage& to) {
+    return owner_on(from, to, interface_of(unmapped(from)));
 }
 
 Result<void> tcp_owner_lookup_works(int listen_fd) {
@@ -284,9 +293,13 @@ Result<TcpPeer> tcp_peer(int fd, bool ask_owner) {
     if (::getsockname(fd, as_sockaddr(local), &local_len) != 0) {
         return std::unexpected(errno_error(errno, "getsockname"));
     }
-    TcpPeer out{address_text(unmapped(peer)), is_own_address(peer), std::nullopt};
+    // This host's interfaces are listed once: whether the peer is local, and where a socket
+    // bound to a device is looked for.
+    const auto from = unmapped(peer);
+    const auto device = interface_of(from);
+    TcpPeer out{address_text(from), is_loopback(from) || device != 0, std::nullopt};
     if (ask_owner) {
-        if (auto owner = tcp_owner(peer, local)) {
+        if (auto owner = owner_on(peer, local, device)) {
             out.uid = *owner;
         }
     }

@@ -62,4 +62,11 @@ std::optional<std::string> file_damage(const std::filesystem::path& path) {
     return std::nullopt;
 }
 
+std::unexpected<Error> row_error(const std::filesystem::path& path, const Error& e) {
+    return fail(e.kind, path.string(),
+                e.kind == ErrorKind::parse
+                    ? "a damaged trace: SQLite cannot read it (" + e.detail + ")"
+                    : "cannot read the trace: " + e.detail);
+}
+
 } // namespace jp::trace

@@ -3,6 +3,7 @@
 
 #include "core/update_period.hpp"
 #include "trace/block_codec.hpp"
+#include "trace/damage.hpp"
 #include "trace/schema.hpp"
 #include "trace/sort.hpp"
 #include "trace/time_range.hpp"
@@ -119,15 +120,6 @@ Result<Reader> Reader::from_bytes(std::string_view bytes, const std::filesystem:
 }
 
 namespace {
-
-// A statement's step that failed: a damaged page is the trace's damage; anything else
-// (locked by its writer past the wait, out of memory) says what it was.
-std::unexpected<Error> row_error(const std::filesystem::path& path, const Error& e) {
-    return fail(e.kind, path.string(),
-                e.kind == ErrorKind::parse
-                    ? "a damaged trace: SQLite cannot read it (" + e.detail + ")"
-                    : "cannot read the trace: " + e.detail);
-}
 
 // Each row of a statement through fn (Result<void>: an error stops it); an error of
 // SQLite's on the way (a damaged page) refuses the trace, never reads as its last row.

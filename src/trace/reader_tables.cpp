@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The optional tables of a run a trace may hold, each read as absent when a trace from
 // before it has none: the sampler's read times, and the job's CPU and GPU use.
+#include "trace/damage.hpp"
 #include "trace/reader.hpp"
 #include "trace/time_range.hpp"
 
@@ -50,8 +51,7 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
             facts->bind(1, run_id);
             const auto row = facts->step();
             if (!row && row.error().kind != ErrorKind::parse) { // not damage: the read's
-                return fail(row.error().kind, m_path.string(),
-                            "cannot read the trace: " + row.error().detail);
+                return row_error(m_path, row.error());
             }
             if (row.value_or(false)) {
                 u.facts = facts->column_text(0);
@@ -68,8 +68,7 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
     for (;;) {
         const auto row = stmt->step();
         if (!row && row.error().kind != ErrorKind::parse) {
-            return fail(row.error().kind, m_path.string(),
-                        "cannot read the trace: " + row.error().detail);
+            return row_error(m_path, row.error());
         }
         if (!row) { // a damaged page: said by the report, as a damaged row is
             u.damaged = true;
@@ -116,8 +115,7 @@ Result<void> Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
     for (;;) {
         const auto row = stmt->step();
         if (!row && row.error().kind != ErrorKind::parse) {
-            return fail(row.error().kind, m_path.string(),
-                        "cannot read the trace: " + row.error().detail);
+            return row_error(m_path, row.error());
         }
         if (!row) {
             u.gpus_damaged = true;

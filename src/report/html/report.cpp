@@ -107,11 +107,12 @@ Result<void> label_section(Page& pg,
     const auto box = fmt::format("t{}-l{}", pg.trace_no, label_no);
     const auto& first = g.runs.front();
     // As the text report says it: runs left out (interrupted, failed) are named, never hidden.
+    const auto runs = runs_text(g); // "2 runs; 1 left out: run 2 failed (exit status 1)"
     b += fmt::format("<section class=\"label\" id=\"{}\"><h3>{} <span class=\"muted\">· {} "
                      "measured run{}{}</span></h3>",
                      box, escape(g.label), g.runs.size(), g.runs.size() == 1 ? "" : "s",
                      g.all_failed || !g.left_out.empty()
-                         ? escape(runs_text(g).substr(runs_text(g).find_first_of(",;")))
+                         ? escape(runs.substr(runs.find_first_of(",;")))
                          : std::string{});
     if (!first.run.command.empty()) {
         b += "<p class=\"lead\">Command: <code>" + escape(first.run.command) + "</code></p>";
