@@ -182,8 +182,12 @@ moving_peak_of(const WindowBounds& w, const GridSeries& g, std::optional<std::si
         }
         const auto first = i + 1 - *steps;
         const double s = seconds_between(g, first, i + 1);
-        const double lo = w.at_cuts ? w.cut_lo[i + 1] - w.cut_hi[first] : low;
-        const double hi = w.at_cuts ? w.cut_hi[i + 1] - w.cut_lo[first] : high;
+        // Both hold; the tighter is taken. The cuts' ranges leave out what a counter can
+        // draw over the span (each window's high is cut to it): past a counter's last
+        // reading (lost mid-run) they grow with the time since, and alone gave a second
+        // of 1.5 s of its most.
+        const double lo = w.at_cuts ? std::max(w.cut_lo[i + 1] - w.cut_hi[first], low) : low;
+        const double hi = w.at_cuts ? std::min(w.cut_hi[i + 1] - w.cut_lo[first], high) : high;
         out.low_w = std::max(out.low_w, std::max(0.0, lo) / s);
         out.high_w = std::max(out.high_w, hi / s);
     }

@@ -241,9 +241,6 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
             out.power->mean_w = out.node.avg_w;
         }
         add_distribution_bounds(*data, grid, *out.power);
-        if (out.power->peak_bound) { // the node's row gives the same range as its power line
-            out.node.peak_bound = out.power->peak_bound;
-        }
         out.power_step_ns = grid.step_ns;
     }
     out.power_band = node_power_band(*data, k_band_windows);

@@ -132,6 +132,7 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         // HTML's, the highest window of the node's power series.
         if (const auto g = node_grid(d, t0, t1); !g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
+            f.node.peak_bound = node_peak_bound(d, g); // the run's, each phase's
         }
         if (!f.parts.empty()) {
             f.rest = named_item("rest", weakest(Provenance::derived, parts_prov), "",
@@ -161,6 +162,7 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         const auto g = node_grid(d, t0, t1);
         if (!g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
+            f.node.peak_bound = node_peak_bound(d, g);
         }
         if (d.facts.rest_watts) {
             f.rest = named_item("rest", Provenance::estimated, "model", rest_w * f.runtime_s);

@@ -14,34 +14,6 @@
 namespace jp::report::html {
 namespace {
 
-// Node energy from the start of the grid to t (the grid's windows are flat).
-class EnergyIndex {
-public:
-    explicit EnergyIndex(const GridSeries& g) : m_g(g) {
-        m_cum.reserve(g.watts.size() + 1);
-        m_cum.push_back(0);
-        for (std::size_t i = 0; i < g.watts.size(); ++i) {
-            m_cum.push_back(m_cum.back() + g.watts[i] * g.seconds_of(i));
-        }
-    }
-    [[nodiscard]] double at(std::int64_t t) const {
-        if (m_g.watts.empty() || m_g.step_ns <= 0) {
-            return 0;
-        }
-        t = std::clamp(t, m_g.t0, m_g.t1);
-        const auto i = static_cast<std::size_t>((t - m_g.t0) / m_g.step_ns);
-        if (i >= m_g.watts.size()) {
-            return m_cum.back();
-        }
-        const std::int64_t a = m_g.t0 + static_cast<std::int64_t>(i) * m_g.step_ns;
-        return m_cum[i] + m_g.watts[i] * static_cast<double>(t - a) * 1e-9;
-    }
-
-private:
-    const GridSeries& m_g;
-    std::vector<double> m_cum;
-};
-
 void fill_histogram(RunProfile& out, const GridSeries& g, const ProfileOptions& opt) {
     double lo = std::numeric_limits<double>::infinity();
     double hi = -std::numeric_limits<double>::infinity();
@@ -86,22 +58,6 @@ void fill_histogram(RunProfile& out, const GridSeries& g, const ProfileOptions& 
         const double b = std::floor((g.watts[i] - ax.lo) / bw);
         const auto k = b <= 0 ? 0 : std::min(static_cast<std::size_t>(b), bins - 1);
         out.histogram[k] += g.seconds_of(i) / total;
-    }
-}
-
-void fill_phase_totals(RunProfile& out, const GridSeries& g) {
-    const EnergyIndex energy{g};
-    std::map<std::string, std::size_t> index;
-    for (const auto& p : out.phases.phases) {
-        auto [it, added] = index.try_emplace(p.name, out.phase_totals.size());
-        if (added) {
-            out.phase_totals.push_back({p.name, 0, 0, 0, false});
-        }
-        auto& t = out.phase_totals[it->second];
-        ++t.count;
-        t.seconds += static_cast<double>(p.end_ns - p.begin_ns) * 1e-9;
-        t.joules += energy.at(p.end_ns) - energy.at(p.begin_ns);
-        t.open_at_end = t.open_at_end || p.open_at_end;
     }
 }
 
@@ -264,7 +220,6 @@ Result<RunProfile> profile_of(trace::Reader& reader,
     out.windows = node_grid.watts.size();
     out.distribution = power_distribution(node_grid, opt.threshold_w);
     fill_histogram(out, node_grid, opt);
-    fill_phase_totals(out, node_grid);
     return out;
 }
 

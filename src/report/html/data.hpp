@@ -30,14 +30,6 @@ struct PlotSeries {
     std::vector<Point> points;
 };
 
-struct PhaseTotal {
-    std::string name;
-    std::size_t count = 0;
-    double seconds = 0;
-    double joules = 0; // node energy inside the phase(s)
-    bool open_at_end = false;
-};
-
 struct RunProfile {
     trace::RunInfo run;
     std::int64_t t0 = 0;
@@ -55,7 +47,6 @@ struct RunProfile {
     double hist_hi = 0;
     std::vector<double> histogram; // share of time per bin on [hist_lo, hist_hi]
     Phases phases;
-    std::vector<PhaseTotal> phase_totals; // one per name, in order of first begin
 };
 
 struct ProfileOptions {

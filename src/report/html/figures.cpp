@@ -95,9 +95,10 @@ void energy_figure(Page& pg, const std::vector<RepeatSummary>& groups, Colors& c
                 any_bound = true;
                 bar.total_low = nb->low * u.per_joule;
                 bar.total_high = nb->high * u.per_joule;
-                bar.bound_title = fmt::format(
-                    "the sensors' bound on the node's energy: {:.4g}–{:.4g} J ({}){}", nb->low,
-                    nb->high, nb->dominant, run.node.not_measurable() ? ": not measurable" : "");
+                bar.bound_title =
+                    fmt::format("the sensors' bound on the node's energy: {:.4g}–{:.4g} J ({}{}){}",
+                                nb->low, nb->high, nb->dominant, assumptions_text(nb->assumed),
+                                run.node.not_measurable() ? ": not measurable" : "");
             }
             f.bars.push_back(std::move(bar));
         }

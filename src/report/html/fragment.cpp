@@ -45,7 +45,7 @@ Result<std::string> run_fragment(trace::Reader& reader, const RunSummary& run, i
     }
     profile->distribution.mean_w = run.node.avg_w; // the run's, as its figures say it
     html::profile_figure(pg, *profile, run, run.run.label, ++pg.figure, colors);
-    html::phase_table(pg, *profile);
+    html::phase_table(pg, *profile, run);
     pg.body += "</div>";
     return std::move(pg.body);
 }

@@ -152,8 +152,7 @@ Result<void> label_section(Page& pg,
         return std::unexpected(profiles.error());
     }
     // The mean power is the run's energy over its runtime, as the tables and the text give it
-    // (the windows leave out a tail shorter than half of one); the phases' shares of the
-    // node's energy are taken against it.
+    // (the windows leave out a tail shorter than half of one).
     for (std::size_t i = 0; i < n; ++i) {
         (*profiles)[i].distribution.mean_w = g.runs[i].node.avg_w;
     }
@@ -175,7 +174,7 @@ Result<void> label_section(Page& pg,
                         : r.run.end_ns ? " · <b>incomplete</b>: a sensor was lost during the run"
                                        : " · <b>incomplete</b>: the monitor stopped early");
         html::profile_figure(pg, *prof, r, g.label, profile_fig, colors);
-        html::phase_table(pg, *prof);
+        html::phase_table(pg, *prof, r);
         html::distribution_figure(pg, *prof, r, rated, dist_fig);
         b += "</div>";
     }

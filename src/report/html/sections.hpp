@@ -53,7 +53,7 @@ void overview_table(Page& pg,
 // Each part of one label's runs, with the node, the rest and the notes.
 void part_table(Page& pg, const RepeatSummary& g, Colors& colors);
 // The phases one run's job marked, with their share of the node's energy.
-void phase_table(Page& pg, const RunProfile& p);
+void phase_table(Page& pg, const RunProfile& p, const RunSummary& run);
 
 // --- figures (figures.cpp) ---
 // Every measured run's energy, stacked by part.

@@ -174,33 +174,39 @@ void part_table(Page& pg, const RepeatSummary& g, Colors& colors) {
     b += part_notes(g);
 }
 
-void phase_table(Page& pg, const RunProfile& p) {
-    if (p.phase_totals.empty() && p.phases.problems.empty()) {
+void phase_table(Page& pg, const RunProfile& p, const RunSummary& run) {
+    if (run.phase_totals.empty() && p.phases.problems.empty()) {
         return;
     }
     auto& b = pg.body;
-    const double runtime = static_cast<double>(p.t1 - p.t0) * 1e-9;
-    double node_j = 0;
-    if (p.windows > 0) {
-        node_j = p.distribution.mean_w * runtime;
-    }
-    if (!p.phase_totals.empty()) {
+    const double node_j = run.node.energy_j;
+    // The job's share of each phase where the node was shared (docs/attribution.md).
+    const bool shared = run.attribution && !run.attribution->exclusive;
+    if (!run.phase_totals.empty()) {
         const auto u = energy_unit(node_j);
-        b += fmt::format("<table class=\"phases\"><caption>Phases marked by the job; node "
-                         "energy from the node's power series</caption><thead><tr><th>Phase</th>"
+        b += fmt::format("<table class=\"phases\"><caption>Phases marked by the job: the same "
+                         "figures as the text report's</caption><thead><tr><th>Phase</th>"
                          "<th>Count</th><th>Duration</th><th>Share of runtime</th>"
-                         "<th>Node energy [{}]</th><th>Share of node energy</th>"
-                         "<th>Average node power [W]</th></tr></thead><tbody>",
-                         u.name);
-        for (const auto& t : p.phase_totals) {
-            b += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{:.1f} %</td>"
-                             "<td>{:.{}f}</td><td>{}</td><td>{}</td></tr>",
-                             escape(t.name),
-                             t.open_at_end ? " <span class=\"muted\">(open)</span>" : "", t.count,
-                             seconds_text(t.seconds), runtime > 0 ? 100 * t.seconds / runtime : 0.0,
-                             t.joules * u.per_joule, u.digits,
-                             node_j > 0 ? fmt::format("{:.1f} %", 100 * t.joules / node_j) : "–",
-                             t.seconds > 0 ? fmt::format("{:.1f}", t.joules / t.seconds) : "–");
+                         "<th>Node energy [{}]</th><th>± sensors</th><th>Share of node energy</th>"
+                         "<th>Average node power [W]</th>{}</tr></thead><tbody>",
+                         u.name, shared ? fmt::format("<th>Job's share [{}]</th>", u.name) : "");
+        for (const auto& t : run.phase_totals) {
+            std::string job;
+            if (shared) {
+                job = t.node.share ? fmt::format("<td>{:.{}f}</td>",
+                                                 t.node.share->job_j() * u.per_joule, u.digits)
+                                   : std::string{"<td>–</td>"};
+            }
+            b += fmt::format(
+                "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{:.1f} %</td>"
+                "<td>{:.{}f}</td>{}<td>{}</td><td>{:.1f}</td>{}</tr>",
+                escape(t.name), t.open_at_end ? " <span class=\"muted\">(open)</span>" : "",
+                t.occurrences, seconds_text(t.runtime_s),
+                run.runtime_s > 0 ? 100 * t.runtime_s / run.runtime_s : 0.0,
+                t.node.energy_j * u.per_joule, u.digits,
+                sensor_td(Stat{t.node.energy_j, 0, 1, t.node.bound}, u),
+                node_j > 0 ? fmt::format("{:.1f} %", 100 * t.node.energy_j / node_j) : "–",
+                t.node.avg_w, job);
         }
         b += "</tbody></table>";
     }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -146,7 +147,8 @@ TEST_F(HtmlReport, WritesOneSelfContainedPageWithTheFigures) {
     EXPECT_NE(page.find("hatched = estimated"), std::string::npos);
     // The node meter is a counter: the sensors' bound beside its figure in the tables, and a
     // whisker on its bar (docs/uncertainty.md).
-    EXPECT_EQ(count(page, "<th>± sensors</th>"), 2U) << "the overview and the part table";
+    EXPECT_EQ(count(page, "<th>± sensors</th>"), 3U)
+        << "the overview, the part table and the phase table";
     EXPECT_EQ(count(page, "class=\"bar-bound\""), 1U);
     EXPECT_NE(page.find("the sensors&#39; bound on the node&#39;s energy: "), std::string::npos);
     EXPECT_NE(page.find("The whisker on a bar spans the sensors"), std::string::npos);
@@ -298,6 +300,14 @@ TEST_F(HtmlReport, PhaseFiguresAreTheSameAsTheTextAndJsonReport) {
     const auto groups = summarize_trace(*reader);
     ASSERT_TRUE(groups);
     const auto& run = groups->front().runs.front();
+    // The whisker's tooltip says what the node's bound rests on, as the text does.
+    ASSERT_TRUE(run.node.bound);
+    ASSERT_TRUE(run.node.bound->assumed.peak) << "the case this checks";
+    const auto whisker = page.find("the sensors&#39; bound on the node&#39;s energy: ");
+    ASSERT_NE(whisker, std::string::npos);
+    EXPECT_NE(page.substr(whisker, page.find("</title>", whisker) - whisker)
+                  .find("; assumes ≤ 2× the peak seen"),
+              std::string::npos);
     for (const auto& t : run.phase_totals) {
         // The HTML row: name, count, duration, share, node energy [kJ here], ...
         const auto at = page.find("<tr><td>" + t.name + "</td>");
@@ -310,6 +320,13 @@ TEST_F(HtmlReport, PhaseFiguresAreTheSameAsTheTextAndJsonReport) {
             p = b;
         }
         EXPECT_EQ(cells[1], std::to_string(t.occurrences)) << t.name;
+        // The sensors' bound beside it, as the text's phase row gives it.
+        ASSERT_TRUE(t.node.bound) << t.name;
+        const auto bound_at = page.find("<td title=\"", page.find(cells[4], at));
+        ASSERT_NE(bound_at, std::string::npos);
+        EXPECT_NE(page.substr(bound_at, 80).find(fmt::format("{:.4g}–", t.node.bound->low)),
+                  std::string::npos)
+            << t.name << ": " << page.substr(bound_at, 120);
         // Node energy in kJ with 3 decimals: the same figure as the text and JSON report.
         EXPECT_NEAR(std::stod(cells[4]), t.node.energy_j * 1e-3,
                     0.0005 + 1e-3 * t.node.energy_j * 1e-3)

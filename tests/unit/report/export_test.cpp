@@ -91,6 +91,16 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     EXPECT_LE(std::stod(node[node.size() - 3]), 300) << s[1];
     EXPECT_GE(std::stod(node[node.size() - 2]), 300) << s[1];
     EXPECT_EQ(node.back(), "peak") << s[1];
+    // The phase's node row has its own peak range, as the run's has (it was left empty).
+    std::vector<std::string> phase_node;
+    std::stringstream phase_cells{s[4]};
+    for (std::string cell; std::getline(phase_cells, cell, ',');) {
+        phase_node.push_back(cell);
+    }
+    ASSERT_EQ(phase_node.size(), node.size()) << s[4];
+    EXPECT_LE(std::stod(phase_node[node.size() - 3]), 300) << s[4];
+    EXPECT_GE(std::stod(phase_node[node.size() - 2]), 300) << s[4];
+    EXPECT_EQ(phase_node.back(), "peak") << s[4];
 }
 
 TEST_F(Export, JsonIsNested) {

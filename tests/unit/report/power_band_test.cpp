@@ -204,6 +204,35 @@ TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
     EXPECT_FALSE(j.at("range_assumes_peak").get<bool>()) << "the channel states its maximum";
 }
 
+// A counter lost mid-run (its file replaced): nothing is known of it after its last reading
+// but the most it can draw, so no second's range goes above that. The range at two cuts 1.5 s
+// after the last reading differ by 1.5 s of it; a 1 s window's mean was taken from them alone
+// and came out 1.5× the most it can draw (7.5 kW on a 5 kW domain in a new user's trial).
+TEST(PeakBound, NoMovingPeakGoesAboveWhatTheCounterCanDraw) {
+    test::FakeSysfs fs;
+    auto node = test::channel("node", Domain::node, Quantity::energy, Provenance::measured, 1000);
+    node.update_ns = 1'000'000;
+    test::TraceBuilder b{fs.path("/l.jptrace"), {node}};
+    b.run(test::make_run("a", 8, pulse, 0.01));
+    auto r = b.reader();
+    auto d = load_run(r, r.runs()[0]);
+    ASSERT_TRUE(d);
+    const auto grid = node_grid(*d, d->t0, d->t1);
+    const auto most = counter_limits(*d, 0).max_watts;
+    EXPECT_NEAR(most, 2000, 1e-9) << "twice the 1 kW it states";
+    auto& readings = d->series[0]; // the last reading at 3 s
+    std::erase_if(readings, [&](const TimedValue& v) { return v.t_ns > d->t0 + 3'000'000'000; });
+    auto dist = power_distribution(grid);
+    add_distribution_bounds(*d, grid, dist);
+    ASSERT_TRUE(dist.peak_1s_bound && dist.peak_bound);
+    // 2 kW, and two millijoules' quantum for each of the second's windows.
+    const auto windows = static_cast<double>(*moving_steps(grid, 1.0));
+    EXPECT_LE(dist.peak_1s_bound->high_w, most + windows * 0.002 + 1e-9);
+    EXPECT_GE(dist.peak_1s_bound->high_w, most - 1) << "a second after the loss is unknown";
+    EXPECT_LE(dist.peak_bound->high_w,
+              most + 0.002 / (static_cast<double>(grid.step_ns) * 1e-9) + 1e-6);
+}
+
 TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
     test::FakeSysfs fs;
     auto pkg = test::channel("cpu0.package", Domain::cpu_package, Quantity::energy,
