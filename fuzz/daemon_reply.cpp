@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What jouleprof reads from jouleprofd (or from whatever listens on the socket
 // a user names): the hello reply (the first line), the channel list (the
-// second), then read replies and stream events, one JSON object per line.
+// second), then read replies, stream events and ledger views, one JSON object per line.
 #include "daemon_client/hello.hpp"
+#include "daemon_client/ledger_reply.hpp"
 #include "fuzz_input.hpp"
 #include "sensors/jouleprofd/offer.hpp"
 #include "sensors/jouleprofd/readings.hpp"
@@ -70,6 +71,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             require(channel >= 0 && ns >= 0 && ns <= 60'000'000'000);
         }
         readings_in_range(jpd::stream_readings(j, "s1", offset));
+        // A ledger view, per CPU or grouped: what is read holds what the reader promises, and
+        // is written back as read.
+        if (const auto l = jp::daemon::parse_ledger(j, offset)) {
+            require(!l->segments.empty() && (l->grouped ? l->cpus.empty() : l->groups.empty()));
+            for (const auto& seg : l->segments) {
+                require(seg.sums.size() == (l->grouped ? l->groups.size() : 0));
+                for (std::size_t g = 0; g < seg.sums.size(); ++g) {
+                    require(std::isfinite(seg.sums[g]) && seg.sums[g] >= 0 &&
+                            seg.sums[g] <= static_cast<double>(l->groups[g].size()) * (1 + 1e-9));
+                }
+            }
+            require(jp::daemon::parse_ledger(jp::daemon::ledger_json(*l), 0).has_value());
+        }
         lines = next;
     }
     return 0;

@@ -77,11 +77,11 @@ struct MeasurementSession::State {
         }
         usage.job_cpu = config.attribution.job_cpu;
         if (d.ledger) { // the daemon's clock and ours to the trace's
-            usage.ledger =
-                [query = std::move(d.ledger), epoch_mono](
-                    std::int64_t from_ns,
-                    std::int64_t to_ns) -> std::expected<daemon::LedgerReply, std::string> {
-                auto r = query(from_ns + epoch_mono, to_ns + epoch_mono);
+            usage.ledger = [query = std::move(d.ledger),
+                            epoch_mono](std::int64_t from_ns, std::int64_t to_ns,
+                                        const daemon::LedgerGroups& groups)
+                -> std::expected<daemon::LedgerReply, std::string> {
+                auto r = query(from_ns + epoch_mono, to_ns + epoch_mono, groups);
                 if (r) {
                     for (auto& seg : r->segments) {
                         seg.t_ns -= epoch_mono;

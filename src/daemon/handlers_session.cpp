@@ -48,6 +48,49 @@ json session_json(const Session& s, bool with_markers, std::size_t from = 0) {
     return j;
 }
 
+// A ledger request's `groups` (absent: the view per CPU): at most Ledger::k_max_groups
+// arrays of CPU numbers 0..65535, 65,536 numbers in all.
+std::expected<std::optional<std::vector<std::vector<int>>>, Refusal>
+ledger_groups(const json& req) {
+    const auto it = req.find("groups");
+    if (it == req.end()) {
+        return std::nullopt;
+    }
+    const auto bad = [] {
+        return Refusal{ErrorCode::bad_request,
+                       fmt::format("'groups' must be at most {} arrays of CPU numbers "
+                                   "(0-65535), each CPU in one at most, 65536 in all",
+                                   Ledger::k_max_groups)};
+    };
+    if (!it->is_array() || it->size() > Ledger::k_max_groups) {
+        return std::unexpected(bad());
+    }
+    std::vector<std::vector<int>> out;
+    std::size_t total = 0;
+    for (const auto& g : *it) {
+        if (!g.is_array() || (total += g.size()) > 65536) {
+            return std::unexpected(bad());
+        }
+        auto& cpus = out.emplace_back();
+        for (const auto& c : g) {
+            if (!c.is_number_integer() || c.get<std::int64_t>() < 0 ||
+                c.get<std::int64_t>() > 65535) {
+                return std::unexpected(bad());
+            }
+            cpus.push_back(c.get<int>());
+        }
+    }
+    std::vector<int> all; // no CPU twice: its share would count twice
+    for (const auto& g : out) {
+        all.insert(all.end(), g.begin(), g.end());
+    }
+    std::ranges::sort(all);
+    if (std::ranges::adjacent_find(all) != all.end()) {
+        return std::unexpected(bad());
+    }
+    return out;
+}
+
 } // namespace
 
 Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now) {
@@ -114,16 +157,32 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
         return refuse(ErrorCode::bad_request,
                       "'from_ns' and 'to_ns' must be CLOCK_MONOTONIC times in ns");
     }
+    const auto groups = ledger_groups(req);
+    if (!groups) {
+        return std::unexpected(groups.error());
+    }
     if (auto refused = rationed(d.ledger_calls, c.peer.uid, now, "ledger views")) {
         return *refused;
     }
     // A floored caller sees no other job's beginning or end finer than the floor.
     const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();
-    const auto v = d.sessions.ledger().view((*s)->id, *from, *to, now, quantum);
+    const auto v = d.sessions.ledger().view((*s)->id, *from, *to, now, quantum, *groups);
     if (!v) {
         return refuse(ErrorCode::bad_request,
                       "the span holds too many other jobs' beginnings and ends: ask for a "
                       "shorter one");
+    }
+    if (v->grouped) { // per group, the sum of 1 / holders over the session's CPUs in it
+        json segments = json::array();
+        for (const auto& [t, sums] : v->sums) {
+            segments.push_back({t, sums});
+        }
+        return json{{"groups", v->groups},
+                    {"segments", std::move(segments)},
+                    {"other_jobs", v->other_jobs},
+                    {"most_at_once", v->most_at_once},
+                    {"complete_from_ns", v->complete_from_ns},
+                    {"counts_complete_from_ns", v->counts_complete_from_ns}};
     }
     // Each segment's counts are run-length coded ([[count, how many CPUs], ...] in the
     // order of `cpus`): one pair where all of them are held alike.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "daemon/ledger.hpp"
 
+#include "daemon/ledger_sweep.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <sched.h>
@@ -8,13 +10,9 @@
 namespace jp::daemon {
 namespace {
 
-using Ranges = std::vector<std::pair<int, int>>; // [first, last] CPUs, ascending
-
-struct Event {
-    std::int64_t t_ns = 0;
-    int delta = 0; // +1 began, -1 ended
-    const Ranges* cpus = nullptr;
-};
+using ledger_detail::Ranges;
+using ledger_detail::round_up;
+using ledger_detail::Sweep;
 
 Ranges ranges_of(std::vector<int> cpus) {
     std::ranges::sort(cpus);
@@ -45,116 +43,6 @@ bool meet(const Ranges& a, const Ranges& b) {
     }
     return false;
 }
-
-// t up to a multiple of q (q > 1) on the clock itself; "never" stays never.
-std::int64_t round_up(std::int64_t t, std::int64_t q) {
-    if (t == INT64_MAX || t == INT64_MIN || q <= 1) {
-        return t;
-    }
-    const auto k = t / q + (t % q > 0 ? 1 : 0);
-    return k > INT64_MAX / q ? INT64_MAX : k * q;
-}
-
-// Run-length pairs (holders, how many CPUs) of one segment's counts.
-std::vector<std::pair<int, int>> runs_of(const std::vector<int>& held) {
-    std::vector<std::pair<int, int>> runs;
-    for (const int h : held) {
-        if (!runs.empty() && runs.back().first == h) {
-            ++runs.back().second;
-        } else {
-            runs.emplace_back(h, 1);
-        }
-    }
-    return runs;
-}
-
-// The counts of one session's CPUs as other jobs begin and end through a span.
-class Sweep {
-public:
-    Sweep(LedgerView& v, std::int64_t from, std::int64_t to, std::int64_t q)
-        : m_v(v), m_held(v.cpus.size(), 1), m_from(from), m_to(to), m_q(q) {}
-
-    // Another job, held over [opened, closed): counted and swept where it meets the span.
-    void consider(std::int64_t opened, std::int64_t closed, const Ranges& cpus) {
-        // Both rounded; whether it counts is decided on the rounded times too.
-        const auto began = round_up(opened, m_q);
-        const auto ended = round_up(closed, m_q);
-        const bool meets =
-            m_to > m_from ? began < m_to && ended > m_from : began <= m_from && ended > m_from;
-        if (!meets) {
-            return;
-        }
-        ++m_v.other_jobs;
-        if (began == ended) {
-            return; // within one quantum: it counts, but holds nothing at any time shown
-        }
-        if (began <= m_from) {
-            apply(cpus, +1);
-            ++m_active;
-        } else {
-            m_events.push_back({began, +1, &cpus});
-        }
-        if (ended < m_to) {
-            m_events.push_back({ended, -1, &cpus});
-        }
-    }
-
-    // The segments; false where the answer would pass the ledger's bounds.
-    bool run() {
-        // Endings before beginnings at one time: jobs that only meet at a grid point are
-        // not counted as there at once.
-        std::ranges::sort(m_events, [](const Event& a, const Event& b) {
-            return a.t_ns != b.t_ns ? a.t_ns < b.t_ns : a.delta < b.delta;
-        });
-        m_v.most_at_once = m_active;
-        if (!emit(m_from)) {
-            return false;
-        }
-        auto last = m_held;
-        for (std::size_t i = 0; i < m_events.size();) {
-            const auto t = m_events[i].t_ns;
-            for (; i < m_events.size() && m_events[i].t_ns == t; ++i) {
-                apply(*m_events[i].cpus, m_events[i].delta);
-                m_active = m_events[i].delta > 0 ? m_active + 1 : m_active - 1;
-                m_v.most_at_once = std::max(m_v.most_at_once, m_active);
-            }
-            if (m_held != last) {
-                last = m_held;
-                if (!emit(t)) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-private:
-    void apply(const Ranges& cpus, int delta) {
-        for (const auto& [first, last] : cpus) {
-            for (auto it = std::ranges::lower_bound(m_v.cpus, first);
-                 it != m_v.cpus.end() && *it <= last; ++it) {
-                m_held[static_cast<std::size_t>(it - m_v.cpus.begin())] += delta;
-            }
-        }
-    }
-    bool emit(std::int64_t t) {
-        auto runs = runs_of(m_held);
-        m_pairs += runs.size();
-        m_v.segments.emplace_back(t, std::move(runs));
-        return m_pairs <= Ledger::k_max_pairs &&
-               m_v.segments.size() * std::max<std::size_t>(1, m_v.cpus.size()) <=
-                   Ledger::k_max_cells;
-    }
-
-    LedgerView& m_v;
-    std::vector<int> m_held;
-    std::vector<Event> m_events;
-    std::size_t m_active = 0;
-    std::size_t m_pairs = 0;
-    std::int64_t m_from;
-    std::int64_t m_to;
-    std::int64_t m_q;
-};
 
 } // namespace
 
@@ -292,11 +180,13 @@ void Ledger::remember_forgotten(const Holding& job) {
     }
 }
 
-std::optional<LedgerView> Ledger::view(std::string_view session,
-                                       std::int64_t from_ns,
-                                       std::int64_t to_ns,
-                                       std::int64_t now_ns,
-                                       std::int64_t quantum_ns) const {
+std::optional<LedgerView>
+Ledger::view(std::string_view session,
+             std::int64_t from_ns,
+             std::int64_t to_ns,
+             std::int64_t now_ns,
+             std::int64_t quantum_ns,
+             const std::optional<std::vector<std::vector<int>>>& groups) const {
     const auto s = m_session_holder.find(session);
     const auto own = s == m_session_holder.end() ? m_holders.end() : m_holders.find(s->second);
     if (own == m_holders.end()) {
@@ -313,6 +203,15 @@ std::optional<LedgerView> Ledger::view(std::string_view session,
     for (const auto& [first, last] : mine.cpus) {
         for (int c = first; c <= last; ++c) {
             v.cpus.push_back(c);
+        }
+    }
+    if (groups) {
+        v.grouped = true;
+        for (auto g : *groups) {
+            std::ranges::sort(g);
+            g.erase(std::ranges::unique(g).begin(), g.end());
+            std::erase_if(g, [&](int c) { return !std::ranges::binary_search(v.cpus, c); });
+            v.groups.push_back(std::move(g));
         }
     }
     // Forgotten jobs matter to the CPUs' counts only where they held one of this job's.

@@ -27,6 +27,14 @@ struct LedgerView {
     // in order, how many jobs held it (this one included), run-length coded:
     // (holders, how many CPUs).
     std::vector<std::pair<std::int64_t, std::vector<std::pair<int, int>>>> segments;
+    // Asked for groups of CPUs (one per package, say) instead: of each group, the session's
+    // own CPUs in it (ascending), and from each time on (as above) per group the sum over
+    // them of 1 / how many jobs held each (this one included), where `segments` stays
+    // empty. What a job's share needs, in a size that does not grow with how finely other
+    // jobs' CPUs interleave with its own (one holding every other CPU made a pair per CPU).
+    bool grouped = false;
+    std::vector<std::vector<int>> groups;
+    std::vector<std::pair<std::int64_t, std::vector<double>>> sums;
     std::size_t other_jobs = 0;   // other jobs holding CPUs at some time in the span
     std::size_t most_at_once = 0; // the most of them at one time
     // Jobs that held one of `cpus` and ended before this were forgotten (the ledger's
@@ -50,6 +58,9 @@ public:
     // expands) at most k_max_cells; a longer span is refused (ask for shorter ones).
     static constexpr std::size_t k_max_pairs = 200'000;
     static constexpr std::size_t k_max_cells = 10'000'000;
+    // A grouped view: at most this many segments (and segments x groups at most k_max_cells).
+    static constexpr std::size_t k_max_grouped_segments = 1'000'000;
+    static constexpr std::size_t k_max_groups = 1024;
 
     explicit Ledger(std::size_t max_closed = k_max_closed,
                     std::size_t max_closed_ranges = k_max_closed_ranges)
@@ -70,12 +81,16 @@ public:
     void close(std::string_view session, std::int64_t now_ns);
     // The session's view over [from_ns, to_ns] (clamped to its life so far); others' times
     // rounded up to a multiple of quantum_ns on this clock (a floored caller's floor).
-    // nullopt: no such session open, or an answer beyond the bounds above.
-    [[nodiscard]] std::optional<LedgerView> view(std::string_view session,
-                                                 std::int64_t from_ns,
-                                                 std::int64_t to_ns,
-                                                 std::int64_t now_ns,
-                                                 std::int64_t quantum_ns) const;
+    // With `groups` (at most k_max_groups, CPUs in any order; those that are not the
+    // session's left out), the grouped view. nullopt: no such session open, or an answer
+    // beyond the bounds above.
+    [[nodiscard]] std::optional<LedgerView>
+    view(std::string_view session,
+         std::int64_t from_ns,
+         std::int64_t to_ns,
+         std::int64_t now_ns,
+         std::int64_t quantum_ns,
+         const std::optional<std::vector<std::vector<int>>>& groups = std::nullopt) const;
     [[nodiscard]] std::size_t open_count() const noexcept { return m_holders.size(); }
     [[nodiscard]] std::size_t closed_count() const noexcept { return m_closed_jobs; }
     [[nodiscard]] std::size_t closed_count(unsigned uid) const noexcept;

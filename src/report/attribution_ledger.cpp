@@ -7,16 +7,41 @@
 #include <climits>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace jp::report {
 
-std::optional<LedgerShares> LedgerShares::make(const daemon::LedgerReply& ledger,
-                                               const attrib::Allocation& alloc) {
+namespace {
+
+// The package of each of the ledger's groups (asked one per package of the CPUs the job was
+// given): nullopt where a group holds a CPU the job was not given, the node has not, or of
+// another package than the others (not asked so: a damaged trace).
+std::optional<std::vector<int>> group_packages(const daemon::LedgerReply& ledger,
+                                               const std::vector<int>& usable,
+                                               const std::function<int(int)>& package) {
+    std::vector<int> out;
+    for (const auto& g : ledger.groups) {
+        int p = INT32_MIN; // an empty group: none of the job's CPUs there
+        for (const int cpu : g) {
+            if (!std::ranges::binary_search(usable, cpu) || (p != INT32_MIN && package(cpu) != p)) {
+                return std::nullopt;
+            }
+            p = package(cpu);
+        }
+        out.push_back(p);
+    }
+    return out;
+}
+
+} // namespace
+
+std::expected<std::optional<LedgerShares>, std::string>
+LedgerShares::make(const daemon::LedgerReply& ledger, const attrib::Allocation& alloc) {
     if (alloc.cpus_counted || alloc.node_cpus.empty()) {
         return std::nullopt;
     }
-    const auto package = [&](int cpu) {
+    const std::function<int(int)> package = [&](int cpu) {
         const auto it = alloc.package_of.find(cpu);
         return it == alloc.package_of.end() ? 0 : it->second;
     };
@@ -27,21 +52,36 @@ std::optional<LedgerShares> LedgerShares::make(const daemon::LedgerReply& ledger
     }
     // The ledger's CPUs (the monitor's) that the job was given and the node has: their
     // packages, once (a crafted trace must not cost a search per CPU per segment).
-    auto given = alloc.given_cpus;
-    std::ranges::sort(given);
     auto node = alloc.node_cpus;
     std::ranges::sort(node);
-    std::vector<int> package_at(ledger.cpus.size(), INT32_MIN); // INT32_MIN: not counted
-    for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
-        const int cpu = ledger.cpus[i];
-        if (std::ranges::binary_search(node, cpu) && std::ranges::binary_search(given, cpu)) {
-            package_at[i] = package(cpu);
+    std::vector<int> usable;
+    for (const int cpu : alloc.given_cpus) {
+        if (std::ranges::binary_search(node, cpu)) {
+            usable.push_back(cpu);
+        }
+    }
+    std::ranges::sort(usable);
+    // Per CPU of a view per CPU, or per group of a grouped one (INT32_MIN: not counted).
+    std::vector<int> package_at;
+    if (ledger.grouped) {
+        auto groups = group_packages(ledger, usable, package);
+        if (!groups) {
+            return std::unexpected(std::string{"its groups are not the job's CPUs by package"});
+        }
+        package_at = std::move(*groups);
+    } else {
+        package_at.assign(ledger.cpus.size(), INT32_MIN);
+        for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
+            if (std::ranges::binary_search(usable, ledger.cpus[i])) {
+                package_at[i] = package(ledger.cpus[i]);
+            }
         }
     }
     bool shared = false;
     LedgerShares out;
-    // Series for the node and the packages the job has CPUs on (at most one per CPU: the
-    // ledger's segments x CPUs is bounded); any other package the node has: none of it.
+    // Series for the node and the packages the job has CPUs on (at most one per CPU or
+    // group: the ledger's segments x CPUs or groups is bounded); any other package the node
+    // has: none of it.
     out.m_by_package[-1].reserve(ledger.segments.size());
     for (const int p : package_at) {
         if (p != INT32_MIN) {
@@ -53,15 +93,24 @@ std::optional<LedgerShares> LedgerShares::make(const daemon::LedgerReply& ledger
     }
     for (const auto& seg : ledger.segments) {
         std::map<int, double> mine;
-        std::size_t i = 0;
-        for (const auto& [holders, n] : seg.runs) {
-            for (int k = 0; k < n; ++k, ++i) {
-                if (package_at[i] == INT32_MIN) {
-                    continue;
+        const auto add = [&](std::size_t i, double share, bool alone) {
+            if (package_at[i] != INT32_MIN) {
+                shared = shared || !alone;
+                mine[package_at[i]] += share;
+                mine[-1] += share;
+            }
+        };
+        if (ledger.grouped) { // a group's sum is below its size where any CPU was shared
+            for (std::size_t g = 0; g < seg.sums.size(); ++g) {
+                const auto n = static_cast<double>(ledger.groups[g].size());
+                add(g, seg.sums[g], seg.sums[g] >= n * (1 - 1e-12));
+            }
+        } else {
+            std::size_t i = 0;
+            for (const auto& [holders, n] : seg.runs) {
+                for (int k = 0; k < n; ++k, ++i) {
+                    add(i, 1.0 / holders, holders == 1);
                 }
-                shared = shared || holders > 1;
-                mine[package_at[i]] += 1.0 / holders;
-                mine[-1] += 1.0 / holders;
             }
         }
         out.m_t.push_back(seg.t_ns);
@@ -172,10 +221,16 @@ std::shared_ptr<const LedgerShares> ledger_shares(const nlohmann::json& facts,
     }
     auto shares = LedgerShares::make(*ledger, alloc);
     if (!shares) {
+        out.notes.push_back(fmt::format("the trace's ledger of other jobs is damaged ({}): the "
+                                        "CPUs the job was given are taken as its own",
+                                        shares.error()));
+        return nullptr;
+    }
+    if (!*shares) {
         return nullptr;
     }
     out.method += "; CPUs other jobs held too, split evenly (jouleprofd's ledger)";
-    return std::make_shared<const LedgerShares>(std::move(*shares));
+    return std::make_shared<const LedgerShares>(std::move(**shares));
 }
 
 } // namespace jp::report

@@ -9,6 +9,7 @@
 #include "report/attribution_types.hpp"
 
 #include <cstdint>
+#include <expected>
 #include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -22,9 +23,10 @@ namespace jp::report {
 class LedgerShares {
 public:
     // nullopt where the ledger says nothing new: no other job held any of the job's CPUs
-    // at any time, or the allocation was counted rather than bound (cpus_counted).
-    static std::optional<LedgerShares> make(const daemon::LedgerReply& ledger,
-                                            const attrib::Allocation& alloc);
+    // at any time, or the allocation was counted rather than bound (cpus_counted); an error
+    // where a grouped ledger's groups are not the job's CPUs by package (a damaged trace).
+    static std::expected<std::optional<LedgerShares>, std::string>
+    make(const daemon::LedgerReply& ledger, const attrib::Allocation& alloc);
     // The job's share of package's CPUs (-1: the node's) over [a, b], time-weighted; before
     // the ledger's first segment, as that one.
     [[nodiscard]] double given(int package, std::int64_t a, std::int64_t b) const;

@@ -121,9 +121,10 @@ struct LearnedIdle {
     std::string basis;
 };
 
-// The ledger's view, or why the daemon could not give it (one line).
+// The ledger's view (grouped where groups are given: docs/daemon-protocol.md), or why the
+// daemon could not give it (one line).
 using LedgerQuery = std::function<std::expected<daemon::LedgerReply, std::string>(
-    std::int64_t from_ns, std::int64_t to_ns)>;
+    std::int64_t from_ns, std::int64_t to_ns, const daemon::LedgerGroups& groups)>;
 
 struct Discovery {
     std::vector<std::unique_ptr<Sensor>> sensors;

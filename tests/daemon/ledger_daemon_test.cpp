@@ -111,6 +111,26 @@ TEST_F(DaemonLedger, AnotherUserSeesOnlyHowManyOtherJobs) {
     const auto bad =
         alice->call({{"op", "ledger"}, {"session", mine["session"]}, {"from_ns", "x"}});
     EXPECT_EQ(bad["error"], "bad_request") << bad.dump();
+    // Grouped (as jouleprof asks, one group per package): the sums and Bob's time as rounded.
+    const auto cpus = v["cpus"].get<std::vector<int>>();
+    const auto g = alice->call({{"op", "ledger"},
+                                {"session", mine["session"]},
+                                {"groups", {cpus, nlohmann::json::array()}}});
+    ASSERT_EQ(g["ok"], true) << g.dump();
+    EXPECT_FALSE(g.contains("cpus"));
+    ASSERT_EQ(g["segments"].size(), 2U) << g.dump();
+    EXPECT_EQ(g["segments"][1][0], bobs[0]) << g.dump();
+    const auto n = static_cast<double>(cpus.size());
+    EXPECT_EQ(g["segments"][0][1][0].get<double>(), n) << "alone: each CPU all Alice's";
+    EXPECT_EQ(g["segments"][0][1][1].get<double>(), 0) << "an empty group";
+    EXPECT_EQ(g["other_jobs"], 1);
+    for (const auto& groups :
+         {nlohmann::json{{-1}}, nlohmann::json{{70'000}}, nlohmann::json{"0"}, nlohmann::json(5),
+          nlohmann::json{{0, 1}, {1}}}) { // CPU 1 in two groups
+        const auto refused =
+            alice->call({{"op", "ledger"}, {"session", mine["session"]}, {"groups", groups}});
+        EXPECT_EQ(refused["error"], "bad_request") << groups.dump() << refused.dump();
+    }
 }
 
 } // namespace

@@ -130,10 +130,12 @@ void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out
     }
 }
 
-std::expected<daemon::LedgerReply, std::string> query_ledger(daemon::Client& client,
-                                                             const std::string& session,
-                                                             std::int64_t from_ns,
-                                                             std::int64_t to_ns) noexcept {
+std::expected<daemon::LedgerReply, std::string>
+query_ledger(daemon::Client& client,
+             const std::string& session,
+             std::int64_t from_ns,
+             std::int64_t to_ns,
+             const daemon::LedgerGroups& groups) noexcept {
     try {
         const auto offset = client.hello().clock_offset_ns;
         constexpr std::int64_t k_far = std::int64_t{1} << 61;
@@ -142,11 +144,14 @@ std::expected<daemon::LedgerReply, std::string> query_ledger(daemon::Client& cli
             return std::unexpected(std::string{"times out of range"});
         }
         // Many jobs ending at once: the daemon rations views; wait as it says.
-        auto r = client.call_patiently({{"op", "ledger"},
-                                        {"session", session},
-                                        {"from_ns", from_ns + offset},
-                                        {"to_ns", to_ns + offset}},
-                                       DaemonSensor::k_call_timeout, std::chrono::seconds{5});
+        nlohmann::json req{{"op", "ledger"},
+                           {"session", session},
+                           {"from_ns", from_ns + offset},
+                           {"to_ns", to_ns + offset}};
+        if (!groups.empty()) {
+            req["groups"] = groups;
+        }
+        auto r = client.call_patiently(req, DaemonSensor::k_call_timeout, std::chrono::seconds{5});
         if (!r) {
             return std::unexpected(r.error().message);
         }
@@ -160,9 +165,9 @@ std::expected<daemon::LedgerReply, std::string> query_ledger(daemon::Client& cli
     }
 }
 
-std::expected<daemon::LedgerReply, std::string> DaemonSensor::ledger(std::int64_t from_ns,
-                                                                     std::int64_t to_ns) noexcept {
-    return query_ledger(*m_client, m_session, from_ns, to_ns);
+std::expected<daemon::LedgerReply, std::string> DaemonSensor::ledger(
+    std::int64_t from_ns, std::int64_t to_ns, const daemon::LedgerGroups& groups) noexcept {
+    return query_ledger(*m_client, m_session, from_ns, to_ns, groups);
 }
 
 void DaemonSensor::fetch_latest() noexcept {

@@ -13,14 +13,16 @@
 
 namespace jp::sensors::jouleprofd {
 
-// The `ledger` view of session over [from_ns, to_ns] (our CLOCK_MONOTONIC), times in ours;
-// else why the daemon could not say (an older one, a refusal, a malformed reply). Asked
-// again while the daemon says to wait, for up to 5 s.
+// The `ledger` view of session over [from_ns, to_ns] (our CLOCK_MONOTONIC), times in ours,
+// grouped where groups are given (a daemon that does not group answers per CPU); else why
+// the daemon could not say (an older one, a refusal, a malformed reply). Asked again while
+// the daemon says to wait, for up to 5 s.
 [[nodiscard]] std::expected<daemon::LedgerReply, std::string>
 query_ledger(daemon::Client& client,
              const std::string& session,
              std::int64_t from_ns,
-             std::int64_t to_ns) noexcept;
+             std::int64_t to_ns,
+             const daemon::LedgerGroups& groups) noexcept;
 
 class DaemonSensor final : public Sensor {
 public:
@@ -43,7 +45,7 @@ public:
     void prepare(Nanos interval) override;
     // The daemon's ledger view for this session over [from_ns, to_ns] (our clock).
     [[nodiscard]] std::expected<daemon::LedgerReply, std::string>
-    ledger(std::int64_t from_ns, std::int64_t to_ns) noexcept;
+    ledger(std::int64_t from_ns, std::int64_t to_ns, const daemon::LedgerGroups& groups) noexcept;
 
     static constexpr Nanos k_call_timeout{std::chrono::seconds{2}};
     // The longest an end edge waits for the daemon's floor between exact reads.

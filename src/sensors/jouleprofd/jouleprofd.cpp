@@ -112,8 +112,9 @@ Discovery connect_and_offer(const std::filesystem::path& socket,
                                         "directly; a session for the node's ledger",
                                         socket.string()));
         std::shared_ptr<daemon::Client> kept{std::move(*client)}; // the session lives with it
-        out.ledger = [kept, id](std::int64_t from, std::int64_t to) {
-            return query_ledger(*kept, id, from, to);
+        out.ledger = [kept, id](std::int64_t from, std::int64_t to,
+                                const daemon::LedgerGroups& groups) {
+            return query_ledger(*kept, id, from, to, groups);
         };
         return out;
     }
@@ -124,8 +125,9 @@ Discovery connect_and_offer(const std::filesystem::path& socket,
     auto sensor = std::make_unique<DaemonSensor>(std::move(*client), id, std::move(offer.channels),
                                                  std::move(offer.index));
     // The sensor lives in the sampler as long as anything may ask (the measurement's state).
-    out.ledger = [raw = sensor.get()](std::int64_t from, std::int64_t to) {
-        return raw->ledger(from, to);
+    out.ledger = [raw = sensor.get()](std::int64_t from, std::int64_t to,
+                                      const daemon::LedgerGroups& groups) {
+        return raw->ledger(from, to, groups);
     };
     out.sensors.push_back(std::move(sensor));
     return out;

@@ -98,6 +98,38 @@ TEST_F(LedgerShare, ACpuAnotherJobHeldTooHasItsIdlePowerSplitBetweenThem) {
     EXPECT_EQ(j.at("other_jobs_at_once"), 1);
 }
 
+// The view jouleprofd gives when asked per package: each package's sum of 1 / holders over
+// the job's CPUs there, the same split as the view per CPU above.
+TEST_F(LedgerShare, AGroupedLedgerSplitsAsTheViewPerCpu) {
+    const auto s =
+        summary_with(path, R"({"groups":[[0],[1]],"segments":[[0,[1,1]],[5000000000,[0.5,1]]],)"
+                           R"("other_jobs":1,"most_at_once":1,"complete_from_ns":0})");
+    ASSERT_TRUE(s);
+    const auto& a = s->attribution;
+    const auto& p0 = part(*a, "cpu0.package");
+    EXPECT_NEAR(p0.job_idle_j, 75, 1e-6);
+    EXPECT_NEAR(p0.unallocated_j, 25, 1e-6);
+    EXPECT_NEAR(part(*a, "cpu1.package").job_idle_j, 100, 1e-6);
+    EXPECT_NE(a->method.find("split evenly (jouleprofd's ledger)"), std::string::npos);
+    // Groups that are not the job's CPUs by package (a damaged trace): said, nothing changed.
+    for (const char* bad : {R"({"groups":[[0,1]],"segments":[[0,[1.5]]],"other_jobs":1,)"
+                            R"("most_at_once":1,"complete_from_ns":0})",
+                            R"({"groups":[[0],[7]],"segments":[[0,[0.5,1]]],"other_jobs":1,)"
+                            R"("most_at_once":1,"complete_from_ns":0})"}) {
+        const auto p = path.string() + ".g";
+        const auto d = summary_with(p, bad);
+        std::filesystem::remove(p);
+        ASSERT_TRUE(d) << bad;
+        EXPECT_NEAR(part(*d->attribution, "cpu0.package").job_idle_j, 100, 1e-6) << bad;
+        bool noted = false;
+        for (const auto& n : d->attribution->notes) {
+            noted = noted || n.starts_with("the trace's ledger of other jobs is damaged (its "
+                                           "groups are not the job's CPUs by package)");
+        }
+        EXPECT_TRUE(noted) << bad;
+    }
+}
+
 TEST_F(LedgerShare, NoOtherJobChangesNothingButIsCounted) {
     const auto s = summary_with(
         path, R"({"cpus":[0,1],"segments":[[0,[[1,2]]]],"other_jobs":0,"most_at_once":0,)"
