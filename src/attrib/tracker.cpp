@@ -142,17 +142,19 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
     record(t_ns, read_job(true));
     if (m_options.ledger) { // who else held the job's CPUs meanwhile, where jouleprofd knows
         // What the split needs: per package, the sum over the CPUs the job was given of 1 /
-        // how many held each (a job counted rather than bound needs none of it: per CPU).
+        // how many held each (grouped, so that no interleaving of others' CPUs makes the view
+        // too long to give; a job counted rather than bound uses only its count of others).
+        std::map<int, std::vector<int>> by_package;
+        for (const int cpu : m_alloc.given_cpus) {
+            const auto it = m_alloc.package_of.find(cpu);
+            by_package[it == m_alloc.package_of.end() ? 0 : it->second].push_back(cpu);
+        }
         daemon::LedgerGroups groups;
-        if (!m_alloc.cpus_counted) {
-            std::map<int, std::vector<int>> by_package;
-            for (const int cpu : m_alloc.given_cpus) {
-                const auto it = m_alloc.package_of.find(cpu);
-                by_package[it == m_alloc.package_of.end() ? 0 : it->second].push_back(cpu);
-            }
-            for (auto& [package, cpus] : by_package) {
-                groups.push_back(std::move(cpus));
-            }
+        for (auto& [package, cpus] : by_package) {
+            groups.push_back(std::move(cpus));
+        }
+        if (groups.empty()) {
+            groups.emplace_back(); // asked grouped all the same (an empty group is no group)
         }
         auto r = m_options.ledger(m_begin_ns, t_ns, groups);
         if (r) {

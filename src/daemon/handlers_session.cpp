@@ -135,6 +135,36 @@ Reply op_mark(DaemonState& d, Connection& c, const json& req, std::int64_t now) 
     return json::object();
 }
 
+json ledger_view_json(const LedgerView& v) {
+    json out{{"other_jobs", v.other_jobs},
+             {"most_at_once", v.most_at_once},
+             {"complete_from_ns", v.complete_from_ns},
+             {"counts_complete_from_ns", v.counts_complete_from_ns}};
+    json segments = json::array();
+    if (v.grouped) { // per group, the sum of 1 / holders over the session's CPUs in it
+        for (const auto& [t, sums] : v.sums) {
+            segments.push_back({t, sums});
+        }
+        out["groups"] = v.groups;
+        if (v.more_from_ns) { // a page: ask again from here for the rest of the span
+            out["more_from_ns"] = *v.more_from_ns;
+        }
+    } else {
+        // Each segment's counts are run-length coded ([[count, how many CPUs], ...] in the
+        // order of `cpus`): one pair where all of them are held alike.
+        for (const auto& [t, runs] : v.segments) {
+            json coded = json::array();
+            for (const auto& [holders, n] : runs) {
+                coded.push_back({holders, n});
+            }
+            segments.push_back({t, std::move(coded)});
+        }
+        out["cpus"] = v.cpus;
+    }
+    out["segments"] = std::move(segments);
+    return out;
+}
+
 Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now) {
     auto s = session_of(d, c, req);
     if (!s) {
@@ -172,34 +202,7 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
                       "the span holds too many other jobs' beginnings and ends: ask for a "
                       "shorter one");
     }
-    if (v->grouped) { // per group, the sum of 1 / holders over the session's CPUs in it
-        json segments = json::array();
-        for (const auto& [t, sums] : v->sums) {
-            segments.push_back({t, sums});
-        }
-        return json{{"groups", v->groups},
-                    {"segments", std::move(segments)},
-                    {"other_jobs", v->other_jobs},
-                    {"most_at_once", v->most_at_once},
-                    {"complete_from_ns", v->complete_from_ns},
-                    {"counts_complete_from_ns", v->counts_complete_from_ns}};
-    }
-    // Each segment's counts are run-length coded ([[count, how many CPUs], ...] in the
-    // order of `cpus`): one pair where all of them are held alike.
-    json segments = json::array();
-    for (const auto& [t, runs] : v->segments) {
-        json coded = json::array();
-        for (const auto& [holders, n] : runs) {
-            coded.push_back({holders, n});
-        }
-        segments.push_back({t, std::move(coded)});
-    }
-    return json{{"cpus", v->cpus},
-                {"segments", std::move(segments)},
-                {"other_jobs", v->other_jobs},
-                {"most_at_once", v->most_at_once},
-                {"complete_from_ns", v->complete_from_ns},
-                {"counts_complete_from_ns", v->counts_complete_from_ns}};
+    return ledger_view_json(*v);
 }
 
 Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t /*now*/) {

@@ -211,7 +211,9 @@ Ledger::view(std::string_view session,
             std::ranges::sort(g);
             g.erase(std::ranges::unique(g).begin(), g.end());
             std::erase_if(g, [&](int c) { return !std::ranges::binary_search(v.cpus, c); });
-            v.groups.push_back(std::move(g));
+            if (!g.empty()) { // a group of none of its CPUs: nothing to say (and no cost)
+                v.groups.push_back(std::move(g));
+            }
         }
     }
     // Forgotten jobs matter to the CPUs' counts only where they held one of this job's.
@@ -223,7 +225,7 @@ Ledger::view(std::string_view session,
         }
     }
     auto forgotten_anywhere = m_forgotten_until;
-    Sweep sweep{v, from, to, q};
+    Sweep sweep{v, from, to, q, m_grouped_page};
     // Those forgotten since a grid point: shown as kept until the next one has passed (for a
     // floored caller; root sees them forgotten at once).
     const auto published = std::min(q, m_grid);

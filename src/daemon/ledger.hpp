@@ -33,8 +33,12 @@ struct LedgerView {
     // empty. What a job's share needs, in a size that does not grow with how finely other
     // jobs' CPUs interleave with its own (one holding every other CPU made a pair per CPU).
     bool grouped = false;
-    std::vector<std::vector<int>> groups;
+    std::vector<std::vector<int>> groups; // those holding none of the session's CPUs left out
     std::vector<std::pair<std::int64_t, std::vector<double>>> sums;
+    // A grouped view comes in pages of at most Ledger::k_grouped_page numbers (segments x
+    // (groups + 1)): where this one ends before the span does, the time to ask from next
+    // (other_jobs and most_at_once are those of the span asked).
+    std::optional<std::int64_t> more_from_ns;
     std::size_t other_jobs = 0;   // other jobs holding CPUs at some time in the span
     std::size_t most_at_once = 0; // the most of them at one time
     // Jobs that held one of `cpus` and ended before this were forgotten (the ledger's
@@ -58,13 +62,16 @@ public:
     // expands) at most k_max_cells; a longer span is refused (ask for shorter ones).
     static constexpr std::size_t k_max_pairs = 200'000;
     static constexpr std::size_t k_max_cells = 10'000'000;
-    // A grouped view: at most this many segments (and segments x groups at most k_max_cells).
-    static constexpr std::size_t k_max_grouped_segments = 1'000'000;
+    // A grouped view: at most this many groups asked, and numbers (segments x (groups + 1))
+    // in one page, so that no answer nears what a connection may hold unsent (4 MiB).
     static constexpr std::size_t k_max_groups = 1024;
+    static constexpr std::size_t k_grouped_page = 100'000;
 
     explicit Ledger(std::size_t max_closed = k_max_closed,
-                    std::size_t max_closed_ranges = k_max_closed_ranges)
-        : m_max_closed(max_closed), m_max_closed_ranges(max_closed_ranges) {}
+                    std::size_t max_closed_ranges = k_max_closed_ranges,
+                    std::size_t grouped_page = k_grouped_page)
+        : m_max_closed(max_closed), m_max_closed_ranges(max_closed_ranges),
+          m_grouped_page(grouped_page) {}
 
     // The grid (the floor, ns) on which ended jobs are forgotten: whether one is kept never
     // depends on when another job began to a finer time than that.
@@ -82,8 +89,8 @@ public:
     // The session's view over [from_ns, to_ns] (clamped to its life so far); others' times
     // rounded up to a multiple of quantum_ns on this clock (a floored caller's floor).
     // With `groups` (at most k_max_groups, CPUs in any order; those that are not the
-    // session's left out), the grouped view. nullopt: no such session open, or an answer
-    // beyond the bounds above.
+    // session's left out, and groups left with none), the grouped view, in pages. nullopt:
+    // no such session open, or an answer beyond the bounds above.
     [[nodiscard]] std::optional<LedgerView>
     view(std::string_view session,
          std::int64_t from_ns,
@@ -137,6 +144,7 @@ private:
     static constexpr std::size_t k_max_recent_ranges = std::size_t{1} << 16;
     std::size_t m_max_closed;
     std::size_t m_max_closed_ranges;
+    std::size_t m_grouped_page;
     std::int64_t m_grid = 1'000'000'000;
 };
 

@@ -29,8 +29,8 @@ std::int64_t round_up(std::int64_t t, std::int64_t q) {
     return k > INT64_MAX / q ? INT64_MAX : k * q;
 }
 
-Sweep::Sweep(LedgerView& v, std::int64_t from, std::int64_t to, std::int64_t q)
-    : m_v(v), m_held(v.cpus.size(), 1), m_from(from), m_to(to), m_q(q) {
+Sweep::Sweep(LedgerView& v, std::int64_t from, std::int64_t to, std::int64_t q, std::size_t page)
+    : m_v(v), m_held(v.cpus.size(), 1), m_from(from), m_to(to), m_q(q), m_page(page) {
     for (const auto& group : v.groups) {
         auto& at = m_group_at.emplace_back();
         for (const int cpu : group) {
@@ -75,6 +75,7 @@ bool Sweep::run() {
         return false;
     }
     auto last = m_held;
+    bool paged = false; // a grouped page is full: the rest of the span counts jobs only
     for (std::size_t i = 0; i < m_events.size();) {
         const auto t = m_events[i].t_ns;
         for (; i < m_events.size() && m_events[i].t_ns == t; ++i) {
@@ -82,10 +83,13 @@ bool Sweep::run() {
             m_active = m_events[i].delta > 0 ? m_active + 1 : m_active - 1;
             m_v.most_at_once = std::max(m_v.most_at_once, m_active);
         }
-        if (m_held != last) {
+        if (m_held != last && !paged) {
             last = m_held;
             if (!emit(t)) {
-                return false;
+                if (!m_v.more_from_ns) {
+                    return false;
+                }
+                paged = true;
             }
         }
     }
@@ -128,9 +132,13 @@ bool Sweep::emit_sums(std::int64_t t) {
     if (!m_v.sums.empty() && m_v.sums.back().second == sums) {
         return true;
     }
+    // A page holds one segment at least (groups are at most the session's CPUs, 65,536).
+    if (!m_v.sums.empty() && (m_v.sums.size() + 1) * (m_group_at.size() + 1) > m_page) {
+        m_v.more_from_ns = t; // the next page begins with this segment
+        return false;
+    }
     m_v.sums.emplace_back(t, std::move(sums));
-    return m_v.sums.size() <= Ledger::k_max_grouped_segments &&
-           m_v.sums.size() * std::max<std::size_t>(1, m_group_at.size()) <= Ledger::k_max_cells;
+    return true;
 }
 
 } // namespace jp::daemon::ledger_detail

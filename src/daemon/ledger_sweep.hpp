@@ -19,8 +19,8 @@ using Ranges = std::vector<std::pair<int, int>>; // [first, last] CPUs, ascendin
 class Sweep {
 public:
     // v holds the session's CPUs, and, for a grouped view, its groups (the session's own
-    // CPUs of each, ascending).
-    Sweep(LedgerView& v, std::int64_t from, std::int64_t to, std::int64_t q);
+    // CPUs of each, ascending), whose pages hold at most `page` numbers.
+    Sweep(LedgerView& v, std::int64_t from, std::int64_t to, std::int64_t q, std::size_t page);
 
     // Another job, held over [opened, closed): counted and swept where it meets the span.
     void consider(std::int64_t opened, std::int64_t closed, const Ranges& cpus);
@@ -47,6 +47,7 @@ private:
     std::int64_t m_from;
     std::int64_t m_to;
     std::int64_t m_q;
+    std::size_t m_page;
 };
 
 } // namespace jp::daemon::ledger_detail

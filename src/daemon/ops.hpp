@@ -74,5 +74,7 @@ Reply op_session(DaemonState& d, Connection& c, const json& req, std::int64_t no
 Reply op_sessions(DaemonState& d, Connection& c, const json& req, std::int64_t now);
 Reply op_close(DaemonState& d, Connection& c, const json& req, std::int64_t now);
 Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now);
+// A ledger view as the `ledger` op answers it (docs/daemon-protocol.md).
+[[nodiscard]] json ledger_view_json(const LedgerView& v);
 
 } // namespace jp::daemon::ops

@@ -91,7 +91,7 @@ bool parse_grouped(const nlohmann::json& groups,
             if (sum > n * (1 + 1e-9) || sum < n / most * (1 - 1e-9)) {
                 return false;
             }
-            seg.sums.push_back(sum);
+            seg.sums.push_back(std::min(sum, n)); // a share is never more than the whole
         }
         r.segments.push_back(std::move(seg));
     }

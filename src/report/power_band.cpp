@@ -160,8 +160,8 @@ std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
 }
 
 // The truth's highest mean over `steps` windows in a row: between the highest of their
-// lower ends and the highest of their upper ends (each from the ranges at its two cuts, or,
-// with a power field among the sources, the windows' own ends added).
+// lower ends and the highest of their upper ends (each the tighter of the ranges at its two
+// cuts and the windows' own ends added; with a power field among the sources, the latter).
 std::optional<PowerRange>
 moving_peak_of(const WindowBounds& w, const GridSeries& g, std::optional<std::size_t> steps) {
     if (!steps || *steps == 0 || *steps > w.low.size()) {
@@ -186,8 +186,11 @@ moving_peak_of(const WindowBounds& w, const GridSeries& g, std::optional<std::si
         // draw over the span (each window's high is cut to it): past a counter's last
         // reading (lost mid-run) they grow with the time since, and alone gave a second
         // of 1.5 s of its most.
-        const double lo = w.at_cuts ? std::max(w.cut_lo[i + 1] - w.cut_hi[first], low) : low;
         const double hi = w.at_cuts ? std::min(w.cut_hi[i + 1] - w.cut_lo[first], high) : high;
+        // (never above hi: a most the counter can draw that is assumed, and broken by the
+        // truth, could cross the two)
+        const double lo =
+            w.at_cuts ? std::min(std::max(w.cut_lo[i + 1] - w.cut_hi[first], low), hi) : low;
         out.low_w = std::max(out.low_w, std::max(0.0, lo) / s);
         out.high_w = std::max(out.high_w, hi / s);
     }

@@ -193,6 +193,15 @@ void add(Item& acc, const Item& x, double acc_s, double x_s) {
     if (x.peak_w) {
         acc.peak_w = std::max(acc.peak_w.value_or(*x.peak_w), *x.peak_w);
     }
+    // The highest of the occurrences' true peaks lies between the highest of their ranges'
+    // ends (none where one of them has none).
+    if (acc.peak_bound && x.peak_bound) {
+        acc.peak_bound->low_w = std::max(acc.peak_bound->low_w, x.peak_bound->low_w);
+        acc.peak_bound->high_w = std::max(acc.peak_bound->high_w, x.peak_bound->high_w);
+        acc.peak_bound->assumed |= x.peak_bound->assumed;
+    } else {
+        acc.peak_bound.reset();
+    }
     if (acc.mean_util && x.mean_util && acc_s + x_s > 0) {
         acc.mean_util = (*acc.mean_util * acc_s + *x.mean_util * x_s) / (acc_s + x_s);
     }

@@ -130,41 +130,6 @@ void DaemonSensor::take_values(const nlohmann::json& reply, std::span<Value> out
     }
 }
 
-std::expected<daemon::LedgerReply, std::string>
-query_ledger(daemon::Client& client,
-             const std::string& session,
-             std::int64_t from_ns,
-             std::int64_t to_ns,
-             const daemon::LedgerGroups& groups) noexcept {
-    try {
-        const auto offset = client.hello().clock_offset_ns;
-        constexpr std::int64_t k_far = std::int64_t{1} << 61;
-        const auto far = [](std::int64_t v) { return v < -k_far || v > k_far; };
-        if (far(offset) || far(from_ns) || far(to_ns)) {
-            return std::unexpected(std::string{"times out of range"});
-        }
-        // Many jobs ending at once: the daemon rations views; wait as it says.
-        nlohmann::json req{{"op", "ledger"},
-                           {"session", session},
-                           {"from_ns", from_ns + offset},
-                           {"to_ns", to_ns + offset}};
-        if (!groups.empty()) {
-            req["groups"] = groups;
-        }
-        auto r = client.call_patiently(req, DaemonSensor::k_call_timeout, std::chrono::seconds{5});
-        if (!r) {
-            return std::unexpected(r.error().message);
-        }
-        auto parsed = daemon::parse_ledger(*r, offset);
-        if (!parsed) {
-            return std::unexpected(std::string{"a malformed reply"});
-        }
-        return std::move(*parsed);
-    } catch (const std::exception& e) {
-        return std::unexpected(std::string{"a malformed reply: "} + e.what());
-    }
-}
-
 std::expected<daemon::LedgerReply, std::string> DaemonSensor::ledger(
     std::int64_t from_ns, std::int64_t to_ns, const daemon::LedgerGroups& groups) noexcept {
     return query_ledger(*m_client, m_session, from_ns, to_ns, groups);

@@ -6,23 +6,13 @@
 // reading, which the daemon may limit in rate: then the latest streamed values
 // stand in, and the sampler records how old they were.
 #include "daemon_client/client.hpp"
+#include "sensors/jouleprofd/ledger_query.hpp"
 #include "sensors/sensor.hpp"
 
 #include <mutex>
 #include <vector>
 
 namespace jp::sensors::jouleprofd {
-
-// The `ledger` view of session over [from_ns, to_ns] (our CLOCK_MONOTONIC), times in ours,
-// grouped where groups are given (a daemon that does not group answers per CPU); else why
-// the daemon could not say (an older one, a refusal, a malformed reply). Asked again while
-// the daemon says to wait, for up to 5 s.
-[[nodiscard]] std::expected<daemon::LedgerReply, std::string>
-query_ledger(daemon::Client& client,
-             const std::string& session,
-             std::int64_t from_ns,
-             std::int64_t to_ns,
-             const daemon::LedgerGroups& groups) noexcept;
 
 class DaemonSensor final : public Sensor {
 public:

@@ -27,11 +27,11 @@ TEST(LedgerGrouped, EachGroupSumsOneOverItsCpusHolders) {
     ASSERT_TRUE(v);
     EXPECT_TRUE(v->grouped);
     EXPECT_TRUE(v->segments.empty());
-    EXPECT_EQ(v->groups, (std::vector<std::vector<int>>{{0, 1}, {2}, {}}))
-        << "the session's own CPUs of each group, once each, ascending";
-    EXPECT_EQ(
-        v->sums,
-        (Sums{{0, {2, 1, 0}}, {10, {1.5, 0.5, 0}}, {12, {1.5, 1.0 / 3, 0}}, {20, {2, 0.5, 0}}}));
+    EXPECT_EQ(v->groups, (std::vector<std::vector<int>>{{0, 1}, {2}}))
+        << "the session's own CPUs of each group, once each, ascending; a group of none of "
+           "them left out";
+    EXPECT_EQ(v->sums, (Sums{{0, {2, 1}}, {10, {1.5, 0.5}}, {12, {1.5, 1.0 / 3}}, {20, {2, 0.5}}}));
+    EXPECT_FALSE(v->more_from_ns) << "one page";
     EXPECT_EQ(v->other_jobs, 3U);
     EXPECT_EQ(v->most_at_once, 3U);
     // The same as the view per CPU gives, summed.

@@ -143,6 +143,13 @@ TEST(PhaseSummary, OccurrencesOfOneNameAddUpAndNestingCountsOnce) {
     EXPECT_NEAR(epoch.node.energy_j, e, 1e-6);
     EXPECT_NEAR(epoch.node.avg_w, e / 12, 1e-6);
     EXPECT_NEAR(*epoch.node.peak_w, 900, 1e-6);
+    // The peak's range is the highest occurrence's, as the peak is (a review: the first
+    // occurrence's range, around 500 W, was kept beside the 900 W peak).
+    for (const auto* item : {&epoch.node, &part(epoch, "gpu0")}) {
+        ASSERT_TRUE(item->peak_bound) << item->name;
+        EXPECT_LE(item->peak_bound->low_w, *item->peak_w) << item->name;
+        EXPECT_GE(item->peak_bound->high_w, *item->peak_w) << item->name;
+    }
     const auto& tail = s->phase_totals[1];
     EXPECT_TRUE(tail.open_at_end);
     EXPECT_NEAR(tail.runtime_s, 5, 1e-9) << "an open phase closes at the run's end";

@@ -229,8 +229,28 @@ TEST(PeakBound, NoMovingPeakGoesAboveWhatTheCounterCanDraw) {
     const auto windows = static_cast<double>(*moving_steps(grid, 1.0));
     EXPECT_LE(dist.peak_1s_bound->high_w, most + windows * 0.002 + 1e-9);
     EXPECT_GE(dist.peak_1s_bound->high_w, most - 1) << "a second after the loss is unknown";
+    EXPECT_LE(dist.peak_1s_bound->low_w, dist.peak_1s_bound->high_w);
     EXPECT_LE(dist.peak_bound->high_w,
               most + 0.002 / (static_cast<double>(grid.step_ns) * 1e-9) + 1e-6);
+}
+
+// A counter that draws more than it states (its stated 100 W, so at most 200 W taken, under a
+// 300-700 W load): the windows' highs are cut to 200 W while their cuts say more, and the
+// moving peak's low was taken from the cuts: never above its high.
+TEST(PeakBound, AMostTheTruthBreaksLeavesNoRangeUpsideDown) {
+    test::FakeSysfs fs;
+    auto node = test::channel("node", Domain::node, Quantity::energy, Provenance::measured, 100);
+    node.update_ns = 1'000'000;
+    test::TraceBuilder b{fs.path("/u.jptrace"), {node}};
+    b.run(test::make_run("a", 8, pulse, 0.01));
+    auto r = b.reader();
+    const auto d = load_run(r, r.runs()[0]);
+    ASSERT_TRUE(d);
+    const auto grid = node_grid(*d, d->t0, d->t1);
+    auto dist = power_distribution(grid);
+    add_distribution_bounds(*d, grid, dist);
+    ASSERT_TRUE(dist.peak_1s_bound);
+    EXPECT_LE(dist.peak_1s_bound->low_w, dist.peak_1s_bound->high_w);
 }
 
 TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
