@@ -187,12 +187,14 @@ Reply op_ledger(DaemonState& d, Connection& c, const json& req, std::int64_t now
         return refuse(ErrorCode::bad_request,
                       "'from_ns' and 'to_ns' must be CLOCK_MONOTONIC times in ns");
     }
+    // Rationed before the groups are read: a request of 65,536 CPU numbers costs its walk
+    // whether or not it is well formed, so a malformed one counts as a view too.
+    if (auto refused = rationed(d.ledger_calls, c.peer.uid, now, "ledger views")) {
+        return *refused;
+    }
     const auto groups = ledger_groups(req);
     if (!groups) {
         return std::unexpected(groups.error());
-    }
-    if (auto refused = rationed(d.ledger_calls, c.peer.uid, now, "ledger views")) {
-        return *refused;
     }
     // A floored caller sees no other job's beginning or end finer than the floor.
     const auto quantum = c.grant == Grant::full ? std::int64_t{1} : d.config.access.floor.count();

@@ -132,6 +132,15 @@ TEST_F(DaemonLedger, AnotherUserSeesOnlyHowManyOtherJobs) {
             alice->call({{"op", "ledger"}, {"session", mine["session"]}, {"groups", groups}});
         EXPECT_EQ(refused["error"], "bad_request") << groups.dump() << refused.dump();
     }
+    // A malformed view costs its walk of the groups too: it is rationed as views are (16 at
+    // once, an attacker's flood of them slowed the daemon for everyone).
+    std::size_t rationed = 0;
+    for (int i = 0; i < 20; ++i) {
+        const auto r =
+            alice->call({{"op", "ledger"}, {"session", mine["session"]}, {"groups", {{0, 0}}}});
+        rationed += r["error"] == "rate_limited" ? 1U : 0U;
+    }
+    EXPECT_GT(rationed, 0U);
 }
 
 } // namespace
