@@ -68,7 +68,8 @@ ledger_groups(const json& req) {
     std::vector<std::vector<int>> out;
     std::size_t total = 0;
     for (const auto& g : *it) {
-        if (!g.is_array() || (total += g.size()) > 65536) {
+        total += g.is_array() ? g.size() : 0;
+        if (!g.is_array() || total > 65536) {
             return std::unexpected(bad());
         }
         auto& cpus = out.emplace_back();

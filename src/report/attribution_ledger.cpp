@@ -34,6 +34,23 @@ std::optional<std::vector<int>> group_packages(const daemon::LedgerReply& ledger
     return out;
 }
 
+// The package of each of the ledger's entries: each CPU of a view per CPU, each group of a
+// grouped one (INT32_MIN: not counted); nullopt where a group is not the job's (above).
+std::optional<std::vector<int>> entry_packages(const daemon::LedgerReply& ledger,
+                                               const std::vector<int>& usable,
+                                               const std::function<int(int)>& package) {
+    if (ledger.grouped) {
+        return group_packages(ledger, usable, package);
+    }
+    std::vector<int> out(ledger.cpus.size(), INT32_MIN);
+    for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
+        if (std::ranges::binary_search(usable, ledger.cpus[i])) {
+            out[i] = package(ledger.cpus[i]);
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::expected<std::optional<LedgerShares>, std::string>
@@ -61,22 +78,11 @@ LedgerShares::make(const daemon::LedgerReply& ledger, const attrib::Allocation& 
         }
     }
     std::ranges::sort(usable);
-    // Per CPU of a view per CPU, or per group of a grouped one (INT32_MIN: not counted).
-    std::vector<int> package_at;
-    if (ledger.grouped) {
-        auto groups = group_packages(ledger, usable, package);
-        if (!groups) {
-            return std::unexpected(std::string{"its groups are not the job's CPUs by package"});
-        }
-        package_at = std::move(*groups);
-    } else {
-        package_at.assign(ledger.cpus.size(), INT32_MIN);
-        for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
-            if (std::ranges::binary_search(usable, ledger.cpus[i])) {
-                package_at[i] = package(ledger.cpus[i]);
-            }
-        }
+    auto packages = entry_packages(ledger, usable, package);
+    if (!packages) {
+        return std::unexpected(std::string{"its groups are not the job's CPUs by package"});
     }
+    const auto& package_at = *packages;
     bool shared = false;
     LedgerShares out;
     // Series for the node and the packages the job has CPUs on (at most one per CPU or

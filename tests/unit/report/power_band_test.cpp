@@ -12,7 +12,10 @@
 #include "trace_builder.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <gtest/gtest.h>
+#include <optional>
+#include <stdexcept>
 #include <tuple>
 
 namespace jp::report {
@@ -144,18 +147,47 @@ double between_samples(std::size_t, double t) {
     return t >= 4.005 && t < 4.305 ? 700 : 300;
 }
 
-TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
+// An 8 s run of `profile` on a node counter that changes every millisecond and states
+// `limit` W, read every 10 ms; its data, its node grid, and that grid's distribution with
+// the sensors' bounds (of the readings as `trim` leaves them: a counter lost mid-run).
+struct CounterNodeRun {
+    CounterNodeRun(double limit,
+                   test::Profile profile,
+                   const std::function<void(RunData&)>& trim = {})
+        : b{fs.path("/n.jptrace"), {counter(limit)}} {
+        b.run(test::make_run("a", 8, std::move(profile), 0.01));
+        auto& reader = r.emplace(b.reader());
+        auto loaded = load_run(reader, reader.runs()[0]);
+        if (!loaded) {
+            throw std::runtime_error(loaded.error().message());
+        }
+        d = std::move(*loaded);
+        grid = node_grid(d, d.t0, d.t1);
+        if (trim) {
+            trim(d);
+        }
+        dist = power_distribution(grid);
+        add_distribution_bounds(d, grid, dist);
+    }
+    static Channel counter(double limit) {
+        auto node =
+            test::channel("node", Domain::node, Quantity::energy, Provenance::measured, limit);
+        node.update_ns = 1'000'000;
+        return node;
+    }
     test::FakeSysfs fs;
-    auto node = test::channel("node", Domain::node, Quantity::energy, Provenance::measured, 1000);
-    node.update_ns = 1'000'000;
-    test::TraceBuilder b{fs.path("/m.jptrace"), {node}};
-    b.run(test::make_run("a", 8, between_samples, 0.01));
-    auto r = b.reader();
-    const auto d = load_run(r, r.runs()[0]);
-    ASSERT_TRUE(d);
-    const auto grid = node_grid(*d, d->t0, d->t1);
-    auto dist = power_distribution(grid);
-    add_distribution_bounds(*d, grid, dist);
+    test::TraceBuilder b;
+    std::optional<trace::Reader> r; // the run's data refer to it
+    RunData d;
+    GridSeries grid;
+    Distribution dist;
+};
+
+TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
+    CounterNodeRun run{1000, between_samples};
+    auto& r = *run.r;
+    const auto& grid = run.grid;
+    const auto& dist = run.dist;
     // The truth on the same grid: each window's mean, its 1 s moving peak and percentiles.
     std::vector<std::pair<double, double>> truth;
     std::vector<double> cuts{0};
@@ -209,48 +241,31 @@ TEST(PeakBound, TheMovingPeaksAndPercentilesOfTheTruthLieInsideTheirBounds) {
 // after the last reading differ by 1.5 s of it; a 1 s window's mean was taken from them alone
 // and came out 1.5× the most it can draw (7.5 kW on a 5 kW domain in a new user's trial).
 TEST(PeakBound, NoMovingPeakGoesAboveWhatTheCounterCanDraw) {
-    test::FakeSysfs fs;
-    auto node = test::channel("node", Domain::node, Quantity::energy, Provenance::measured, 1000);
-    node.update_ns = 1'000'000;
-    test::TraceBuilder b{fs.path("/l.jptrace"), {node}};
-    b.run(test::make_run("a", 8, pulse, 0.01));
-    auto r = b.reader();
-    auto d = load_run(r, r.runs()[0]);
-    ASSERT_TRUE(d);
-    const auto grid = node_grid(*d, d->t0, d->t1);
-    const auto most = counter_limits(*d, 0).max_watts;
+    const CounterNodeRun run{1000, pulse, [](RunData& d) { // the last reading at 3 s
+                                 std::erase_if(d.series[0], [&](const TimedValue& v) {
+                                     return v.t_ns > d.t0 + 3'000'000'000;
+                                 });
+                             }};
+    const auto& dist = run.dist;
+    const auto most = counter_limits(run.d, 0).max_watts;
     EXPECT_NEAR(most, 2000, 1e-9) << "twice the 1 kW it states";
-    auto& readings = d->series[0]; // the last reading at 3 s
-    std::erase_if(readings, [&](const TimedValue& v) { return v.t_ns > d->t0 + 3'000'000'000; });
-    auto dist = power_distribution(grid);
-    add_distribution_bounds(*d, grid, dist);
     ASSERT_TRUE(dist.peak_1s_bound && dist.peak_bound);
     // 2 kW, and two millijoules' quantum for each of the second's windows.
-    const auto windows = static_cast<double>(*moving_steps(grid, 1.0));
+    const auto windows = static_cast<double>(*moving_steps(run.grid, 1.0));
     EXPECT_LE(dist.peak_1s_bound->high_w, most + windows * 0.002 + 1e-9);
     EXPECT_GE(dist.peak_1s_bound->high_w, most - 1) << "a second after the loss is unknown";
     EXPECT_LE(dist.peak_1s_bound->low_w, dist.peak_1s_bound->high_w);
     EXPECT_LE(dist.peak_bound->high_w,
-              most + 0.002 / (static_cast<double>(grid.step_ns) * 1e-9) + 1e-6);
+              most + 0.002 / (static_cast<double>(run.grid.step_ns) * 1e-9) + 1e-6);
 }
 
 // A counter that draws more than it states (its stated 100 W, so at most 200 W taken, under a
 // 300-700 W load): the windows' highs are cut to 200 W while their cuts say more, and the
 // moving peak's low was taken from the cuts: never above its high.
 TEST(PeakBound, AMostTheTruthBreaksLeavesNoRangeUpsideDown) {
-    test::FakeSysfs fs;
-    auto node = test::channel("node", Domain::node, Quantity::energy, Provenance::measured, 100);
-    node.update_ns = 1'000'000;
-    test::TraceBuilder b{fs.path("/u.jptrace"), {node}};
-    b.run(test::make_run("a", 8, pulse, 0.01));
-    auto r = b.reader();
-    const auto d = load_run(r, r.runs()[0]);
-    ASSERT_TRUE(d);
-    const auto grid = node_grid(*d, d->t0, d->t1);
-    auto dist = power_distribution(grid);
-    add_distribution_bounds(*d, grid, dist);
-    ASSERT_TRUE(dist.peak_1s_bound);
-    EXPECT_LE(dist.peak_1s_bound->low_w, dist.peak_1s_bound->high_w);
+    const CounterNodeRun run{100, pulse};
+    ASSERT_TRUE(run.dist.peak_1s_bound);
+    EXPECT_LE(run.dist.peak_1s_bound->low_w, run.dist.peak_1s_bound->high_w);
 }
 
 TEST(PeakBound, APartsPeakIsBoundedByItsOwnCounter) {
