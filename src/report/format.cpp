@@ -150,6 +150,16 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
         if (p.runs < r.runs.size()) {
             prov += fmt::format("; in {} of {} runs", p.runs, r.runs.size());
         }
+        // On a shared node the phase's figures are the node's: the job's share beside them,
+        // as the run's line below the table gives it (a new user charged a sleeping phase
+        // the busy neighbour's energy from this row).
+        const auto& a = r.runs.front().attribution;
+        if (p.job_energy_j && a && !a->exclusive) {
+            prov += "; job's share " + energy_text(*p.job_energy_j);
+            if (const auto& b = p.job_energy_j->sensor) {
+                prov += fmt::format(" ({:.4g}–{:.4g} J)", b->low, b->high);
+            }
+        }
         row(out, u,
             {name, p.node_energy_j, p.node_avg_w, runtime_text(p.runtime_s.mean), p.node_peak_w,
              prov});
@@ -159,8 +169,21 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
 
 void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     const auto& first = r.runs.front();
-    out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r),
-                       one_line(first.run.command, 120));
+    // Runs pooled under one label with different commands are said so: their mean is of
+    // different jobs (a new user's two traces, both "default", read as one job's repeats).
+    std::vector<std::string> commands;
+    for (const auto& run : r.runs) {
+        if (std::ranges::find(commands, run.run.command) == commands.end()) {
+            commands.push_back(run.run.command);
+        }
+    }
+    std::string command = one_line(first.run.command, 120);
+    if (commands.size() > 1) {
+        command = fmt::format("{} different commands pooled under one label: {}, {}{}",
+                              commands.size(), one_line(commands[0], 60), one_line(commands[1], 60),
+                              commands.size() > 2 ? ", …" : "");
+    }
+    out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r), command);
     row(out, u,
         {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
          mean_provenance(first.node, r.node_energy_j, r.runs.size())});

@@ -151,10 +151,23 @@ double seconds_between(const GridSeries& g, std::size_t a, std::size_t b) {
 
 std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
     auto out = range_of(w, 0, 0);
+    double low_j = 0;
     for (std::size_t i = 0; i < w.low.size(); ++i) {
         const double s = seconds_between(g, i, i + 1);
         out.low_w = std::max(out.low_w, w.low[i] / s);
         out.high_w = std::max(out.high_w, w.high[i] / s);
+        low_j += w.low[i];
+    }
+    // The highest window's mean is never below the mean of them all: where readings are
+    // sparse (a floored daemon's, 1 s apart, in a 1 s phase) each window's own low is near
+    // nothing, the whole span's is not.
+    const auto n = w.low.size();
+    if (w.at_cuts) {
+        low_j = std::max(low_j, w.cut_lo[n] - w.cut_hi[0]);
+    }
+    const double total = seconds_between(g, 0, n);
+    if (total > 0) {
+        out.low_w = std::min(std::max(out.low_w, low_j / total), out.high_w);
     }
     return out;
 }

@@ -26,15 +26,19 @@ struct LedgerShare : ::testing::Test {
     // Two packages of one CPU each, both given to the job (no cpuset: as on a GPU server);
     // 10 W idle each. Package 0 draws 30 W, busy all the time, half of it the job's; package
     // 1 draws 20 W, half busy, none of it the job's.
-    static std::optional<RunSummary> summary_with(const std::filesystem::path& path,
-                                                  const std::string& ledger,
-                                                  const std::string& key = "ledger") {
+    static std::optional<RunSummary>
+    summary_with(const std::filesystem::path& path,
+                 const std::string& ledger,
+                 const std::string& key = "ledger",
+                 std::vector<std::tuple<double, std::string, std::string>> markers = {}) {
         test::TraceBuilder b{
             path,
             {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
              test::channel("cpu1.package", Domain::cpu_package, Quantity::energy)}};
-        const auto id = b.run(test::make_run(
-            "job", 10, [](std::size_t ch, double) { return ch == 0 ? 30.0 : 20.0; }));
+        auto spec =
+            test::make_run("job", 10, [](std::size_t ch, double) { return ch == 0 ? 30.0 : 20.0; });
+        spec.markers = std::move(markers);
+        const auto id = b.run(spec);
         std::vector<trace::UsageRecord> rows;
         for (int t = 0; t <= 10; ++t) {
             rows.push_back({t * test::k_s, 0, 0.5 * t, 1.0 * t});
@@ -128,6 +132,27 @@ TEST_F(LedgerShare, AGroupedLedgerSplitsAsTheViewPerCpu) {
         }
         EXPECT_TRUE(noted) << bad;
     }
+}
+
+// A phase's row in the text table is the node's: on a shared node the job's share is beside
+// it, as in JSON, CSV and HTML (a new user's trial: the text alone gave the node's).
+TEST_F(LedgerShare, ThePhasesTextRowGivesTheJobsShareBesideTheNodes) {
+    const auto s =
+        summary_with(path,
+                     R"({"groups":[[0],[1]],"segments":[[0,[1,1]],[5000000000,[0.5,1]]],)"
+                     R"("other_jobs":1,"most_at_once":1,"complete_from_ns":0})",
+                     "ledger", {{6, "begin", "late"}, {8, "end", "late"}});
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->phase_totals.size(), 1U);
+    const auto& late = s->phase_totals.front();
+    ASSERT_TRUE(late.node.share);
+    // 2 s: package 0's idle half the job's (10 J of 20), its 40 J of use half; package 1's
+    // idle all of it (20 J), none of its use.
+    EXPECT_NEAR(late.node.share->job_j(), 10 + 20 + 20, 1e-6);
+    const auto text = format_text({aggregate_runs("job", {*s})});
+    const auto row = text.substr(text.find("phase late"));
+    const auto line = row.substr(0, row.find('\n'));
+    EXPECT_NE(line.find("; job's share 50.00 J ("), std::string::npos) << line;
 }
 
 TEST_F(LedgerShare, NoOtherJobChangesNothingButIsCounted) {

@@ -177,5 +177,27 @@ TEST_F(Repeats, TheSameTraceNamedTwiceCountsOnce) {
     EXPECT_EQ(g->front().runs.size(), 2U);
 }
 
+// Two jobs under one label (two traces, both "default") are pooled as documented, and the
+// heading says their commands differ rather than naming one of them.
+TEST_F(Repeats, RunsOfDifferentCommandsUnderOneLabelAreSaidSo) {
+    auto sleep = make_run("default", 10, flat(100));
+    sleep.command = "sleep 5";
+    b.run(sleep);
+    auto busy = make_run("default", 10, flat(300));
+    busy.command = "python3 busy.py";
+    b.run(busy);
+    const auto g = summarize_traces(std::vector{path});
+    ASSERT_TRUE(g);
+    const auto text = format_text(*g, FormatOptions{});
+    EXPECT_NE(text.find("default  (2 runs; 2 different commands pooled under one label: sleep "
+                        "5, python3 busy.py)"),
+              std::string::npos)
+        << text;
+    b.run(make_run("same", 10, flat(100)));
+    b.run(make_run("same", 10, flat(100)));
+    const auto same = format_text(*summarize_traces(std::vector{path}), FormatOptions{});
+    EXPECT_NE(same.find("same  (2 runs; job)"), std::string::npos) << same;
+}
+
 } // namespace
 } // namespace jp::report
