@@ -82,12 +82,15 @@ Result<void> add_phases(trace::Reader& reader, const RunData& d, RunSummary& out
     }
     for (const auto& name : order) {
         std::vector<const Phase*> same;
-        for (const auto& p : found.phases) {
-            if (p.name == name) {
-                same.push_back(&p);
+        const PhaseSummary* only = nullptr;
+        for (std::size_t i = 0; i < found.phases.size(); ++i) {
+            if (found.phases[i].name == name) {
+                same.push_back(&found.phases[i]);
+                only = &out.phases[i];
             }
         }
-        out.phase_totals.push_back(total_of(d, same));
+        // One occurrence is its own total (the same window's figures, not made twice).
+        out.phase_totals.push_back(same.size() == 1 ? *only : total_of(d, same));
     }
     out.points = found.points;
     for (const auto& problem : found.problems) {
@@ -241,6 +244,16 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
             out.power->mean_w = out.node.avg_w;
         }
         add_distribution_bounds(*data, grid, *out.power);
+        if (out.power->peak_bound) { // the node's row gives the same range as its power line
+            out.node.peak_bound = out.power->peak_bound; // (compose_node leaves the run's)
+            for (auto* list : {&out.phases, &out.phase_totals}) {
+                for (auto& p : *list) { // a phase as long as the run: the run's range
+                    if (!p.node.peak_bound && p.begin_ns <= data->t0 && p.end_ns >= data->t1) {
+                        p.node.peak_bound = out.node.peak_bound;
+                    }
+                }
+            }
+        }
         out.power_step_ns = grid.step_ns;
     }
     out.power_band = node_power_band(*data, k_band_windows);

@@ -132,7 +132,9 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         // HTML's, the highest window of the node's power series.
         if (const auto g = node_grid(d, t0, t1); !g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
-            f.node.peak_bound = node_peak_bound(d, g); // the run's, each phase's
+            if (t0 != d.t0 || t1 != d.t1) { // a phase's (the run's comes with its distribution)
+                f.node.peak_bound = node_peak_bound(d, g);
+            }
         }
         if (!f.parts.empty()) {
             f.rest = named_item("rest", weakest(Provenance::derived, parts_prov), "",
@@ -162,7 +164,9 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         const auto g = node_grid(d, t0, t1);
         if (!g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
-            f.node.peak_bound = node_peak_bound(d, g);
+            if (t0 != d.t0 || t1 != d.t1) {
+                f.node.peak_bound = node_peak_bound(d, g);
+            }
         }
         if (d.facts.rest_watts) {
             f.rest = named_item("rest", Provenance::estimated, "model", rest_w * f.runtime_s);

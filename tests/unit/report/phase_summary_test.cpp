@@ -162,6 +162,26 @@ TEST(PhaseSummary, OccurrencesOfOneNameAddUpAndNestingCountsOnce) {
               s->notes.end());
 }
 
+// A phase as long as the run has the run's figures, its peak range too; a name that occurs
+// once is its own total.
+TEST(PhaseSummary, APhaseAsLongAsTheRunHasTheRunsPeakRange) {
+    const auto s = summary_with(
+        {{0, "begin", "all"}, {40, "end", "all"}, {3, "begin", "one"}, {5, "end", "one"}});
+    ASSERT_TRUE(s.node.peak_bound);
+    ASSERT_EQ(s.phase_totals.size(), 2U);
+    const auto& all = s.phase_totals[0];
+    ASSERT_TRUE(all.node.peak_bound);
+    EXPECT_EQ(all.node.peak_bound->low_w, s.node.peak_bound->low_w);
+    EXPECT_EQ(all.node.peak_bound->high_w, s.node.peak_bound->high_w);
+    EXPECT_NEAR(all.node.energy_j, s.node.energy_j, 1e-6);
+    const auto& one = s.phase_totals[1];
+    EXPECT_EQ(one.occurrences, 1U);
+    EXPECT_EQ(one.node.energy_j, s.phases[1].node.energy_j);
+    ASSERT_TRUE(one.node.peak_bound);
+    EXPECT_LE(one.node.peak_bound->low_w, *one.node.peak_w);
+    EXPECT_GE(one.node.peak_bound->high_w, *one.node.peak_w);
+}
+
 TEST(PhaseSummary, ThousandsOfOccurrencesAreTotalledInJsonAndListedOnlyOnRequest) {
     Markers m;
     for (int i = 0; i < 300; ++i) { // 300 steps of 0.1 s, a point each, and one epoch
