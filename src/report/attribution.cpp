@@ -93,7 +93,7 @@ std::map<std::string, double> idle_of_baseline(const RunData& b) {
     if (seconds <= 0) {
         return idle;
     }
-    const auto f = figures_of(b, b.t0, b.t1);
+    const auto f = figures_of(b, b.t0, b.t1, false); // (energies only)
     for (const auto& p : f.parts) {
         idle[p.name] = std::max(p.energy_j / seconds, 0.0);
     }

@@ -132,6 +132,14 @@ void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     }
 }
 
+// Every run attributed, and not every one given the whole node (attribution_lines' rule).
+bool shared_node(const RepeatSummary& r) {
+    return std::ranges::all_of(r.runs,
+                               [](const RunSummary& run) { return run.attribution.has_value(); }) &&
+           !std::ranges::all_of(r.runs,
+                                [](const RunSummary& run) { return run.attribution->exclusive; });
+}
+
 void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& p : r.phases) {
         std::string name = "  phase " + p.name;
@@ -153,11 +161,13 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
         // On a shared node the phase's figures are the node's: the job's share beside them,
         // as the run's line below the table gives it (a new user charged a sleeping phase
         // the busy neighbour's energy from this row).
-        const auto& a = r.runs.front().attribution;
-        if (p.job_energy_j && a && !a->exclusive) {
+        if (p.job_energy_j && shared_node(r)) {
             prov += "; job's share " + energy_text(*p.job_energy_j);
             if (const auto& b = p.job_energy_j->sensor) {
-                prov += fmt::format(" ({:.4g}–{:.4g} J)", b->low, b->high);
+                prov += fmt::format(
+                    " ({}{}–{}{})",
+                    b->half_width() > std::abs(p.job_energy_j->mean) ? "not measurable here: " : "",
+                    energy_text(b->low), energy_text(b->high), p.runs > 1 ? " on the mean" : "");
             }
         }
         row(out, u,

@@ -165,9 +165,11 @@ std::optional<PowerRange> peak_of(const WindowBounds& w, const GridSeries& g) {
     if (w.at_cuts) {
         low_j = std::max(low_j, w.cut_lo[n] - w.cut_hi[0]);
     }
+    // (not where the highs were cut below it: a maximum the truth broke is not hidden
+    // behind a range of no width)
     const double total = seconds_between(g, 0, n);
-    if (total > 0) {
-        out.low_w = std::min(std::max(out.low_w, low_j / total), out.high_w);
+    if (total > 0 && low_j / total <= out.high_w) {
+        out.low_w = std::max(out.low_w, low_j / total);
     }
     return out;
 }

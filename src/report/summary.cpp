@@ -208,7 +208,8 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
         out.notes.emplace_back("the monitor stopped before the job ended: figures cover the run up "
                                "to its last committed sample");
     }
-    static_cast<Figures&>(out) = figures_of(*data, data->t0, data->t1);
+    // (the node's peak range comes from the run's distribution below: made once)
+    static_cast<Figures&>(out) = figures_of(*data, data->t0, data->t1, false);
     out.node_basis = node_basis(*data);
     add_estimate_note(out);
     if (out.rest && out.rest->bound && out.rest->bound->high < 0) {
@@ -245,14 +246,7 @@ summarize_run(trace::Reader& reader, const trace::RunInfo& run, const SummaryOpt
         }
         add_distribution_bounds(*data, grid, *out.power);
         if (out.power->peak_bound) { // the node's row gives the same range as its power line
-            out.node.peak_bound = out.power->peak_bound; // (compose_node leaves the run's)
-            for (auto* list : {&out.phases, &out.phase_totals}) {
-                for (auto& p : *list) { // a phase as long as the run: the run's range
-                    if (!p.node.peak_bound && p.begin_ns <= data->t0 && p.end_ns >= data->t1) {
-                        p.node.peak_bound = out.node.peak_bound;
-                    }
-                }
-            }
+            out.node.peak_bound = out.power->peak_bound;
         }
         out.power_step_ns = grid.step_ns;
     }

@@ -116,7 +116,8 @@ std::map<std::string, double> utilisation(const RunData& d, std::int64_t t0, std
     return out;
 }
 
-void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1) {
+void compose_node(
+    const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1, bool node_peak_range) {
     double parts_j = 0;
     Provenance parts_prov = Provenance::measured;
     std::optional<Bound> parts_bound = Bound{0, 0, "quantum", {}, {}};
@@ -132,7 +133,7 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         // HTML's, the highest window of the node's power series.
         if (const auto g = node_grid(d, t0, t1); !g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
-            if (t0 != d.t0 || t1 != d.t1) { // a phase's (the run's comes with its distribution)
+            if (node_peak_range) {
                 f.node.peak_bound = node_peak_bound(d, g);
             }
         }
@@ -164,7 +165,7 @@ void compose_node(const RunData& d, Figures& f, std::int64_t t0, std::int64_t t1
         const auto g = node_grid(d, t0, t1);
         if (!g.watts.empty()) {
             f.node.peak_w = *std::ranges::max_element(g.watts);
-            if (t0 != d.t0 || t1 != d.t1) {
+            if (node_peak_range) {
                 f.node.peak_bound = node_peak_bound(d, g);
             }
         }
@@ -223,7 +224,7 @@ FieldLimits field_limits_of(const RunData& d, std::size_t i) {
     return field_limits((*d.channels)[i], d.timing[i], d.series[i], peak_of(d, i, d.t0, d.t1));
 }
 
-Figures figures_of(const RunData& d, std::int64_t t0, std::int64_t t1) {
+Figures figures_of(const RunData& d, std::int64_t t0, std::int64_t t1, bool node_peak_range) {
     t0 = std::clamp(t0, d.t0, d.t1);
     t1 = std::clamp(t1, t0, d.t1);
     Figures f;
@@ -240,7 +241,7 @@ Figures figures_of(const RunData& d, std::int64_t t0, std::int64_t t1) {
         }
         (c.counted ? f.parts : f.others).push_back(std::move(it));
     }
-    compose_node(d, f, t0, t1);
+    compose_node(d, f, t0, t1, node_peak_range);
     finish(f);
     return f;
 }

@@ -48,8 +48,10 @@ integral_of(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);
 [[nodiscard]] std::span<const TimedValue>
 samples_around(const RunData& data, std::size_t i, std::int64_t a, std::int64_t b);
 
-// Energy, average and peak power of the node, each part and the rest over [t0, t1].
-[[nodiscard]] Figures figures_of(const RunData& data, std::int64_t t0, std::int64_t t1);
+// Energy, average and peak power of the node, each part and the rest over [t0, t1]; the
+// node's peak range unless the caller makes it another way (a run's, from its distribution).
+[[nodiscard]] Figures
+figures_of(const RunData& data, std::int64_t t0, std::int64_t t1, bool node_peak_range = true);
 
 // Figures over a union of windows (sorted, not overlapping): sums of energy and
 // runtime, highest peak, time-weighted utilisation.

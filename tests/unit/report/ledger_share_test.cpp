@@ -7,6 +7,7 @@
 #include "report/attribution_ledger.hpp"
 #include "report/format.hpp"
 #include "report/summary.hpp"
+#include "report/units.hpp"
 #include "trace_builder.hpp"
 
 #include <fmt/format.h>
@@ -152,7 +153,12 @@ TEST_F(LedgerShare, ThePhasesTextRowGivesTheJobsShareBesideTheNodes) {
     const auto text = format_text({aggregate_runs("job", {*s})});
     const auto row = text.substr(text.find("phase late"));
     const auto line = row.substr(0, row.find('\n'));
-    EXPECT_NE(line.find("; job's share 50.00 J ("), std::string::npos) << line;
+    const auto& b = late.node.share->job_bound;
+    ASSERT_TRUE(b);
+    EXPECT_NE(line.find(fmt::format("; job's share 50.00 J ({}–{})", energy_text(b->low),
+                                    energy_text(b->high))),
+              std::string::npos)
+        << line;
 }
 
 TEST_F(LedgerShare, NoOtherJobChangesNothingButIsCounted) {

@@ -117,6 +117,11 @@ TEST(PhaseSummary, SummarizeWindowGivesAnyWindowOfARun) {
     ASSERT_TRUE(f);
     EXPECT_NEAR(f->node.energy_j, exact_joules(load, 0, 1, 5, 15), 1e-6);
     EXPECT_NEAR(f->runtime_s, 10, 1e-9);
+    // The whole run through this API has the node's peak range as the run's summary does.
+    const auto whole = summarize_window(r, r.runs()[0], t0, t0 + 40 * test::k_s);
+    ASSERT_TRUE(whole && whole->node.peak_bound);
+    EXPECT_LE(whole->node.peak_bound->low_w, *whole->node.peak_w);
+    EXPECT_GE(whole->node.peak_bound->high_w, *whole->node.peak_w);
     // Clamped to the run.
     auto all = summarize_window(r, r.runs()[0], t0 - 100 * test::k_s, t0 + 100 * test::k_s);
     EXPECT_NEAR(all->runtime_s, 40, 1e-9);
