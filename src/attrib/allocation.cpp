@@ -72,16 +72,18 @@ std::size_t Allocation::cpus_given() const {
     return cpus_counted ? std::min(*cpus_counted, given_cpus.size()) : given_cpus.size();
 }
 
+int Allocation::package(int cpu) const {
+    const auto it = package_of.find(cpu);
+    return it == package_of.end() ? 0 : it->second;
+}
+
 double Allocation::cpu_share(int package) const {
     if (cpus_counted && !node_cpus.empty()) {
         return static_cast<double>(cpus_given()) / static_cast<double>(node_cpus.size());
     }
     std::size_t all = 0;
     std::size_t given = 0;
-    const auto in = [&](int cpu) {
-        const auto it = package_of.find(cpu);
-        return package < 0 || (it == package_of.end() ? 0 : it->second) == package;
-    };
+    const auto in = [&](int cpu) { return package < 0 || this->package(cpu) == package; };
     for (const int cpu : node_cpus) {
         all += in(cpu) ? 1U : 0U;
     }

@@ -30,6 +30,8 @@ struct Allocation {
     std::string gpu_source;                     // "SLURM_STEP_GPUS=1", "" when nothing limits
     std::vector<std::string> notes;
 
+    // The package CPU cpu sits in (package_of's; 0 where the topology does not say).
+    [[nodiscard]] int package(int cpu) const;
     // The fraction of package p's CPUs the job was given (-1: the whole node's).
     [[nodiscard]] double cpu_share(int package) const;
     // How many CPUs the job was given.

@@ -13,11 +13,6 @@
 namespace jp::attrib {
 namespace {
 
-int package_of(const Allocation& a, int cpu) {
-    const auto it = a.package_of.find(cpu);
-    return it == a.package_of.end() ? 0 : it->second;
-}
-
 double at(const std::vector<double>& v, int i) {
     return i >= 0 && static_cast<std::size_t>(i) < v.size() ? v[static_cast<std::size_t>(i)] : 0.0;
 }
@@ -29,7 +24,7 @@ Tracker::Tracker(NodeCpu node, JobCpu job, Allocation alloc, TrackerOptions opti
       m_options(std::move(options)) {
     std::set<int> packages;
     for (const int cpu : m_alloc.node_cpus) {
-        packages.insert(attrib::package_of(m_alloc, cpu));
+        packages.insert(m_alloc.package(cpu));
     }
     m_packages.assign(packages.begin(), packages.end());
     m_job_pkg.assign(m_packages.size(), 0.0);
@@ -146,8 +141,7 @@ trace::Usage Tracker::finish(std::int64_t t_ns) {
         // too long to give; a job counted rather than bound uses only its count of others).
         std::map<int, std::vector<int>> by_package;
         for (const int cpu : m_alloc.given_cpus) {
-            const auto it = m_alloc.package_of.find(cpu);
-            by_package[it == m_alloc.package_of.end() ? 0 : it->second].push_back(cpu);
+            by_package[m_alloc.package(cpu)].push_back(cpu);
         }
         daemon::LedgerGroups groups;
         for (auto& [package, cpus] : by_package) {
@@ -205,7 +199,7 @@ void Tracker::record(std::int64_t t_ns, const std::optional<JobCpu::Reading>& jo
     std::vector<double> weight(m_packages.size(), 0.0);
     std::vector<double> given(m_packages.size(), 0.0);
     const auto index = [&](int cpu) {
-        const auto it = std::ranges::find(m_packages, attrib::package_of(m_alloc, cpu));
+        const auto it = std::ranges::find(m_packages, m_alloc.package(cpu));
         return static_cast<std::size_t>(it - m_packages.begin());
     };
     for (const int cpu : m_alloc.node_cpus) {

@@ -54,13 +54,8 @@ double delta(const std::vector<double>& a, const std::vector<double>& b, int cpu
     return std::max(after - before, 0.0);
 }
 
-int package_of(const attrib::Allocation& a, int cpu) {
-    const auto it = a.package_of.find(cpu);
-    return it == a.package_of.end() ? 0 : it->second;
-}
-
 bool on(const attrib::Allocation& a, int package, int cpu) {
-    return package < 0 || package_of(a, cpu) == package;
+    return package < 0 || a.package(cpu) == package;
 }
 
 // The job's CPU seconds on `package` (-1: all) between two readings: per CPU where its group

@@ -185,31 +185,26 @@ std::optional<LedgerReply> parse_ledger(const nlohmann::json& j, std::int64_t sh
 }
 
 nlohmann::json ledger_json(const LedgerReply& r) {
+    nlohmann::json out{{"other_jobs", r.other_jobs},
+                       {"most_at_once", r.most_at_once},
+                       {"complete_from_ns", r.complete_from_ns},
+                       {"counts_complete_from_ns", r.counts_complete_from_ns}};
     nlohmann::json segments = nlohmann::json::array();
-    if (r.grouped) {
-        for (const auto& s : r.segments) {
-            segments.push_back({s.t_ns, s.sums});
-        }
-        return {{"groups", r.groups},
-                {"segments", std::move(segments)},
-                {"other_jobs", r.other_jobs},
-                {"most_at_once", r.most_at_once},
-                {"complete_from_ns", r.complete_from_ns},
-                {"counts_complete_from_ns", r.counts_complete_from_ns}};
-    }
     for (const auto& s : r.segments) {
+        if (r.grouped) {
+            segments.push_back({s.t_ns, s.sums});
+            continue;
+        }
         nlohmann::json runs = nlohmann::json::array();
         for (const auto& [holders, n] : s.runs) {
             runs.push_back({holders, n});
         }
         segments.push_back({s.t_ns, std::move(runs)});
     }
-    return {{"cpus", r.cpus},
-            {"segments", std::move(segments)},
-            {"other_jobs", r.other_jobs},
-            {"most_at_once", r.most_at_once},
-            {"complete_from_ns", r.complete_from_ns},
-            {"counts_complete_from_ns", r.counts_complete_from_ns}};
+    out[r.grouped ? "groups" : "cpus"] =
+        r.grouped ? nlohmann::json(r.groups) : nlohmann::json(r.cpus);
+    out["segments"] = std::move(segments);
+    return out;
 }
 
 } // namespace jp::daemon

@@ -7,7 +7,6 @@
 #include <climits>
 #include <cmath>
 #include <fmt/format.h>
-#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace jp::report {
@@ -19,15 +18,16 @@ namespace {
 // another package than the others (not asked so: a damaged trace).
 std::optional<std::vector<int>> group_packages(const daemon::LedgerReply& ledger,
                                                const std::vector<int>& usable,
-                                               const std::function<int(int)>& package) {
+                                               const attrib::Allocation& alloc) {
     std::vector<int> out;
     for (const auto& g : ledger.groups) {
         int p = INT32_MIN; // an empty group: none of the job's CPUs there
         for (const int cpu : g) {
-            if (!std::ranges::binary_search(usable, cpu) || (p != INT32_MIN && package(cpu) != p)) {
+            if (!std::ranges::binary_search(usable, cpu) ||
+                (p != INT32_MIN && alloc.package(cpu) != p)) {
                 return std::nullopt;
             }
-            p = package(cpu);
+            p = alloc.package(cpu);
         }
         out.push_back(p);
     }
@@ -38,14 +38,14 @@ std::optional<std::vector<int>> group_packages(const daemon::LedgerReply& ledger
 // grouped one (INT32_MIN: not counted); nullopt where a group is not the job's (above).
 std::optional<std::vector<int>> entry_packages(const daemon::LedgerReply& ledger,
                                                const std::vector<int>& usable,
-                                               const std::function<int(int)>& package) {
+                                               const attrib::Allocation& alloc) {
     if (ledger.grouped) {
-        return group_packages(ledger, usable, package);
+        return group_packages(ledger, usable, alloc);
     }
     std::vector<int> out(ledger.cpus.size(), INT32_MIN);
     for (std::size_t i = 0; i < ledger.cpus.size(); ++i) {
         if (std::ranges::binary_search(usable, ledger.cpus[i])) {
-            out[i] = package(ledger.cpus[i]);
+            out[i] = alloc.package(ledger.cpus[i]);
         }
     }
     return out;
@@ -58,13 +58,9 @@ LedgerShares::make(const daemon::LedgerReply& ledger, const attrib::Allocation& 
     if (alloc.cpus_counted || alloc.node_cpus.empty()) {
         return std::nullopt;
     }
-    const std::function<int(int)> package = [&](int cpu) {
-        const auto it = alloc.package_of.find(cpu);
-        return it == alloc.package_of.end() ? 0 : it->second;
-    };
     std::map<int, double> online; // CPUs per package, and the node's (-1)
     for (const int cpu : alloc.node_cpus) {
-        online[package(cpu)] += 1;
+        online[alloc.package(cpu)] += 1;
         online[-1] += 1;
     }
     // The ledger's CPUs (the monitor's) that the job was given and the node has: their
@@ -78,7 +74,7 @@ LedgerShares::make(const daemon::LedgerReply& ledger, const attrib::Allocation& 
         }
     }
     std::ranges::sort(usable);
-    auto packages = entry_packages(ledger, usable, package);
+    auto packages = entry_packages(ledger, usable, alloc);
     if (!packages) {
         return std::unexpected(std::string{"its groups are not the job's CPUs by package"});
     }
