@@ -76,19 +76,21 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
         kept_note = fmt::format("; {} not read ({})", own, kept.error().message());
     }
     auto text = read_idle_file(*m_state_dir);
-    const auto theirs = text ? idle_file_period(*text) : std::nullopt;
+    // The period of the file in use; 0: none known (a period is never 0). A plain number,
+    // not an optional: GCC's -O2 took an optional's value here for uninitialised.
+    const std::int64_t theirs = text ? idle_file_period(*text).value_or(0) : 0;
     const auto learned_over = [](std::int64_t ns) {
         return fmt::format("learned over periods of {:g} s", static_cast<double>(ns) * 1e-9);
     };
-    const bool in_use_is_ours = theirs && *theirs == period_ns; // the latest: used as it is
+    const bool in_use_is_ours = theirs == period_ns; // the latest: used as it is
     if (kept && !in_use_is_ours) {
         auto taken = restore_idle(*kept, m_idle, m_channels, now_s, &m_idle_absent);
         if (taken) {
             std::string aside;
-            if (theirs) { // the file in use, of another period: set aside under it
-                auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(*theirs));
+            if (theirs != 0) { // the file in use, of another period: set aside under it
+                auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(theirs));
                 aside = moved ? fmt::format("{} set aside as {} ({}); ", file,
-                                            idle_file_for(*theirs), learned_over(*theirs))
+                                            idle_file_for(theirs), learned_over(theirs))
                               : fmt::format("{} not set aside ({}): it will be replaced; ", file,
                                             moved.error().message());
             }
@@ -107,13 +109,13 @@ std::string Engine::restore_idle_history(const DaemonConfig& config) {
                            kept_note);
     }
     auto line = restore_idle(*text, m_idle, m_channels, now_s, &m_idle_absent);
-    if (!line && line.error().kind == ErrorKind::unsupported && theirs) {
+    if (!line && line.error().kind == ErrorKind::unsupported && theirs != 0) {
         // Learned over a period none of ours is made of: set aside under it, for a start
         // with that period.
-        auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(*theirs));
+        auto moved = move_idle_file(*m_state_dir, k_idle_file, idle_file_for(theirs));
         return moved
                    ? fmt::format("{} set aside as {} ({}){}: learning anew", file,
-                                 idle_file_for(*theirs), line.error().message(), kept_note)
+                                 idle_file_for(theirs), line.error().message(), kept_note)
                    : fmt::format("idle history in {} not used ({}), and not set aside ({}): "
                                  "it will be replaced at the next save{}",
                                  file, line.error().message(), moved.error().message(), kept_note);
