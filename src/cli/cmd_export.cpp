@@ -71,7 +71,23 @@ Result<void> write_json(trace::Reader& reader, const ExportOptions& o) {
                              });
 }
 
+// Every file the export would write, checked before the trace is read: an output it may not
+// write is the caller's to change (exit 2, as `run -o` and `report --json/--html`), and a
+// large trace is not read for nothing.
 int run_export(const ExportOptions& o) {
+    if (!o.output.empty()) {
+        const sys::OutputRules rules{{o.trace}, o.force};
+        const std::vector<std::filesystem::path> outputs =
+            o.format == "csv"
+                ? std::vector{o.output, beside(o.output, "markers"), beside(o.output, "summary")}
+                : std::vector{o.output};
+        for (const auto& path : outputs) {
+            if (auto ok = sys::check_output(path, rules); !ok) {
+                JP_LOG_ERROR("{}", ok.error().message());
+                return 2;
+            }
+        }
+    }
     auto reader = trace::Reader::open(o.trace);
     if (!reader) {
         JP_LOG_ERROR("{}", reader.error().message());

@@ -11,6 +11,7 @@
 #include "report/html/report.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -111,6 +112,10 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
+    if (auto ok = check_html_output(o.html, o.traces, o.force); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
+    }
     if (any_directory(o)) {
         if (const auto unfit = unfit_for_jobs(o); !unfit.empty()) {
             JP_LOG_ERROR("{} apply to trace files, not to a job's directory", unfit);
@@ -150,11 +155,17 @@ CLI::Option* add_optional(CLI::App* app,
                           const std::string& name,
                           std::optional<double>& target,
                           const std::string& help) {
-    return app->add_option_function<double>(
+    // Parsed here, not by CLI11, whose "Could not convert" names neither what was expected
+    // nor the option's own words.
+    return app->add_option_function<std::string>(
         name,
-        [&target, name](const double& v) {
-            if (!std::isfinite(v)) {
-                throw CLI::ValidationError(name, "must be a finite number");
+        [&target, name](const std::string& text) {
+            double v = 0;
+            const auto* end = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+            if (ec != std::errc{} || ptr != end || !std::isfinite(v)) {
+                throw CLI::ValidationError(name,
+                                           fmt::format("expected a finite number, got '{}'", text));
             }
             target = v;
         },

@@ -14,7 +14,6 @@
 #include "report/html/report.hpp"
 #include "report/study.hpp"
 #include "sys/new_folders.hpp"
-#include "sys/output.hpp"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -244,10 +243,8 @@ int run_study(const StudyOptions& o, const Context& ctx) {
     if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
         return refuse(&ok.error());
     }
-    if (!o.html.empty()) {
-        if (auto ok = sys::check_output(o.html, {{o.file, plan->results}, o.force}); !ok) {
-            return refuse(&ok.error());
-        }
+    if (auto ok = check_html_output(o.html, {o.file, plan->results}, o.force); !ok) {
+        return refuse(&ok.error());
     }
     auto session = open_session(*plan, o, ctx);
     if (!session) {
@@ -326,7 +323,11 @@ void register_study(CLI::App& app, Commands& out) {
                               if (!o->report->parsed()) {
                                   return run_study(*o, ctx);
                               }
-                              if (auto ok = check_json_output(o->json, o->results); !ok) {
+                              auto ok = check_json_output(o->json, o->results);
+                              if (ok) {
+                                  ok = check_html_output(o->html, o->results, o->force);
+                              }
+                              if (!ok) {
                                   JP_LOG_ERROR("{}", ok.error().message());
                                   return 2;
                               }

@@ -36,6 +36,15 @@ Result<void> check_json_output(const JsonOutput& out,
     return {};
 }
 
+Result<void> check_html_output(const std::filesystem::path& html,
+                               const std::vector<std::filesystem::path>& inputs,
+                               bool force) {
+    if (html.empty()) {
+        return {};
+    }
+    return sys::check_output(html, {inputs, force});
+}
+
 int emit_json(const JsonOutput& out,
               const nlohmann::json& j,
               const std::vector<std::filesystem::path>& inputs) {

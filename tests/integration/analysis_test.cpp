@@ -132,6 +132,16 @@ TEST_F(Analysis, ReportBadOptionsAreOneLineAndExit2) {
         EXPECT_EQ(r.exit_code, 2) << bad;
         EXPECT_EQ(line_count(r.out), 1U) << r.out;
     }
+    // Not a number at all: the option and what it wanted, not CLI11's "Could not convert".
+    for (const auto& [bad, option] :
+         {std::pair{"--threshold abc", "--threshold"}, std::pair{"--pue 1.2x", "--pue"},
+          std::pair{"--price ''", "--price"}}) {
+        const auto r = sh(jp(fmt::format("report {} {} 2>&1", bad, trace)));
+        EXPECT_EQ(r.exit_code, 2) << bad;
+        EXPECT_EQ(line_count(r.out), 1U) << r.out;
+        EXPECT_NE(r.out.find(option), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("expected a finite number, got"), std::string::npos) << r.out;
+    }
 }
 
 // Table 2 of Caspart et al.: GPU ≈ ¼ of the CPU-only energy, 7.4× faster; CPU-mix ≈ 1.7×.

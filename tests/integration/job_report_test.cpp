@@ -85,7 +85,7 @@ TEST_F(JobReport, HtmlIsWrittenOnceUnlessForced) {
     EXPECT_NE(html.find("Each node's power, stacked on the same axis"), std::string::npos);
     EXPECT_NE(html.find("<svg"), std::string::npos);
     const auto again = sh(jp(fmt::format("report --no-sacct {} --html {}", step, page)));
-    EXPECT_NE(again.exit_code, 0);
+    EXPECT_EQ(again.exit_code, 2);
     EXPECT_NE(again.out.find("--force"), std::string::npos) << again.out;
     EXPECT_EQ(sh(jp(fmt::format("report --no-sacct {} --html {} --force", step, page))).exit_code,
               0);

@@ -61,7 +61,7 @@ TEST_F(Safety, NoCommandWritesOverItsInputTraceOrItsSqliteFiles) {
                                 fmt::format("export {} -f json -o {} --force", trace, out),
                                 fmt::format("study report {} --html {} --force", trace, out)}) {
             const auto r = sh(jp(cmd + " 2>&1"));
-            EXPECT_NE(r.exit_code, 0) << cmd;
+            EXPECT_EQ(r.exit_code, 2) << cmd; // the caller's to change, as `run -o`'s
             EXPECT_NE(r.out.find("write the output elsewhere"), std::string::npos) << r.out;
             EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
         }
@@ -81,7 +81,7 @@ TEST_F(Safety, AnExistingOutputIsReplacedOnlyWithForce) {
                                           : fmt::format("export {} {} {}", trace, flag, out);
         std::ofstream{out} << "mine\n";
         const auto r = sh(jp(cmd + " 2>&1 >/dev/null"));
-        EXPECT_NE(r.exit_code, 0);
+        EXPECT_EQ(r.exit_code, 2) << cmd; // as `run -o` on an existing trace
         EXPECT_NE(r.out.find("already exists (use --force"), std::string::npos) << r.out;
         EXPECT_EQ(slurp(out), "mine\n") << "refused, and the file left as it was";
         EXPECT_EQ(sh(jp(cmd + " --force >/dev/null")).exit_code, 0);
@@ -91,6 +91,17 @@ TEST_F(Safety, AnExistingOutputIsReplacedOnlyWithForce) {
     for (const auto& e : std::filesystem::directory_iterator(fs.path("/"))) {
         EXPECT_EQ(e.path().filename().string().find(".jp-"), std::string::npos) << e.path();
     }
+}
+
+TEST_F(Safety, ACsvExportWritesNoneOfItsFilesWhereOneExists) {
+    std::ofstream{file("/x.markers.csv")} << "mine\n";
+    const auto r = sh(jp(fmt::format("export {} -f csv -o {} 2>&1", trace, file("/x.csv"))));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find("x.markers.csv: already exists"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(file("/x.csv")));
+    EXPECT_FALSE(std::filesystem::exists(file("/x.summary.csv")));
+    EXPECT_EQ(slurp(file("/x.markers.csv")), "mine\n");
 }
 
 TEST_F(Safety, ASweepDirectoryThatHoldsFilesNeedsForce) {
