@@ -6,6 +6,7 @@
 #include "cli/recorder.hpp"
 #include "core/clock.hpp"
 #include "fake_node.hpp"
+#include "monitor_fixture.hpp"
 #include "sensors/registry.hpp"
 #include "trace/writer.hpp"
 
@@ -18,44 +19,16 @@
 
 namespace {
 
-// CPU time of each of the process's threads by name (the kernel's exact
-// per-thread run time, /proc/self/task/TID/schedstat, in ns).
-std::map<std::string, double> thread_cpu() {
-    std::map<std::string, double> by_name;
-    for (const auto& task : std::filesystem::directory_iterator{"/proc/self/task"}) {
-        std::ifstream comm{task.path() / "comm"};
-        std::ifstream stat{task.path() / "schedstat"};
-        std::string name;
-        double ns = 0;
-        if (std::getline(comm, name) && (stat >> ns)) {
-            by_name[name] += ns * 1e-9;
-        }
-    }
-    return by_name;
-}
-
 void measure(const std::filesystem::path& root, jp::Nanos interval, double seconds) {
-    auto found = jp::sensors::discover_all(jp::sensors::Host::with_root(root));
-    auto table = jp::sensors::channel_table(found.sensors);
-    const auto trace = root / fmt::format("bench-{}.jptrace", interval.count());
-    auto writer = jp::trace::Writer::create(trace, {});
-    if (!writer || !writer->add_channels(table)) {
-        std::fprintf(stderr, "cannot create %s\n", trace.c_str());
-        std::exit(1);
-    }
-    const auto epoch = jp::mono_ns();
-    jp::Sampler sampler{std::move(found.sensors), table, jp::SamplerConfig{interval, {}}, epoch};
-    jp::cli::Recorder recorder{std::move(*writer), sampler};
-    jp::trace::RunInfo run;
-    recorder.begin_run(run);
+    jp::bench::Monitor monitor{root, interval};
+    auto& sampler = monitor.sampler();
     const double cpu0 = jp::process_cpu_seconds();
     const auto t0 = jp::mono_ns();
-    sampler.begin(run.id);
-    const auto threads0 = thread_cpu();
+    monitor.begin();
+    const auto threads0 = jp::bench::thread_cpu();
     jp::sleep_until_mono(t0 + static_cast<std::int64_t>(seconds * 1e9));
-    auto threads = thread_cpu();
-    sampler.end();
-    recorder.flush();
+    auto threads = jp::bench::thread_cpu();
+    monitor.end();
     const double wall = static_cast<double>(jp::mono_ns() - t0) * 1e-9;
     const double cpu = jp::process_cpu_seconds() - cpu0;
     const double hz = 1e9 / static_cast<double>(interval.count());
@@ -64,7 +37,7 @@ void measure(const std::filesystem::path& root, jp::Nanos interval, double secon
     std::printf("%8.0f Hz  %zu channels  %6.3f s CPU over %5.1f s wall  = %6.3f %% of one core"
                 "  (%.1f us per sampling tick; %llu missed deadlines of %llu; late p50 %.0f us,"
                 " p99 %.0f us, p99.9 %.0f us)\n",
-                hz, table.size(), cpu, wall, 100 * cpu / wall, 1e6 * cpu / (hz * wall),
+                hz, monitor.channels(), cpu, wall, 100 * cpu / wall, 1e6 * cpu / (hz * wall),
                 static_cast<unsigned long long>(sampler.missed_deadlines()),
                 static_cast<unsigned long long>(late.count() + sampler.missed_deadlines()), us(0.5),
                 us(0.99), us(0.999));

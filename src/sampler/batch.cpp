@@ -26,8 +26,12 @@ void Sampler::drain_slot(Slot& slot, bool keep) {
         if (v.status == sensors::ReadStatus::ok) {
             note_call(index, v.call_ns);
         }
-        (void)record(index, v, std::min(v.t_mono_ns - m_epoch, t_now), 0);
+        if (auto rec = record(index, v, std::min(v.t_mono_ns - m_epoch, t_now), 0)) {
+            slot.records.push_back(*rec);
+        }
     }
+    m_queue.push(slot.records);
+    slot.records.clear();
     for (std::size_t i = 0; i < slot.lost.size() && i < n; ++i) {
         if (slot.lost[i] != 0) {
             add_event(static_cast<std::int32_t>(slot.first + i), t_now, "lost",

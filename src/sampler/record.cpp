@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// One reading into the run: the counter unwrapped, live figures, events, the queue.
+// One reading into the run: the counter unwrapped, live figures, events; the record to queue.
 #include "core/duration.hpp"
 #include "core/log.hpp"
 #include "sampler/sampler.hpp"
@@ -39,7 +39,8 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
             const auto step = st.tracker.update(v.value, t);
             const double dt = static_cast<double>(t - st.last_t) * 1e-9;
             if (dt > 0) { // a return below the estimates is a negative step: not a power
-                st.live_watts = std::max(0.0, step.delta_joules / dt);
+                st.live_watts.store(std::max(0.0, step.delta_joules / dt),
+                                    std::memory_order_relaxed);
             }
             // A provisional total (a jump not yet resolved) is flagged like the jump.
             const bool estimated = step.jump || step.provisional;
@@ -48,7 +49,7 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
             if (step.jump) {
                 add_event(ch, t, "jump",
                           channel.name + ": impossible counter change, held at " +
-                              std::to_string(st.live_watts.load()) + " W");
+                              std::to_string(st.live_watts.load(std::memory_order_relaxed)) + " W");
             }
             if (step.returned) {
                 add_event(ch, t, "returned",
@@ -67,21 +68,21 @@ Sampler::record(std::size_t index, const sensors::Value& v, std::int64_t t, std:
             }
             value = st.tracker.total();
         }
-        st.live_joules = value;
+        st.live_joules.store(value, std::memory_order_relaxed);
     } else if (channel.quantity == Quantity::power) {
         if (st.have_last && !st.needs_reset) {
             const double dt = static_cast<double>(t - st.last_t) * 1e-9;
-            st.live_joules = st.live_joules + 0.5 * (st.last_watts + value) * dt;
+            st.live_joules.store(st.live_joules.load(std::memory_order_relaxed) +
+                                     0.5 * (st.last_watts + value) * dt,
+                                 std::memory_order_relaxed);
         }
         st.needs_reset = false;
-        st.live_watts = value;
+        st.live_watts.store(value, std::memory_order_relaxed);
         st.last_watts = value;
     }
     st.last_t = t;
     st.have_last = true;
-    const SampleRecord rec{ch, flags, t, value};
-    m_queue.push(rec);
-    return rec;
+    return SampleRecord{ch, flags, t, value};
 }
 
 void Sampler::add_event(std::int32_t channel,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sampler/sample_queue.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace jp {
@@ -11,14 +12,14 @@ SampleQueue::SampleQueue(std::size_t capacity) : m_capacity(capacity) {
     m_draining.reserve(capacity);
 }
 
-bool SampleQueue::push(const trace::SampleRecord& record) noexcept {
+void SampleQueue::push(std::span<const trace::SampleRecord> records) noexcept {
     const std::lock_guard lock{m_mutex};
-    if (m_queued.size() == m_capacity) {
-        ++m_dropped;
-        return false;
-    }
-    m_queued.push_back(record); // within the reservation: never allocates
-    return true;
+    const std::size_t room = m_capacity - m_queued.size();
+    const std::size_t taken = std::min(room, records.size());
+    // Within the reservation: never allocates.
+    m_queued.insert(m_queued.end(), records.begin(),
+                    records.begin() + static_cast<std::ptrdiff_t>(taken));
+    m_dropped += records.size() - taken;
 }
 
 void SampleQueue::drain(std::vector<trace::SampleRecord>& out) {

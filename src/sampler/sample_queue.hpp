@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace jp {
@@ -20,8 +21,9 @@ class SampleQueue {
 public:
     explicit SampleQueue(std::size_t capacity);
 
-    // False (and counted as dropped) when full.
-    bool push(const trace::SampleRecord& record) noexcept;
+    // Queues what fits, in order; the rest is counted as dropped. One lock for a whole
+    // sensor's readings: a sampling tick takes the lock once, not once per channel.
+    void push(std::span<const trace::SampleRecord> records) noexcept;
     // Appends everything queued to out, oldest first.
     void drain(std::vector<trace::SampleRecord>& out);
     [[nodiscard]] std::uint64_t dropped() const noexcept;

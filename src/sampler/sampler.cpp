@@ -65,7 +65,8 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         slot->first = first;
         slot->interval = interval_for(*s, config);
         slot->buf.resize(s->channels().size());
-        s->prepare(Nanos{slot->interval}); // decides whether it samples on its own
+        slot->records.reserve(s->channels().size()); // a tick's records: no allocation
+        s->prepare(Nanos{slot->interval});           // decides whether it samples on its own
         slot->batched = s->batched();
         slot->own_thread = slot->batched || s->slow();
         if (slot->batched) {
@@ -303,11 +304,15 @@ void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleReco
                                   m_table[slot.first + i].name,
                                   format_duration(Nanos{before - t})));
         }
-        auto rec = record(slot.first + i, v, t, flags);
-        if (rec && out != nullptr) {
-            out->push_back(*rec);
+        if (auto rec = record(slot.first + i, v, t, flags)) {
+            slot.records.push_back(*rec);
         }
     }
+    m_queue.push(slot.records);
+    if (out != nullptr) {
+        out->insert(out->end(), slot.records.begin(), slot.records.end());
+    }
+    slot.records.clear();
 }
 
 void Sampler::note_call(std::size_t index, std::int64_t call_ns) {

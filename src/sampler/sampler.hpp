@@ -115,6 +115,8 @@ private:
     // in the driver) each on a thread of its own, so an edge of 8 GPUs costs one read's
     // time, not eight.
     void read_edges(std::vector<trace::SampleRecord>* out);
+    // One reading of channel index at t into the run (its counter unwrapped, live figures,
+    // events): the record to queue, or none (a failed read, a time not newer).
     std::optional<trace::SampleRecord>
     record(std::size_t index, const sensors::Value& v, std::int64_t t, std::uint8_t flags);
     void add_event(std::int32_t channel, std::int64_t t, std::string kind, std::string detail);
