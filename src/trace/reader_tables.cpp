@@ -104,6 +104,9 @@ Result<std::optional<Usage>> Reader::usage(std::int64_t run_id) {
 Result<void> Reader::read_gpu_use(std::int64_t run_id, Usage& u) {
     auto stmt = m_db.prepare("SELECT t_ns, gpu, job, other, unknown FROM gpu_use WHERE run_id = ? "
                              "ORDER BY t_ns, gpu");
+    if (!stmt && stmt.error().kind != ErrorKind::parse) {
+        return row_error(m_path, stmt.error()); // not the file's: the read's (busy, I/O)
+    }
     if (!stmt) {
         u.gpus_damaged = true; // a table of another shape: said, the CPU's split stays
         return {};

@@ -135,9 +135,16 @@ bool Database::has_table(const std::string& name) {
 
 Result<Statement> Database::prepare(std::string_view sql) {
     sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
-        SQLITE_OK) {
-        return fail(ErrorKind::io, m_path, last_error());
+    const int rc =
+        sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+    if (rc != SQLITE_OK) {
+        // The file's (parse): damaged, or a table of another shape than the query's (SQLite's
+        // plain SQLITE_ERROR: no such table or column); anything else (busy, locked, out of
+        // memory, an I/O error) is the reading's, as Statement::step() says.
+        const int primary = rc & 0xff;
+        const bool files =
+            primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_ERROR;
+        return fail(files ? ErrorKind::parse : ErrorKind::io, m_path, last_error());
     }
     return Statement{stmt, m_db};
 }

@@ -5,6 +5,7 @@
 #include "report/gpu_presence.hpp"
 #include "report/share_bound.hpp"
 #include "report/summary.hpp"
+#include "trace/sqlite.hpp"
 #include "trace_builder.hpp"
 
 #include <fmt/format.h>
@@ -125,27 +126,40 @@ TEST(GpuPresence, TheBoundOfNotKnowingSpansNoneToAll) {
 // gpu0 draws 50 W (30 W idle) for 10 s, held by the job: for 4 s another process alone had
 // it, then the job's beside it. The job: 300 J idle, and half of 20 W over the 6 s both had
 // it (60 J); others: 20 W over 4 s and the other half (140 J). Bound: 300 to 420 J.
+namespace {
+
+// The trace of the tests below: the run and the GPU's listings of who had it.
+std::int64_t write_shared_gpu_run(test::TraceBuilder& b) {
+    const auto id = b.run(
+        test::make_run("job", 10, [](std::size_t ch, double) { return ch == 0 ? 20.0 : 50.0; }));
+    std::vector<trace::UsageRecord> use;
+    std::vector<trace::GpuUseRecord> gpus;
+    for (int t = 0; t <= 10; ++t) {
+        use.push_back({t * k_s, 0, 0.5 * t, 1.0 * t});
+        gpus.push_back({t * k_s, 0, t < 5 ? 0 : 1, 1, 0});
+    }
+    b.usage(id,
+            R"({"version":1,"job":"test","cpus":[0],"given_cpus":[0],"package_of":{"0":0},)"
+            R"("memory_total":null,"memory_given":null,"gpus_given":[0],"gpu_source":"",)"
+            R"("idle_w":{"cpu0.package":10,"gpu0":30},"notes":[]})",
+            use, gpus);
+    return id;
+}
+
+std::vector<Channel> cpu_and_gpu() {
+    return {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
+            test::channel("gpu0", Domain::gpu, Quantity::energy)};
+}
+
+} // namespace
+
 TEST(GpuPresence, AJobsShareOfAGpuItSharedFromItsTrace) {
     const auto path =
         std::filesystem::temp_directory_path() / fmt::format("jp-gpu-share-{}.jptrace", ::getpid());
     std::filesystem::remove(path);
     {
-        test::TraceBuilder b{path,
-                             {test::channel("cpu0.package", Domain::cpu_package, Quantity::energy),
-                              test::channel("gpu0", Domain::gpu, Quantity::energy)}};
-        const auto id = b.run(test::make_run(
-            "job", 10, [](std::size_t ch, double) { return ch == 0 ? 20.0 : 50.0; }));
-        std::vector<trace::UsageRecord> use;
-        std::vector<trace::GpuUseRecord> gpus;
-        for (int t = 0; t <= 10; ++t) {
-            use.push_back({t * k_s, 0, 0.5 * t, 1.0 * t});
-            gpus.push_back({t * k_s, 0, t < 5 ? 0 : 1, 1, 0});
-        }
-        b.usage(id,
-                R"({"version":1,"job":"test","cpus":[0],"given_cpus":[0],"package_of":{"0":0},)"
-                R"("memory_total":null,"memory_given":null,"gpus_given":[0],"gpu_source":"",)"
-                R"("idle_w":{"cpu0.package":10,"gpu0":30},"notes":[]})",
-                use, gpus);
+        test::TraceBuilder b{path, cpu_and_gpu()};
+        (void)write_shared_gpu_run(b);
         auto reader = b.reader();
         const auto s = summarize_run(reader, reader.runs().front());
         ASSERT_TRUE(s && s->attribution);
@@ -174,4 +188,34 @@ TEST(GpuPresence, AJobsShareOfAGpuItSharedFromItsTrace) {
 }
 
 } // namespace
+
+// A listings table of another shape than the reader's query (no such column) is the file's:
+// said as damaged, and the CPU's split stays. Not an error that loses the whole report.
+TEST(GpuPresence, AListingsTableOfAnotherShapeIsSaidDamagedNotAnError) {
+    const auto path =
+        std::filesystem::temp_directory_path() / fmt::format("jp-gpu-shape-{}.jptrace", ::getpid());
+    std::filesystem::remove(path);
+    {
+        test::TraceBuilder b{path, cpu_and_gpu()};
+        const auto id = write_shared_gpu_run(b);
+        {
+            auto db = trace::Database::open(path, trace::Database::Mode::create);
+            ASSERT_TRUE(db) << db.error().message();
+            ASSERT_TRUE(db->exec("ALTER TABLE gpu_use RENAME COLUMN other TO elsewhere"));
+            const auto wrong = db->prepare("SELECT other FROM gpu_use");
+            ASSERT_FALSE(wrong);
+            EXPECT_EQ(wrong.error().kind, ErrorKind::parse) << wrong.error().message();
+        }
+        auto reader = b.reader();
+        const auto u = reader.usage(id);
+        ASSERT_TRUE(u) << u.error().message();
+        ASSERT_TRUE(u->has_value());
+        EXPECT_TRUE((*u)->gpus_damaged);
+        EXPECT_FALSE((*u)->damaged);
+        EXPECT_TRUE((*u)->gpus.empty());
+        EXPECT_FALSE((*u)->records.empty()); // the CPU's use is read
+    }
+    std::filesystem::remove(path);
+}
+
 } // namespace jp::report
