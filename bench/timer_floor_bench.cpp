@@ -10,10 +10,10 @@
 //   sampler  the real sampler and trace writer on a fake two-socket powercap tree (6 counters),
 //            as jp_bench_overhead runs them; and its sampling thread's part alone (the rest
 //            is the trace writer's commits and the process's other threads).
-// Both as the whole process's CPU over the window (every thread: the trace writer's commits
-// and any other wake-ups count) divided by the ticks in it. Alternating the two, round after
-// round, puts this VM's drift into both alike; the medians and the ratio of each round's pair
-// are printed.
+// Each as the whole process's CPU over the window (every thread: the trace writer's commits
+// and any other wake-ups count) divided by the ticks in it. Rotating the three ways' order,
+// round after round, puts this VM's drift into all alike; the medians and the ratios of each
+// round's figures are printed. Intervals from 1 ms (the sampler's shortest).
 //   jp_bench_timer_floor [SECONDS [ROUNDS [INTERVAL_MS...]]]
 // The tree is written under $TMPDIR (default /tmp); JP_BENCH_FILES=DIR reads the counters from
 // DIR's files instead for the reads column (e.g. real sysfs attributes: the sampler still reads
@@ -38,14 +38,15 @@ template <class Start, class Stop>
 double cpu_per_tick_us(
     std::int64_t interval_ns, double seconds, Start start, Stop stop, double* sampling = nullptr) {
     start();
-    const double cpu0 = jp::process_cpu_seconds();
+    // The threads' snapshot (a walk of /proc/self/task) is outside the process's window.
     const double thread0 = sampling != nullptr ? jp::bench::thread_cpu()["jp-sample"] : 0;
+    const double cpu0 = jp::process_cpu_seconds();
     const auto t0 = jp::mono_ns();
     jp::sleep_until_mono(t0 + static_cast<std::int64_t>(seconds * 1e9));
     const double cpu = jp::process_cpu_seconds() - cpu0;
     const double wall = static_cast<double>(jp::mono_ns() - t0) * 1e-9;
     const double ticks = wall * 1e9 / static_cast<double>(interval_ns);
-    if (sampling != nullptr) {
+    if (sampling != nullptr) { // its window is the snapshots longer: a little high if anything
         *sampling = 1e6 * (jp::bench::thread_cpu()["jp-sample"] - thread0) / ticks;
     }
     stop();
@@ -140,8 +141,8 @@ int main(int argc, char** argv) {
         }
     }
     if (!(seconds > 0) || rounds < 1 ||
-        std::ranges::any_of(intervals_ms, [](double ms) { return !(ms >= 0.1); })) {
-        std::fprintf(stderr, "usage: jp_bench_timer_floor [SECONDS>0 [ROUNDS>=1 [MS>=0.1...]]]\n");
+        std::ranges::any_of(intervals_ms, [](double ms) { return !(ms >= 1); })) {
+        std::fprintf(stderr, "usage: jp_bench_timer_floor [SECONDS>0 [ROUNDS>=1 [MS>=1...]]]\n");
         return 2;
     }
     const auto root = jp::bench::fake_server("timer-floor");

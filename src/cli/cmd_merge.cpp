@@ -80,7 +80,11 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
 } // namespace
 
 int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
-    if (auto ok = check_json_output(o.json, o.inputs); !ok) {
+    auto ok = check_json_output(o.json, o.inputs);
+    if (ok) { // the directories (or files) named, before any wait for the nodes
+        ok = check_html_output(o.html, o.inputs, o.force);
+    }
+    if (!ok) {
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
@@ -93,6 +97,14 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
     if (!o.html.empty() && steps->size() != 1) {
         JP_LOG_ERROR("--html writes one step, and {} hold {}: name one step's directory",
                      o.inputs.front().string(), steps->size());
+        return 2;
+    }
+    // Again against the node traces found in them (never one of those, nor their SQLite
+    // files), before any is read.
+    if (auto html_ok =
+            check_html_output(o.html, steps->empty() ? o.inputs : steps->front(), o.force);
+        !html_ok) {
+        JP_LOG_ERROR("{}", html_ok.error().message());
         return 2;
     }
     nlohmann::json all = nlohmann::json::array();

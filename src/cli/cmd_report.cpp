@@ -14,7 +14,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <expected>
 #include <memory>
+#include <string_view>
 
 namespace jp::cli {
 namespace {
@@ -151,25 +153,48 @@ void check_options(const ReportOptions& o) {
 
 } // namespace
 
+namespace {
+
+// A number as people write it on a command line ("5", "+5", "1e3", "0.25"), finite; the error
+// says what was wrong, in the caller's words.
+std::expected<double, std::string> parse_number(std::string_view text) {
+    std::string_view digits = text;
+    // from_chars takes no sign of +; a number written with one is still a number.
+    if (digits.size() > 1 && digits.front() == '+' && digits[1] != '-' && digits[1] != '+') {
+        digits.remove_prefix(1);
+    }
+    double v = 0;
+    const auto* end = digits.data() + digits.size();
+    const auto [ptr, ec] = std::from_chars(digits.data(), end, v);
+    if (ec == std::errc::result_out_of_range && ptr == end) {
+        return std::unexpected(fmt::format("'{}' is out of the range of a number here", text));
+    }
+    if (ec != std::errc{} || ptr != end || !std::isfinite(v)) {
+        return std::unexpected(fmt::format("expected a finite number, got '{}'", text));
+    }
+    return v;
+}
+
+} // namespace
+
 CLI::Option* add_optional(CLI::App* app,
                           const std::string& name,
                           std::optional<double>& target,
                           const std::string& help) {
     // Parsed here, not by CLI11, whose "Could not convert" names neither what was expected
     // nor the option's own words.
-    return app->add_option_function<std::string>(
-        name,
-        [&target, name](const std::string& text) {
-            double v = 0;
-            const auto* end = text.data() + text.size();
-            const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-            if (ec != std::errc{} || ptr != end || !std::isfinite(v)) {
-                throw CLI::ValidationError(name,
-                                           fmt::format("expected a finite number, got '{}'", text));
-            }
-            target = v;
-        },
-        help);
+    return app
+        ->add_option_function<std::string>(
+            name,
+            [&target, name](const std::string& text) {
+                auto v = parse_number(text);
+                if (!v) {
+                    throw CLI::ValidationError(name, v.error());
+                }
+                target = *v;
+            },
+            help)
+        ->type_name("NUMBER");
 }
 
 int print_trace_summary(const std::filesystem::path& trace,

@@ -11,6 +11,7 @@ namespace jp {
 
 void Sampler::drain_slot(Slot& slot, bool keep) {
     slot.batch.clear();
+    slot.records.clear();
     slot.sensor->drain(slot.batch, slot.lost);
     if (!keep) {
         return;

@@ -65,7 +65,7 @@ Sampler::Sampler(std::vector<std::unique_ptr<sensors::Sensor>> sensors,
         slot->first = first;
         slot->interval = interval_for(*s, config);
         slot->buf.resize(s->channels().size());
-        slot->records.reserve(s->channels().size()); // a tick's records: no allocation
+        slot->records.reserve(s->channels().size()); // a timer tick's: no allocation
         s->prepare(Nanos{slot->interval});           // decides whether it samples on its own
         slot->batched = s->batched();
         slot->own_thread = slot->batched || s->slow();
@@ -279,6 +279,7 @@ bool Sampler::set_drain_companion(std::function<void(std::int64_t)> fn) {
 
 void Sampler::sample_slot(Slot& slot, std::uint8_t flags, std::vector<SampleRecord>* out) {
     const bool edge = (flags & trace::k_flag_edge) != 0;
+    slot.records.clear(); // none left from a call that threw after queueing them
     const std::int64_t before = now();
     if (edge) {
         slot.sensor->read_edge(slot.buf);

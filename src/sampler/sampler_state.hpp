@@ -41,10 +41,12 @@ struct Sampler::Slot {
     bool ended = true;
     bool companion_failed = false; // its drain thread's alone (Sampler::set_drain_companion)
     std::vector<sensors::Value> buf;
-    std::vector<trace::SampleRecord> records; // a read's (or a drain's) records, queued at once
-    std::vector<sensors::Stamped> batch;      // a drain's readings
-    std::vector<std::uint64_t> lost;          // a drain's lost readings per channel
-    std::mutex mutex;                         // sensor reads and its channels' states
+    // A read's (or a drain's) records, queued at once; a drain's may be many (it keeps the
+    // largest capacity it needed).
+    std::vector<trace::SampleRecord> records;
+    std::vector<sensors::Stamped> batch; // a drain's readings
+    std::vector<std::uint64_t> lost;     // a drain's lost readings per channel
+    std::mutex mutex;                    // sensor reads and its channels' states
 };
 
 } // namespace jp

@@ -135,12 +135,22 @@ TEST_F(Analysis, ReportBadOptionsAreOneLineAndExit2) {
     // Not a number at all: the option and what it wanted, not CLI11's "Could not convert".
     for (const auto& [bad, option] :
          {std::pair{"--threshold abc", "--threshold"}, std::pair{"--pue 1.2x", "--pue"},
-          std::pair{"--price ''", "--price"}}) {
+          std::pair{"--price ''", "--price"}, std::pair{"--price ' 5'", "--price"},
+          std::pair{"--threshold 0x10", "--threshold"}, std::pair{"--threshold inf", "--threshold"},
+          std::pair{"--threshold ++5", "--threshold"},
+          std::pair{"--threshold +-5", "--threshold"}}) {
         const auto r = sh(jp(fmt::format("report {} {} 2>&1", bad, trace)));
         EXPECT_EQ(r.exit_code, 2) << bad;
         EXPECT_EQ(line_count(r.out), 1U) << r.out;
         EXPECT_NE(r.out.find(option), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("expected a finite number, got"), std::string::npos) << r.out;
+    }
+    const auto tiny = sh(jp(fmt::format("report --threshold 1e-400 {} 2>&1", trace)));
+    EXPECT_EQ(tiny.exit_code, 2);
+    EXPECT_NE(tiny.out.find("'1e-400' is out of the range"), std::string::npos) << tiny.out;
+    // Numbers as people write them: a sign of +, an exponent, a trailing point.
+    for (const char* good : {"--threshold +5", "--threshold 1e3", "--pue 1.", "--price 0.25"}) {
+        EXPECT_EQ(sh(jp(fmt::format("report {} {} >/dev/null", good, trace))).exit_code, 0) << good;
     }
 }
 

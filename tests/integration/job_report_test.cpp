@@ -5,7 +5,9 @@
 #include "shell.hpp"
 #include "trace_builder.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,28 @@ TEST_F(JobReport, MergeTakesTheGivenTracesAsOneStep) {
     ASSERT_EQ(half.exit_code, 0) << half.out;
     EXPECT_NE(half.out.find("1 of 2 nodes, complete, PARTIAL"), std::string::npos) << half.out;
     EXPECT_NE(half.out.find("missing: node id 0"), std::string::npos) << half.out;
+}
+
+// An --html it may not write is refused before any node trace is read: exit 2, one line, for
+// merge and for report on a step's directory alike, and never one of the node traces' files.
+TEST_F(JobReport, AnHtmlItMayNotWriteIsRefusedFirst) {
+    const auto step = dir / "jouleprof" / "42.0";
+    const auto page = (dir / "mine.html").string();
+    std::ofstream{page} << "mine\n";
+    const auto wal = (step / "n0.jptrace-wal").string();
+    std::ofstream{wal} << "not SQLite\n"; // a node trace's WAL: its header is not SQLite's
+    for (const auto& cmd :
+         {fmt::format("merge {} {} --html {}", (step / "n0.jptrace").string(),
+                      (step / "n1.jptrace").string(), page),
+          fmt::format("report --no-sacct {} --html {}", step.string(), page),
+          fmt::format("merge {} --html {} --force", step.string(), wal),
+          fmt::format("report --no-sacct {} --html {} --force", step.string(), wal)}) {
+        const auto r = sh(jp(cmd));
+        EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
+        EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << "\n" << r.out;
+    }
+    EXPECT_EQ(slurp(page), "mine\n");
+    EXPECT_EQ(slurp(wal), "not SQLite\n");
 }
 
 TEST_F(JobReport, HtmlIsWrittenOnceUnlessForced) {

@@ -3,6 +3,7 @@
 // the readings that did not fit are counted and said once, as a "dropped"
 // event of the run, never lost silently.
 #include "core/clock.hpp"
+#include "sampler/sample_queue.hpp"
 #include "sampler/sampler.hpp"
 
 #include <chrono>
@@ -63,6 +64,36 @@ TEST(SamplerQueue, ReadingsThatDoNotFitAreCountedAndSaidOnce) {
     events.clear();
     s.drain(samples, events);
     EXPECT_TRUE(events.empty()) << "said once";
+}
+
+// A sensor's records arrive together: what fits of them is queued in order, the rest is
+// counted, and a drain makes room for the next ones whole.
+TEST(SamplerQueue, ASpanThatFitsInPartIsQueuedAsFarAsItFits) {
+    SampleQueue q{5};
+    const auto records = [](std::int32_t first, std::int32_t n) {
+        std::vector<trace::SampleRecord> out;
+        for (std::int32_t i = 0; i < n; ++i) {
+            out.push_back({first + i, 0, first + i, 1.0 * (first + i)});
+        }
+        return out;
+    };
+    q.push(records(0, 3));
+    q.push(records(3, 3)); // two of them fit
+    q.push(records(6, 2)); // none fits
+    EXPECT_EQ(q.dropped(), 3U);
+    std::vector<trace::SampleRecord> out;
+    q.drain(out);
+    ASSERT_EQ(out.size(), 5U);
+    for (std::int32_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(out[static_cast<std::size_t>(i)].channel, i);
+    }
+    q.push(records(8, 5)); // the whole room again
+    q.push({});
+    out.clear();
+    q.drain(out);
+    EXPECT_EQ(out.size(), 5U);
+    EXPECT_EQ(out.front().channel, 8);
+    EXPECT_EQ(q.dropped(), 3U);
 }
 
 } // namespace
