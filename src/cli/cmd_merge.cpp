@@ -82,7 +82,7 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
 int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
     auto ok = check_json_output(o.json, o.inputs);
     if (ok) { // the directories (or files) named, before any wait for the nodes
-        ok = check_html_output(o.html, o.inputs, o.force);
+        ok = check_html_output(o.html, o.inputs, o.force, o.json);
     }
     if (!ok) {
         JP_LOG_ERROR("{}", ok.error().message());
@@ -102,7 +102,7 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
     // Again against the node traces found in them (never one of those, nor their SQLite
     // files), before any is read.
     if (auto html_ok =
-            check_html_output(o.html, steps->empty() ? o.inputs : steps->front(), o.force);
+            check_html_output(o.html, steps->empty() ? o.inputs : steps->front(), o.force, o.json);
         !html_ok) {
         JP_LOG_ERROR("{}", html_ok.error().message());
         return 2;

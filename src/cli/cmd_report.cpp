@@ -114,7 +114,7 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
-    if (auto ok = check_html_output(o.html, o.traces, o.force); !ok) {
+    if (auto ok = check_html_output(o.html, o.traces, o.force, o.json); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }

@@ -243,7 +243,7 @@ int run_study(const StudyOptions& o, const Context& ctx) {
     if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
         return refuse(&ok.error());
     }
-    if (auto ok = check_html_output(o.html, {o.file, plan->results}, o.force); !ok) {
+    if (auto ok = check_html_output(o.html, {o.file, plan->results}, o.force, o.json); !ok) {
         return refuse(&ok.error());
     }
     auto session = open_session(*plan, o, ctx);
@@ -325,7 +325,7 @@ void register_study(CLI::App& app, Commands& out) {
                               }
                               auto ok = check_json_output(o->json, o->results);
                               if (ok) {
-                                  ok = check_html_output(o->html, o->results, o->force);
+                                  ok = check_html_output(o->html, o->results, o->force, o->json);
                               }
                               if (!ok) {
                                   JP_LOG_ERROR("{}", ok.error().message());

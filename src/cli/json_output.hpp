@@ -32,11 +32,13 @@ void add_json_options(CLI::App* cmd, JsonOutput& out);
 // and its directory must exist). The error names the option.
 [[nodiscard]] Result<void> check_json_output(const JsonOutput& out,
                                              const std::vector<std::filesystem::path>& inputs);
-// Whether --html may write `html` (none given: yes): never an input, an existing file only
-// with --force. Checked before anything is read; a refusal is the caller's to change (exit 2).
+// Whether --html may write `html` (none given: yes): never an input, nor the --json-file
+// (`json`), an existing file only with --force. Checked before anything is read; a refusal is
+// the caller's to change (exit 2).
 [[nodiscard]] Result<void> check_html_output(const std::filesystem::path& html,
                                              const std::vector<std::filesystem::path>& inputs,
-                                             bool force);
+                                             bool force,
+                                             const JsonOutput& json);
 
 // Writes j where `out` says (both stdout and a file when both were asked);
 // the file through a temporary one, so a failed write leaves nothing half.

@@ -93,6 +93,20 @@ TEST_F(Safety, AnExistingOutputIsReplacedOnlyWithForce) {
     }
 }
 
+TEST_F(Safety, HtmlAndJsonFileNeverNameOneFile) {
+    const auto out = file("/both.out");
+    for (const auto& cmd :
+         {fmt::format("report {} --json-file {} --html {}", trace, out, out),
+          fmt::format("report {} --json-file {} --html {}/./both.out --force", trace, out,
+                      fs.path("/").string()),
+          fmt::format("study report {} --json-file {} --html {}", trace, out, out)}) {
+        const auto r = sh(jp(cmd + " 2>&1"));
+        EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.out;
+        EXPECT_NE(r.out.find("is also the --json-file"), std::string::npos) << r.out;
+        EXPECT_FALSE(std::filesystem::exists(out)) << cmd;
+    }
+}
+
 TEST_F(Safety, ACsvExportWritesNoneOfItsFilesWhereOneExists) {
     std::ofstream{file("/x.markers.csv")} << "mine\n";
     const auto r = sh(jp(fmt::format("export {} -f csv -o {} 2>&1", trace, file("/x.csv"))));
