@@ -15,4 +15,5 @@ jp=build/release/src/jouleprof
 "$jp" sensors
 out=$(mktemp -d)
 "$jp" study studies/quick.toml --dir "$out" --html "$out/quick.html"
-echo "results kept in $out (jouleprof study report $out/*.jptrace; open $out/quick.html)"
+echo "results kept in $out ($(du -sh "$out" | cut -f1), the workloads' checkpoints included;" \
+     "$jp study report $out/*.jptrace; open $out/quick.html)"

@@ -265,9 +265,11 @@ std::string format_study(const StudyTable& t) {
     }
     if (!attributed.empty()) {
         out += fmt::format("Consumption and Average power are the job's share of its shared node "
-                           "(docs/attribution.md; the node's are node_energy_j and node_avg_w in "
-                           "--json) for {} row{}; the shares stay the node's\n",
-                           attributed.size(), attributed.size() == 1 ? "" : "s");
+                           "(docs/attribution.md) for {} of the {} rows{}; the node's are "
+                           "node_energy_j and node_avg_w in --json, and the HTML gives both. The "
+                           "parts' % columns stay shares of the node's energy\n",
+                           attributed.size(), t.rows.size(),
+                           attributed.size() == t.rows.size() ? " (all)" : "");
     }
     out += "results:";
     for (const auto& trace : t.traces) {

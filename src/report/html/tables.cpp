@@ -32,34 +32,54 @@ std::string sensor_td(const Stat& s, const EnergyUnit& u) {
 
 } // namespace
 
-// The study's table: one row per label.
+// The study's table: one row per label. The node's figures; where a label's runs were each
+// given a share of a shared node, the job's share beside them (the text table of `study`,
+// `compare` and `sweep` leads with the share; `report`'s gives both).
 void overview_table(Page& pg,
                     const std::vector<RepeatSummary>& groups,
                     const std::optional<Rating>& rated) {
     auto& b = pg.body;
     double largest = 0;
+    bool shares = false;
     for (const auto& g : groups) {
         largest = std::max(largest, g.node_energy_j.mean);
+        shares = shares || g.job_energy_j.has_value();
     }
     const auto u = energy_unit(largest);
-    b += fmt::format("<table class=\"overview\"><caption>Per label: mean ± sample standard "
-                     "deviation over the measured runs</caption><thead><tr><th>Label</th>"
-                     "<th>Runs</th><th>Consumption [{}]</th><th>± sensors</th>"
-                     "<th>Average power [W]</th>"
-                     "<th>Runtime</th><th>Peak power [W]</th><th class=\"text\">Node figure</th>"
-                     "</tr></thead><tbody>",
-                     u.name);
+    b += fmt::format(
+        "<table class=\"overview\"><caption>Per label: mean ± sample standard deviation over the "
+        "measured runs{}</caption><thead><tr><th>Label</th><th>Runs</th>"
+        "<th>{}Consumption [{}]</th><th>± sensors</th><th>{}Average power [W]</th>{}"
+        "<th>Runtime</th><th>Peak power [W]</th><th class=\"text\">Node figure</th>"
+        "</tr></thead><tbody>",
+        shares ? "; the node's consumption and power, and the job's share of its shared node "
+                 "where its runs were attributed (docs/attribution.md)"
+               : "",
+        shares ? "Node " : "", u.name, shares ? "Node " : "",
+        shares ? fmt::format("<th>Job's share [{}]</th><th>± sensors</th>"
+                             "<th>Job's average power [W]</th>",
+                             u.name)
+               : "");
     for (const auto& g : groups) {
         const auto& first = g.runs.front();
         std::string peak = g.node_peak_w.n > 0 ? mean_pm(g.node_peak_w, 1, 1) : "–";
         if (g.node_peak_w.n > 0 && rated && rated->watts > 0) {
             peak += fmt::format(" ({:.0f} % of rated)", 100 * g.node_peak_w.mean / rated->watts);
         }
-        b += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
-                         "<td class=\"text\">{}</td></tr>",
-                         escape(g.label), g.runs.size(), energy_pm(g.node_energy_j, u),
-                         sensor_td(g.node_energy_j, u), mean_pm(g.node_avg_w, 1, 1),
-                         runtime_pm(g.runtime_s), peak, badge(first.node.provenance));
+        std::string share;
+        if (shares) {
+            share = g.job_energy_j
+                        ? fmt::format("<td>{}</td>{}<td>{}</td>", energy_pm(*g.job_energy_j, u),
+                                      sensor_td(*g.job_energy_j, u),
+                                      g.job_avg_w ? mean_pm(*g.job_avg_w, 1, 1) : "–")
+                        : "<td>–</td><td>–</td><td>–</td>";
+        }
+        b +=
+            fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td>{}<td>{}</td><td>{}</td>"
+                        "<td class=\"text\">{}</td></tr>",
+                        escape(g.label), g.runs.size(), energy_pm(g.node_energy_j, u),
+                        sensor_td(g.node_energy_j, u), mean_pm(g.node_avg_w, 1, 1), share,
+                        runtime_pm(g.runtime_s), peak, badge(first.node.provenance));
     }
     b += "</tbody></table>";
 }

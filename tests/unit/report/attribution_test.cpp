@@ -129,8 +129,18 @@ TEST_F(Attribution_, TheTextAndTheHtmlLeadWithTheJobsShare) {
     EXPECT_NE(format_details(group, {}).find(lines[1]), std::string::npos);
     const auto html = path.string() + ".html";
     ASSERT_TRUE(write_html_report({path}, html, {}));
-    EXPECT_NE(slurp(html).find("<p class=\"attribution\">job&#39;s share: 700.0 J"),
-              std::string::npos);
+    const auto page = slurp(html);
+    EXPECT_NE(page.find("<p class=\"attribution\">job&#39;s share: 700.0 J"), std::string::npos);
+    // The overview gives the node's figures and the job's share beside them, as the text of
+    // `report` does, so that `study`'s text table (which leads with the share) has its figure
+    // on the page too.
+    const auto table = page.substr(page.find("<table class=\"overview\">"));
+    EXPECT_NE(table.find("<th>Node Consumption [kJ]</th>"), std::string::npos) << table;
+    EXPECT_NE(table.find("<th>Job's share [kJ]</th>"), std::string::npos) << table;
+    EXPECT_NE(table.find("<td>1.600</td>"), std::string::npos) << table;
+    EXPECT_NE(table.find("<td>0.700</td>"), std::string::npos) << table;
+    EXPECT_LT(table.find("<td>1.600</td>"), table.find("<td>0.700</td>")) << table;
+    EXPECT_NE(table.find("<td>70.0</td>"), std::string::npos) << table; // the job's power
     std::filesystem::remove(html);
 }
 
