@@ -4,6 +4,8 @@
 // interrupt, a sampler thread) shows as a longer run. Prints the run's wall and CPU seconds.
 //   jp_bench_spin ROUNDS          runs ROUNDS rounds; prints "WALL CPU CHECKSUM"
 //   jp_bench_spin --seconds S     prints how many rounds take about S seconds here
+#include "mix.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -15,15 +17,7 @@ namespace {
 
 constexpr std::uint64_t k_block = 1'000'000; // rounds between clock reads (calibration)
 
-std::uint64_t mix(std::uint64_t x, std::uint64_t rounds) {
-    for (std::uint64_t i = 0; i < rounds; ++i) {
-        x ^= x << 13U;
-        x ^= x >> 7U;
-        x ^= x << 17U;
-        x += i;
-    }
-    return x;
-}
+using jp::bench::mix;
 
 double cpu_seconds() {
     timespec ts{};

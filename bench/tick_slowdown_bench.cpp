@@ -17,6 +17,7 @@
 //   jp_bench_tick_slowdown [SECONDS [WINDOW_MS]]
 #include "bpf/kernel_sampler.hpp"
 #include "core/clock.hpp"
+#include "mix.hpp"
 #include "sys/alarm.hpp"
 
 #include <algorithm>
@@ -61,15 +62,7 @@ int open_counter(const char** what) {
     return static_cast<int>(::syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
-std::uint64_t mix(std::uint64_t x, std::uint64_t rounds) {
-    for (std::uint64_t i = 0; i < rounds; ++i) {
-        x ^= x << 13U;
-        x ^= x >> 7U;
-        x ^= x << 17U;
-        x += i;
-    }
-    return x;
-}
+using jp::bench::mix;
 
 struct Interval {
     double median = 0;
