@@ -9,7 +9,9 @@
 //   kernel: the eBPF program reads the counter at every tick of a CPU-clock event on CPU 0
 //           (bpf::KernelSampler, as jouleprof's perf_rapl does; off, its period is 10 s);
 //   timer:  a thread on CPU 1 wakes every 1 ms and reads the same counter, which the kernel
-//           reads on CPU 0 by a cross-CPU call, as the timer sampler's perf_rapl read does.
+//           reads on CPU 0 by a cross-CPU call. The timer sampler's read of this stand-in does
+//           that; a real RAPL event is read on any CPU of its package without one
+//           (PERF_EV_CAP_READ_ACTIVE_PKG), so there only reads from another package would.
 // Each sampled window's rate against the mean of the two quiet windows beside it is one
 // slowdown; their median and a 95 % interval of the median (order statistics) are printed.
 // The counter: the msr PMU's tsc on CPU 0 (the VM's stand-in for RAPL, as the tests use), else
@@ -70,17 +72,17 @@ struct Interval {
     double high = 0;
 };
 
-// The median and its ~95 % interval: the order statistics n/2 -+ 1.96 sqrt(n)/2.
+// The median and its ~95 % interval: the order statistics of ranks n/2 -+ 1.96 sqrt(n)/2
+// (1-based: the floor below, the ceiling above, plus one).
 Interval median_of(std::vector<double> v) {
     std::ranges::sort(v);
     const auto n = static_cast<double>(v.size());
-    const auto at = [&](double rank) {
-        const auto i = static_cast<std::size_t>(std::clamp(rank, 0.0, n - 1));
-        return v[i];
+    const auto at = [&](double rank) { // 1-based, clamped
+        return v[static_cast<std::size_t>(std::clamp(rank, 1.0, n) - 1)];
     };
     const double half = 0.98 * std::sqrt(n);
     return {v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]),
-            at(std::floor(n / 2 - half)), at(std::ceil(n / 2 + half) - 1)};
+            at(std::floor(n / 2 - half)), at(std::ceil(n / 2 + half) + 1)};
 }
 
 } // namespace
@@ -187,8 +189,9 @@ int main(int argc, char** argv) {
             kernel.push_back(100 * (1 - rate(w) / beside));
         } else if (ways[w] == Way::timer) {
             timer_slow.push_back(100 * (1 - rate(w) / beside));
-        } else if (w >= 2 && ways[w] == Way::quiet && ways[w - 2] == Way::quiet) {
-            // a quiet window against the quiet ones two away: what noise alone gives
+        } else if (w + 2 < windows) {
+            // A quiet window against the quiet ones two away (every even window is quiet):
+            // what noise alone gives, at twice the sampled windows' distance.
             quiet_spread.push_back(100 * (1 - rate(w) / (0.5 * (rate(w - 2) + rate(w + 2)))));
         }
     }

@@ -157,19 +157,19 @@ namespace {
 
 // A number as people write it on a command line ("5", "+5", "1e3", "0.25"), finite; the error
 // says what was wrong, in the caller's words.
-std::expected<double, std::string> parse_number(std::string_view text) {
-    std::string_view digits = text;
+std::expected<double, std::string> parse_number(const std::string& text) {
+    const char* first = text.c_str();
+    const char* const last = first + text.size();
     // from_chars takes no sign of +; a number written with one is still a number.
-    if (digits.size() > 1 && digits.front() == '+' && digits[1] != '-' && digits[1] != '+') {
-        digits.remove_prefix(1);
+    if (text.size() > 1 && text[0] == '+' && text[1] != '-' && text[1] != '+') {
+        ++first;
     }
     double v = 0;
-    const auto* end = digits.data() + digits.size();
-    const auto [ptr, ec] = std::from_chars(digits.data(), end, v);
-    if (ec == std::errc::result_out_of_range && ptr == end) {
+    const auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec == std::errc::result_out_of_range && ptr == last) {
         return std::unexpected(fmt::format("'{}' is out of the range of a number here", text));
     }
-    if (ec != std::errc{} || ptr != end || !std::isfinite(v)) {
+    if (ec != std::errc{} || ptr != last || !std::isfinite(v)) {
         return std::unexpected(fmt::format("expected a finite number, got '{}'", text));
     }
     return v;

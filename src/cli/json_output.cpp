@@ -43,15 +43,9 @@ Result<void> check_html_output(const std::filesystem::path& html,
     if (html.empty()) {
         return {};
     }
-    if (json.to_file()) {
-        std::error_code a;
-        std::error_code b;
-        const auto h = std::filesystem::weakly_canonical(html, a);
-        const auto j = std::filesystem::weakly_canonical(json.file, b);
-        if (html == json.file || (!a && !b && h == j)) {
-            return fail(ErrorKind::config, "--html " + html.string(),
-                        "is also the --json-file: name two files");
-        }
+    if (json.to_file() && sys::same_file(html, json.file)) {
+        return fail(ErrorKind::config, "--html " + html.string(),
+                    "is also the --json-file: name two files");
     }
     return sys::check_output(html, {inputs, force});
 }

@@ -13,14 +13,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The same file: the same inode when both exist, else the same absolute path.
+} // namespace
+
 bool same_file(const fs::path& a, const fs::path& b) {
-    std::error_code ec;
-    if (fs::exists(a, ec) && fs::exists(b, ec)) {
-        return fs::equivalent(a, b, ec);
+    std::error_code ea;
+    std::error_code eb;
+    if (fs::exists(a, ea) && fs::exists(b, eb)) {
+        return fs::equivalent(a, b, ea);
     }
-    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+    // Absolute first: weakly_canonical makes absolute only the part that exists, so a new
+    // "out.html" and "./out.html" would differ.
+    const auto ca = fs::weakly_canonical(fs::absolute(a, ea), ea);
+    const auto cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+    return a == b || (!ea && !eb && ca == cb);
 }
+
+namespace {
 
 // An SQLite file (a trace, or another database): by its 16-byte header.
 bool is_trace(const fs::path& p) {

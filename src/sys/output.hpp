@@ -20,6 +20,10 @@ struct OutputRules {
     bool force = false;                        // an existing output may be replaced
 };
 
+// The same file: the same inode where both exist, else the same absolute path once what exists
+// of each is resolved ("out.html", "./out.html" and "$PWD/out.html" alike).
+[[nodiscard]] bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
 // Whether `out` may be written under the rules; the error says why not and how to proceed.
 [[nodiscard]] Result<void> check_output(const std::filesystem::path& out, const OutputRules& rules);
 

@@ -99,8 +99,11 @@ TEST_F(Safety, HtmlAndJsonFileNeverNameOneFile) {
          {fmt::format("report {} --json-file {} --html {}", trace, out, out),
           fmt::format("report {} --json-file {} --html {}/./both.out --force", trace, out,
                       fs.path("/").string()),
-          fmt::format("study report {} --json-file {} --html {}", trace, out, out)}) {
-        const auto r = sh(jp(cmd + " 2>&1"));
+          fmt::format("study report {} --json-file {} --html {}", trace, out, out),
+          // neither exists yet: a bare name and ./ the same name, from the folder they are in
+          fmt::format("report {} --json-file both.out --html ./both.out", trace),
+          fmt::format("report {} --json-file {} --html both.out", trace, out)}) {
+        const auto r = sh(fmt::format("cd {} && {}", fs.path("/").string(), jp(cmd + " 2>&1")));
         EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.out;
         EXPECT_NE(r.out.find("is also the --json-file"), std::string::npos) << r.out;
         EXPECT_FALSE(std::filesystem::exists(out)) << cmd;
