@@ -12,6 +12,7 @@
 #include <array>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 namespace jp::cli {
 namespace {
@@ -29,21 +30,26 @@ std::filesystem::path beside(const std::filesystem::path& out, const std::string
     return p.string() + "." + what + ".csv";
 }
 
+// The files -o names: for CSV the samples, markers and summary, in that order.
+std::vector<std::filesystem::path> outputs_of(const ExportOptions& o) {
+    if (o.format != "csv") {
+        return {o.output};
+    }
+    return {o.output, beside(o.output, "markers"), beside(o.output, "summary")};
+}
+
+// The three CSV files (all three checked by run_export before any is written).
 Result<void> write_csv(trace::Reader& reader, const ExportOptions& o) {
     if (o.output.empty()) {
         return report::write_samples_csv(reader, std::cout);
     }
     using Writer = Result<void> (*)(trace::Reader&, std::ostream&);
+    const auto paths = outputs_of(o);
     const std::array<std::pair<std::filesystem::path, Writer>, 3> files{
-        {{o.output, report::write_samples_csv},
-         {beside(o.output, "markers"), report::write_markers_csv},
-         {beside(o.output, "summary"), report::write_summary_csv}}};
+        {{paths.at(0), report::write_samples_csv},
+         {paths.at(1), report::write_markers_csv},
+         {paths.at(2), report::write_summary_csv}}};
     const sys::OutputRules rules{{o.trace}, o.force};
-    for (const auto& [path, write] : files) { // all three checked before any is written
-        if (auto ok = sys::check_output(path, rules); !ok) {
-            return ok;
-        }
-    }
     for (const auto& [path, write] : files) {
         auto r = sys::write_output(path, rules,
                                    [&, w = write](std::ostream& out) { return w(reader, out); });
@@ -77,11 +83,7 @@ Result<void> write_json(trace::Reader& reader, const ExportOptions& o) {
 int run_export(const ExportOptions& o) {
     if (!o.output.empty()) {
         const sys::OutputRules rules{{o.trace}, o.force};
-        const std::vector<std::filesystem::path> outputs =
-            o.format == "csv"
-                ? std::vector{o.output, beside(o.output, "markers"), beside(o.output, "summary")}
-                : std::vector{o.output};
-        for (const auto& path : outputs) {
+        for (const auto& path : outputs_of(o)) {
             if (auto ok = sys::check_output(path, rules); !ok) {
                 JP_LOG_ERROR("{}", ok.error().message());
                 return 2;

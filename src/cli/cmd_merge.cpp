@@ -80,11 +80,8 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
 } // namespace
 
 int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
-    auto ok = check_json_output(o.json, o.inputs);
-    if (ok) { // the directories (or files) named, before any wait for the nodes
-        ok = check_html_output(o.html, o.inputs, o.force, o.json);
-    }
-    if (!ok) {
+    // Against the directories (or files) named, before any wait for the nodes.
+    if (auto ok = check_report_outputs(o.json, o.html, o.inputs, o.force); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
@@ -99,13 +96,13 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
                      o.inputs.front().string(), steps->size());
         return 2;
     }
-    // Again against the node traces found in them (never one of those, nor their SQLite
-    // files), before any is read.
-    if (auto html_ok =
-            check_html_output(o.html, steps->empty() ? o.inputs : steps->front(), o.force, o.json);
-        !html_ok) {
-        JP_LOG_ERROR("{}", html_ok.error().message());
-        return 2;
+    // The page again against the node traces found in them (never one of those, nor their
+    // SQLite files), before any is read: --html has exactly one step here.
+    if (!o.html.empty()) {
+        if (auto ok = check_html_output(o.html, steps->front(), o.force, o.json); !ok) {
+            JP_LOG_ERROR("{}", ok.error().message());
+            return 2;
+        }
     }
     nlohmann::json all = nlohmann::json::array();
     std::string text;

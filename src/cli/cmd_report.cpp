@@ -110,11 +110,7 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
                      "price_per_kwh in the config)");
         return 2;
     }
-    if (auto ok = check_json_output(o.json, o.traces); !ok) {
-        JP_LOG_ERROR("{}", ok.error().message());
-        return 2;
-    }
-    if (auto ok = check_html_output(o.html, o.traces, o.force, o.json); !ok) {
+    if (auto ok = check_report_outputs(o.json, o.html, o.traces, o.force); !ok) {
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }

@@ -240,10 +240,7 @@ int run_study(const StudyOptions& o, const Context& ctx) {
         folders->undo();
         return 2;
     };
-    if (auto ok = check_json_output(o.json, {o.file, plan->results}); !ok) {
-        return refuse(&ok.error());
-    }
-    if (auto ok = check_html_output(o.html, {o.file, plan->results}, o.force, o.json); !ok) {
+    if (auto ok = check_report_outputs(o.json, o.html, {o.file, plan->results}, o.force); !ok) {
         return refuse(&ok.error());
     }
     auto session = open_session(*plan, o, ctx);
@@ -311,28 +308,25 @@ void register_study(CLI::App& app, Commands& out) {
     o->report->add_option("--html", o->html, "Also write the job profiles as an HTML report")
         ->check(non_empty_path());
     o->report->add_flag("--force", o->force, "Replace the --html file if it exists");
-    out.push_back(Command{cmd,
-                          [o] {
-                              if (!o->report->parsed() && o->file.empty()) {
-                                  throw CLI::ValidationError(
-                                      "study", "give a study file (jouleprof study STUDY.toml) "
-                                               "or results (jouleprof study report RESULTS...)");
-                              }
-                          },
-                          [o](const Context& ctx) {
-                              if (!o->report->parsed()) {
-                                  return run_study(*o, ctx);
-                              }
-                              auto ok = check_json_output(o->json, o->results);
-                              if (ok) {
-                                  ok = check_html_output(o->html, o->results, o->force, o->json);
-                              }
-                              if (!ok) {
-                                  JP_LOG_ERROR("{}", ok.error().message());
-                                  return 2;
-                              }
-                              return print_table(o->results, o->json, o->html, o->force);
-                          }});
+    out.push_back(Command{
+        cmd,
+        [o] {
+            if (!o->report->parsed() && o->file.empty()) {
+                throw CLI::ValidationError("study",
+                                           "give a study file (jouleprof study STUDY.toml) "
+                                           "or results (jouleprof study report RESULTS...)");
+            }
+        },
+        [o](const Context& ctx) {
+            if (!o->report->parsed()) {
+                return run_study(*o, ctx);
+            }
+            if (auto ok = check_report_outputs(o->json, o->html, o->results, o->force); !ok) {
+                JP_LOG_ERROR("{}", ok.error().message());
+                return 2;
+            }
+            return print_table(o->results, o->json, o->html, o->force);
+        }});
 }
 
 } // namespace jp::cli

@@ -50,6 +50,16 @@ Result<void> check_html_output(const std::filesystem::path& html,
     return sys::check_output(html, {inputs, force});
 }
 
+Result<void> check_report_outputs(const JsonOutput& json,
+                                  const std::filesystem::path& html,
+                                  const std::vector<std::filesystem::path>& inputs,
+                                  bool force) {
+    if (auto ok = check_json_output(json, inputs); !ok) {
+        return ok;
+    }
+    return check_html_output(html, inputs, force, json);
+}
+
 int emit_json(const JsonOutput& out,
               const nlohmann::json& j,
               const std::vector<std::filesystem::path>& inputs) {

@@ -39,6 +39,11 @@ void add_json_options(CLI::App* cmd, JsonOutput& out);
                                              const std::vector<std::filesystem::path>& inputs,
                                              bool force,
                                              const JsonOutput& json);
+// Both a report's outputs, the JSON's first (report, study, merge).
+[[nodiscard]] Result<void> check_report_outputs(const JsonOutput& json,
+                                                const std::filesystem::path& html,
+                                                const std::vector<std::filesystem::path>& inputs,
+                                                bool force);
 
 // Writes j where `out` says (both stdout and a file when both were asked);
 // the file through a temporary one, so a failed write leaves nothing half.
