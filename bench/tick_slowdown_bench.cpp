@@ -5,13 +5,17 @@
 // 11 % run to run) hides a fraction of a per cent; here the drift of minutes is shared by
 // neighbouring windows a quarter of a second apart:
 //   a thread pinned to CPU 0 mixes integers without end and counts its rounds per window;
-//   the windows cycle through: nothing | the kernel sampler at 1 kHz | nothing | the timer;
+//   the windows cycle through: nothing | the kernel sampler at 1 kHz | nothing | the timer |
+//   nothing | a bare tick;
 //   kernel: the eBPF program reads the counter at every tick of a CPU-clock event on CPU 0
 //           (bpf::KernelSampler, as jouleprof's perf_rapl does; off, its period is 10 s);
 //   timer:  a thread on CPU 1 wakes every 1 ms and reads the same counter, which the kernel
 //           reads on CPU 0 by a cross-CPU call. The timer sampler's read of this stand-in does
 //           that; a real RAPL event is read on any CPU of its package without one
-//           (PERF_EV_CAP_READ_ACTIVE_PKG), so there only reads from another package would.
+//           (PERF_EV_CAP_READ_ACTIVE_PKG), so there only reads from another package would;
+//   bare:   a CPU-clock event on CPU 0 ticking at 1 kHz with nothing attached: the interrupt
+//           the kernel sampler rides, without its program, its map or its ring buffer. What
+//           the kernel sampler costs over this is what jouleprof adds; this is the platform's.
 // Each sampled window's rate against the mean of the two quiet windows beside it is one
 // slowdown; their median and a 95 % interval of the median (order statistics) are printed.
 // The counter: the msr PMU's tsc on CPU 0 (the VM's stand-in for RAPL, as the tests use), else
@@ -31,6 +35,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <thread>
 #include <unistd.h>
@@ -38,7 +43,7 @@
 
 namespace {
 
-enum class Way : int { quiet, kernel, timer };
+enum class Way : int { quiet, kernel, timer, bare };
 constexpr std::int64_t k_tick_ns = 1'000'000;
 constexpr std::int64_t k_off_ns = 10'000'000'000; // the kernel sampler's period while off
 
@@ -61,6 +66,18 @@ int open_counter(const char** what) {
         attr.config = PERF_COUNT_SW_CPU_CLOCK;
         *what = "the CPU clock of CPU 0";
     }
+    return static_cast<int>(::syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+// A CPU-clock event on CPU 0 that ticks every 1 ms while enabled and does nothing else: no
+// program, no buffer (an overflow with nowhere to write is dropped).
+int open_bare_tick() {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    attr.sample_period = static_cast<std::uint64_t>(k_tick_ns);
+    attr.disabled = 1;
     return static_cast<int>(::syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
@@ -100,6 +117,11 @@ int main(int argc, char** argv) {
     const int fd = open_counter(&what);
     if (fd < 0) {
         std::perror("jp_bench_tick_slowdown: perf_event_open on CPU 0 (root?)");
+        return 2;
+    }
+    const int bare_fd = open_bare_tick();
+    if (bare_fd < 0) {
+        std::perror("jp_bench_tick_slowdown: perf_event_open of a CPU-clock tick on CPU 0");
         return 2;
     }
     const jp::bpf::CounterSpec spec{fd, 0};
@@ -147,11 +169,12 @@ int main(int argc, char** argv) {
     }};
     std::vector<jp::bpf::Reading> drained;
     std::vector<std::uint64_t> lost;
-    const Way cycle[] = {Way::quiet, Way::kernel, Way::quiet, Way::timer};
+    const Way cycle[] = {Way::quiet, Way::kernel, Way::quiet, Way::timer, Way::quiet, Way::bare};
+    constexpr std::size_t k_cycle = std::size(cycle);
     std::vector<Way> ways(windows + 1, Way::quiet);
     std::int64_t t = jp::mono_ns();
     for (std::size_t w = 0; w < windows; ++w) {
-        const Way way = cycle[w % 4];
+        const Way way = cycle[w % k_cycle];
         ways[w] = way;
         if (way == Way::kernel) {
             (void)sampler.value()->set_period(k_tick_ns);
@@ -159,6 +182,11 @@ int main(int argc, char** argv) {
             (void)sampler.value()->set_period(k_off_ns);
         }
         timer_on.store(way == Way::timer, std::memory_order_relaxed);
+        if (way == Way::bare) {
+            (void)::ioctl(bare_fd, PERF_EVENT_IOC_ENABLE, 0);
+        } else if (w > 0 && ways[w - 1] == Way::bare) {
+            (void)::ioctl(bare_fd, PERF_EVENT_IOC_DISABLE, 0);
+        }
         starts[w] = jp::mono_ns();
         window.store(w, std::memory_order_relaxed);
         t += window_ns;
@@ -176,41 +204,54 @@ int main(int argc, char** argv) {
     const auto stats = sampler.value()->stats();
     sampler.value()->stop();
     ::close(fd);
+    ::close(bare_fd);
 
     const auto rate = [&](std::size_t w) {
         return static_cast<double>(rounds[w]) / static_cast<double>(starts[w + 1] - starts[w]);
     };
     std::vector<double> kernel;
     std::vector<double> timer_slow;
+    std::vector<double> bare;
+    std::vector<double> over_bare; // a cycle's kernel window less its bare one: what we add
+    double cycle_kernel = NAN;
     std::vector<double> quiet_spread;
-    for (std::size_t w = 4; w + 1 < windows; ++w) { // the first cycle warms up
+    for (std::size_t w = k_cycle; w + 1 < windows; ++w) { // the first cycle warms up
         const double beside = 0.5 * (rate(w - 1) + rate(w + 1));
         if (ways[w] == Way::kernel) {
             kernel.push_back(100 * (1 - rate(w) / beside));
+            cycle_kernel = kernel.back();
         } else if (ways[w] == Way::timer) {
             timer_slow.push_back(100 * (1 - rate(w) / beside));
+        } else if (ways[w] == Way::bare) {
+            bare.push_back(100 * (1 - rate(w) / beside));
+            if (!std::isnan(cycle_kernel)) {
+                over_bare.push_back(cycle_kernel - bare.back());
+            }
+            cycle_kernel = NAN;
         } else if (w + 2 < windows) {
             // A quiet window against the quiet ones two away (every even window is quiet):
             // what noise alone gives, at twice the sampled windows' distance.
             quiet_spread.push_back(100 * (1 - rate(w) / (0.5 * (rate(w - 2) + rate(w + 2)))));
         }
     }
-    if (kernel.size() < 4 || timer_slow.size() < 4) {
+    if (kernel.size() < 4 || timer_slow.size() < 4 || bare.size() < 4) {
         std::fputs("jp_bench_tick_slowdown: too few windows: run longer\n", stderr);
         return 2;
     }
     std::printf("job: integer mixing pinned to CPU 0; counter: %s; %zu windows of %g ms, cycling "
-                "quiet | kernel 1 kHz | quiet | timer 1 kHz\n",
+                "quiet | kernel 1 kHz | quiet | timer 1 kHz | quiet | bare tick 1 kHz\n",
                 what, windows, window_ms);
-    std::printf("%-28s %8s %22s %6s\n", "way", "median", "95 % interval of it", "pairs");
+    std::printf("%-30s %8s %22s %6s\n", "way", "median", "95 % interval of it", "pairs");
     for (const auto& [name, v] : {std::pair{"kernel sampler (eBPF)", &kernel},
+                                  std::pair{"bare tick (nothing attached)", &bare},
                                   std::pair{"timer, cross-CPU read", &timer_slow},
+                                  std::pair{"kernel less bare, by cycle", &over_bare},
                                   std::pair{"quiet vs quiet (noise)", &quiet_spread}}) {
         if (v->empty()) {
             continue;
         }
         const auto m = median_of(*v);
-        std::printf("%-28s %+7.3f%% %+9.3f%% to %+7.3f%% %6zu\n", name, m.median, m.low, m.high,
+        std::printf("%-30s %+7.3f%% %+9.3f%% to %+7.3f%% %6zu\n", name, m.median, m.low, m.high,
                     v->size());
     }
     if (stats.run_count > 0) {
