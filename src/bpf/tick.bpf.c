@@ -26,12 +26,11 @@ struct {
 } counter_cpu SEC(".maps");
 
 // Samples that found the ring buffer full, per counter: user space reports them as a gap.
-struct {
-    __uint(type, BPF_MAP_TYPE_ARRAY);
-    __type(key, __u32);
-    __type(value, __u64);
-    __uint(max_entries, JP_BPF_MAX_COUNTERS);
-} lost SEC(".maps");
+// In .bss, which libbpf maps into user space: the drain reads it from memory. A lookup by
+// syscall raises the CPU's bpf_prog_active with only migration disabled, and the kernel
+// passes over every tick on that CPU while it is raised: for ms, should the drain thread be
+// preempted inside the lookup.
+__u64 lost[JP_BPF_MAX_COUNTERS] = {};
 
 struct {
     __uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -55,10 +54,7 @@ int jp_tick(struct bpf_perf_event_data* ctx) {
         }
         struct jp_tick_record* r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
         if (!r) {
-            __u64* n = bpf_map_lookup_elem(&lost, &key);
-            if (n) {
-                __sync_fetch_and_add(n, 1);
-            }
+            __sync_fetch_and_add(&lost[i], 1);
             continue;
         }
         struct bpf_perf_event_value v = {};

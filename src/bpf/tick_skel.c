@@ -26,8 +26,6 @@ struct bpf_map* jp_tick_map(struct jp_tick* skel, enum jp_tick_map which) {
         return skel->maps.counters;
     case jp_tick_counter_cpu:
         return skel->maps.counter_cpu;
-    case jp_tick_lost:
-        return skel->maps.lost;
     case jp_tick_samples:
         return skel->maps.samples;
     }
@@ -36,4 +34,11 @@ struct bpf_map* jp_tick_map(struct jp_tick* skel, enum jp_tick_map which) {
 
 struct bpf_program* jp_tick_program(struct jp_tick* skel) {
     return skel->progs.jp_tick;
+}
+
+unsigned long long jp_tick_lost(const struct jp_tick* skel, unsigned i) {
+    if (i >= sizeof skel->bss->lost / sizeof skel->bss->lost[0]) {
+        return 0;
+    }
+    return __atomic_load_n(&skel->bss->lost[i], __ATOMIC_RELAXED);
 }

@@ -13,7 +13,7 @@ struct jp_tick;
 struct bpf_map;
 struct bpf_program;
 
-enum jp_tick_map { jp_tick_counters, jp_tick_counter_cpu, jp_tick_lost, jp_tick_samples };
+enum jp_tick_map { jp_tick_counters, jp_tick_counter_cpu, jp_tick_samples };
 
 /* NULL with errno set on failure. */
 struct jp_tick* jp_tick_open(void);
@@ -24,6 +24,9 @@ int jp_tick_load(struct jp_tick* skel);
 void jp_tick_destroy(struct jp_tick* skel);
 struct bpf_map* jp_tick_map(struct jp_tick* skel, enum jp_tick_map which);
 struct bpf_program* jp_tick_program(struct jp_tick* skel);
+/* After jp_tick_load: the readings of counter i that found the ring full so far, read from
+ * the program's memory as mapped into this process (no syscall). */
+unsigned long long jp_tick_lost(const struct jp_tick* skel, unsigned i);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The eBPF kernel sampler on this machine's real kernel, with counters whose truth is known
 // (perf_counters.hpp): sampled at 1 kHz for 10 s, every tick the kernel ran gave its readings
-// and at least 98 % of the ticks are there (the issue asks 99.9 %, which these VMs' stalls do
-// not allow: docs/kernel-sampling.md), each reading lies within one tick of the truth at its
-// own time, times increase, and a ring too small for the drain interval gives lost readings
-// rather than silence. Needs root (as
-// jouleprofd runs); kernel_refusal_test.cpp covers everyone else.
-// Each counter's CPU is kept busy (busy_cpus.hpp says why).
+// and at least 98 % of the ticks are there (the issue asks 99.9 %, which these VMs do not
+// give: docs/kernel-sampling.md says where the rest go), each reading lies within one tick of the
+// truth at its own time, times increase, and a ring too small for the drain interval gives lost
+// readings rather than silence. Needs root (as jouleprofd runs); kernel_refusal_test.cpp covers
+// everyone else. Each counter's CPU is kept busy (busy_cpus.hpp says why).
 #include "bpf/kernel_sampler.hpp"
 #include "busy_cpus.hpp"
 #include "perf_counters.hpp"
@@ -15,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
 #include <iostream>
@@ -162,6 +162,10 @@ TEST_F(KernelSampler_, AKilohertzForTenSecondsIsCompleteAndWithinATickOfTheTruth
                 const bool gap = r.t_mono_ns - previous > k_period * 3 / 2;
                 longest_gap = std::max(longest_gap, r.t_mono_ns - previous);
                 gaps += gap ? 1 : 0;
+                if (gap && std::getenv("JP_TEST_PRINT_GAPS") != nullptr) {
+                    // For bench/tick_gaps.sh: the gap's ends, CLOCK_MONOTONIC ns.
+                    std::cout << "GAP " << c.name << " " << previous << " " << r.t_mono_ns << "\n";
+                }
                 if (!gap) {
                     // The CPU clock counts nanoseconds: one a nanosecond, whatever the reads
                     // from user space say (a frozen clock would make them say 0).
@@ -186,10 +190,12 @@ TEST_F(KernelSampler_, AKilohertzForTenSecondsIsCompleteAndWithinATickOfTheTruth
                   << 100.0 * static_cast<double>(n) / ticks << " %), worst " << worst / rate
                   << " ns from the truth, rate " << rate << " per ns; " << gaps
                   << " gaps, the longest " << static_cast<double>(longest_gap) * 1e-6 << " ms\n";
-        // The issue asks for 99.9 %; these VMs' vCPUs stall for up to 6 ms now and then (18
-        // such gaps in 10 s on CPU 0, 2026-11-29; up to 20 ms with two clang-tidy processes
-        // beside it, 98.5 % of the ticks), and the kernel skips the ticks it could not run:
-        // every tick it ran is here (above). 98 % is what holds here.
+        // The issue asks for 99.9 %. On these VMs the kernel passes over the program at the
+        // ticks that come while the VM's own agent (PID 1) runs on the CPU, 1-5 ms at a time:
+        // 0.3-0.45 % of CPU 0's ticks (bench/tick_gaps.sh, docs/kernel-sampling.md); with two
+        // clang-tidy processes beside it 1.5 %, in gaps of up to 20 ms (2026-11-29, not traced
+        // then). Every tick it ran is here
+        // (above). 98 % is what holds here.
         EXPECT_GE(static_cast<double>(n), 0.98 * ticks) << c.name << ": readings missing";
         EXPECT_LE(static_cast<double>(n), ticks + 2) << c.name;
         if (c.name.starts_with("msr/tsc")) {
