@@ -22,11 +22,11 @@ EnergyUnit energy_unit(double max_joules) noexcept {
 }
 
 std::string energy_pm(const Stat& s, const EnergyUnit& u) {
-    // A figure the column's unit would show as 0.000 (a 0.2 J phase in a kJ
-    // table) is given in its own unit, named.
+    // A figure the column's unit would show with fewer than two significant digits (a 0.5 J
+    // phase is "0.001" in a kJ column, twice its size; a 5 J one "0.005") is given in its own
+    // unit, named: "0.500 J".
     const double shown = std::abs(s.mean * u.per_joule);
-    if (s.mean != 0 && shown < 0.5 * std::pow(10.0, -u.digits) &&
-        energy_unit(s.mean).name != u.name) {
+    if (s.mean != 0 && shown < std::pow(10.0, 1 - u.digits) && energy_unit(s.mean).name != u.name) {
         return energy_text(s);
     }
     return pm(s, u.per_joule, u.digits);

@@ -23,6 +23,10 @@ TEST(Units, EnergyTakesTheUnitThatFitsItsSize) {
 TEST(Units, AFigureTheColumnsUnitWouldZeroIsGivenInItsOwn) {
     const auto kj = energy_unit(5000.0);
     EXPECT_EQ(energy_pm(Stat{0.2, 0, 1, {}}, kj), "0.200 J") << "not 0.000 in a kJ column";
+    EXPECT_EQ(energy_pm(Stat{0.5, 0, 1, {}}, kj), "0.500 J") << "not 0.001 kJ, twice its size";
+    EXPECT_EQ(energy_pm(Stat{9.9, 0.2, 2, {}}, kj), "9.900 ± 0.200 J") << "one digit in kJ";
+    EXPECT_EQ(energy_pm(Stat{10, 0, 1, {}}, kj), "0.010") << "two significant digits stay";
+    EXPECT_EQ(energy_pm(Stat{-5, 0, 1, {}}, kj), "-5.000 J") << "a negative share too";
     EXPECT_EQ(energy_pm(Stat{0, 0, 1, {}}, kj), "0.000") << "a true zero stays";
     EXPECT_EQ(energy_pm(Stat{1500, 0, 1, {}}, kj), "1.500");
     EXPECT_EQ(energy_pm(Stat{1e-9, 0, 1, {}}, energy_unit(1e-9)), "0.000") << "no smaller unit";
