@@ -96,13 +96,15 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
                      o.inputs.front().string(), steps->size());
         return 2;
     }
-    // The page again against the node traces found in them (never one of those, nor their
+    // The outputs again against the node traces found in them (never one of those, nor their
     // SQLite files), before any is read: --html has exactly one step here.
-    if (!o.html.empty()) {
-        if (auto ok = check_html_output(o.html, steps->front(), o.force, o.json); !ok) {
-            JP_LOG_ERROR("{}", ok.error().message());
-            return 2;
-        }
+    std::vector<std::filesystem::path> traces;
+    for (const auto& step : *steps) {
+        traces.insert(traces.end(), step.begin(), step.end());
+    }
+    if (auto ok = check_report_outputs(o.json, o.html, traces, o.force); !ok) {
+        JP_LOG_ERROR("{}", ok.error().message());
+        return 2;
     }
     nlohmann::json all = nlohmann::json::array();
     std::string text;
@@ -127,7 +129,7 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
         std::fputs(terminal_safe(text).c_str(), text_out);
         std::fflush(text_out);
     }
-    return o.json.wanted() ? emit_json(o.json, nlohmann::json{{"steps", std::move(all)}}, o.inputs)
+    return o.json.wanted() ? emit_json(o.json, nlohmann::json{{"steps", std::move(all)}}, traces)
                            : 0;
 }
 

@@ -2,6 +2,7 @@
 #include "cli/usage_hints.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <string>
 #include <string_view>
@@ -119,6 +120,38 @@ std::string_view unknown_option(const GlobalOptions& globals, std::span<char* co
     return {};
 }
 
+// The command the user gave, down to its deepest subcommand ("study report").
+const CLI::App* deepest(const CLI::App& app, std::string& path) {
+    const CLI::App* at = &app;
+    for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) {
+        at = subs.front();
+        path += path.empty() ? at->get_name() : " " + at->get_name();
+    }
+    return at;
+}
+
+// A required argument that was not given, in the command's terms:
+// "report: 'traces' is missing: trace files, or ... (jouleprof report --help)".
+std::string missing_argument(const CLI::App& app, const CLI::ParseError& error) {
+    std::string path;
+    const CLI::App* command = deepest(app, path);
+    for (const CLI::Option* opt : command->get_options()) {
+        if (!opt->get_required() || opt->count() != 0) {
+            continue;
+        }
+        const std::string name =
+            opt->get_positional() ? "'" + opt->get_name() + "'" : opt->get_name();
+        std::string what = opt->get_description();
+        if (what.size() > 1 && std::isupper(static_cast<unsigned char>(what[0])) != 0 &&
+            std::islower(static_cast<unsigned char>(what[1])) != 0) {
+            what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+        }
+        return fmt::format("{}: {} is missing{}{} (jouleprof {} --help)", path, name,
+                           what.empty() ? "" : ": ", what, path);
+    }
+    return error.what();
+}
+
 } // namespace
 
 std::string explain_parse_error(const CLI::App& app,
@@ -141,7 +174,13 @@ std::string explain_parse_error(const CLI::App& app,
                                "own options go after it)",
                                option, nearest(option, options));
         }
+        if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
+            return fmt::format("give a command: {} (jouleprof --help)", fmt::join(names, ", "));
+        }
         return error.what();
+    }
+    if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
+        return missing_argument(app, error);
     }
     // A global option after the command (before any "--", which starts the job's own
     // arguments): CLI11 calls it unexpected; say where it goes.

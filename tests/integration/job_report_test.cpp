@@ -79,8 +79,9 @@ TEST_F(JobReport, MergeTakesTheGivenTracesAsOneStep) {
     EXPECT_NE(half.out.find("missing: node id 0"), std::string::npos) << half.out;
 }
 
-// An --html it may not write is refused before any node trace is read: exit 2, one line, for
-// merge and for report on a step's directory alike, and never one of the node traces' files.
+// An --html or --json-file it may not write is refused before any node trace is read: exit 2,
+// one line, for merge and for report on a step's directory alike, and never one of the node
+// traces' files.
 TEST_F(JobReport, AnHtmlItMayNotWriteIsRefusedFirst) {
     const auto step = dir / "jouleprof" / "42.0";
     const auto page = (dir / "mine.html").string();
@@ -92,7 +93,11 @@ TEST_F(JobReport, AnHtmlItMayNotWriteIsRefusedFirst) {
                       (step / "n1.jptrace").string(), page),
           fmt::format("report --no-sacct {} --html {}", step.string(), page),
           fmt::format("merge {} --html {} --force", step.string(), wal),
-          fmt::format("report --no-sacct {} --html {} --force", step.string(), wal)}) {
+          fmt::format("report --no-sacct {} --html {} --force", step.string(), wal),
+          // The JSON is always replaced where it may be, so never over a node trace's file.
+          fmt::format("merge {} --json-file {}", step.string(), wal),
+          fmt::format("report --no-sacct {} --json-file {}", step.string(), wal),
+          fmt::format("report --no-sacct {} --json-file {}", (dir / "jouleprof").string(), wal)}) {
         const auto r = sh(jp(cmd));
         EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
         EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << "\n" << r.out;

@@ -39,6 +39,31 @@ TEST(Usage, AnUnknownOptionBeforeTheCommandIsNamed) {
               std::string::npos);
 }
 
+TEST(Usage, AMissingArgumentIsNamedWithWhatItIs) {
+    const struct {
+        const char* args;
+        const char* says;
+    } cases[] = {
+        {"report", "report: 'traces' is missing: trace files, or directories of a job's node "
+                   "traces (one result per step) (jouleprof report --help)"},
+        {"run", "run: 'command' is missing: the command and its arguments (after --) (jouleprof "
+                "run --help)"},
+        {"sweep -- true", "sweep: --param is missing: "},
+        {"study report", "study report: 'results' is missing: results files (jouleprof study "
+                         "report --help)"},
+        {"", "give a command: run, sensors, "},
+        {"-v", "give a command: run, sensors, "},
+    };
+    for (const auto& c : cases) {
+        const auto r = jouleprof(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.args;
+        EXPECT_EQ(r.out.find("jouleprof: error: " + std::string{c.says}), 0U)
+            << c.args << ": " << r.out;
+        EXPECT_EQ(r.out.find("is required"), std::string::npos) << c.args << ": " << r.out;
+        EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << c.args << ": one line: " << r.out;
+    }
+}
+
 TEST(Usage, AGlobalOptionAfterTheCommandIsExplained) {
     for (const char* option : {"-v", "--quiet", "--sysfs-root=/"}) {
         const auto r = jouleprof(fmt::format("run {} -- true", option));
