@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 
 namespace jp::report {
 
@@ -21,13 +22,31 @@ EnergyUnit energy_unit(double max_joules) noexcept {
     return {"MJ", 1e-6, 3};
 }
 
+namespace {
+
+// The unit a figure is given in where the column's would show it with too few significant
+// digits: its own, named. In a column of a larger unit below three digits (a 0.5 J phase is
+// "0.001" in a kJ column, twice its size; 11.2 J is "0.011"); in a J column with fewer
+// decimals than it needs, below two (0.04 J is "0.0" where the column has one decimal).
+std::optional<EnergyUnit> own_unit(double mean, const EnergyUnit& u) {
+    if (mean == 0 || !std::isfinite(mean)) {
+        return std::nullopt;
+    }
+    const auto own = energy_unit(mean);
+    const double shown = std::abs(mean * u.per_joule);
+    const bool smaller_unit = own.name != u.name && own.per_joule > u.per_joule;
+    if ((smaller_unit && shown < std::pow(10.0, 2 - u.digits)) ||
+        (own.name == u.name && own.digits > u.digits && shown < std::pow(10.0, 1 - u.digits))) {
+        return own;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::string energy_pm(const Stat& s, const EnergyUnit& u) {
-    // A figure the column's unit would show with fewer than two significant digits (a 0.5 J
-    // phase is "0.001" in a kJ column, twice its size; a 5 J one "0.005") is given in its own
-    // unit, named: "0.500 J".
-    const double shown = std::abs(s.mean * u.per_joule);
-    if (s.mean != 0 && shown < std::pow(10.0, 1 - u.digits) && energy_unit(s.mean).name != u.name) {
-        return energy_text(s);
+    if (const auto own = own_unit(s.mean, u)) {
+        return pm(s, own->per_joule, own->digits) + " " + std::string{own->name};
     }
     return pm(s, u.per_joule, u.digits);
 }
@@ -39,20 +58,24 @@ std::string sensor_pm(const Stat& s, const EnergyUnit& u) {
     if (s.sensor->half_width() > std::abs(s.mean)) {
         return "n/m";
     }
-    const double least = std::pow(10.0, -u.digits);
+    // In the unit the figure beside it is given in, named where that is not the column's.
+    const auto own = own_unit(s.mean, u);
+    const auto& in = own ? *own : u;
+    const std::string name = own ? " " + std::string{own->name} : "";
+    const double least = std::pow(10.0, -in.digits);
     const auto text = [&](double joules) {
-        const double shown = joules * u.per_joule;
-        return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, u.digits)
-                                   : fmt::format("{:.{}f}", shown, u.digits);
+        const double shown = joules * in.per_joule;
+        return shown < 0.5 * least ? fmt::format("<{:.{}f}", least, in.digits)
+                                   : fmt::format("{:.{}f}", shown, in.digits);
     };
     // A bound far from centred on the figure (a channel lost part-way, a cut at zero) is
     // given by its two sides: half its width would promise what one side cannot hold.
     const double above = std::max(s.sensor->high - s.mean, 0.0);
     const double below = std::max(s.mean - s.sensor->low, 0.0);
     if (std::min(above, below) < 0.5 * std::max(above, below)) {
-        return fmt::format("+{}/−{}", text(above), text(below));
+        return fmt::format("+{}/−{}{}", text(above), text(below), name);
     }
-    return text(s.sensor->half_width());
+    return text(s.sensor->half_width()) + name;
 }
 
 std::string energy_text(double joules) {

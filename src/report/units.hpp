@@ -20,12 +20,15 @@ struct EnergyUnit {
 // The unit of a table whose largest energy is max_joules: J below 1 kJ (with
 // about four significant digits), kJ below 10 MJ, MJ above.
 [[nodiscard]] EnergyUnit energy_unit(double max_joules) noexcept;
-// "12.345 ± 0.678" in the unit, no unit name.
+// "12.345 ± 0.678" in the unit, no unit name; a figure the unit would show with too few
+// significant digits (below three in a larger unit, below two in J with fewer decimals than
+// it needs) in its own unit, named: "0.500 J" in a kJ column, not "0.001".
 [[nodiscard]] std::string energy_pm(const Stat& s, const EnergyUnit& u);
 // Half the sensors' bound on a mean (Stat::sensor) in the unit, no unit name: "0.020",
 // "<0.001" where it rounds to nothing; "+9.100/−0.110" where the bound is far from centred
 // on the figure (one side under half the other); "n/m" where it is wider than the figure
-// (not measurable at the sensors' resolution), "-" where there is none.
+// (not measurable at the sensors' resolution), "-" where there is none. In the unit
+// energy_pm gives the figure in, named where that is not the column's ("0.100 J").
 [[nodiscard]] std::string sensor_pm(const Stat& s, const EnergyUnit& u);
 // One figure with its own unit: "0.212 J", "1.765 kJ", "12.300 MJ".
 [[nodiscard]] std::string energy_text(double joules);

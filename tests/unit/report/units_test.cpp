@@ -25,11 +25,26 @@ TEST(Units, AFigureTheColumnsUnitWouldZeroIsGivenInItsOwn) {
     EXPECT_EQ(energy_pm(Stat{0.2, 0, 1, {}}, kj), "0.200 J") << "not 0.000 in a kJ column";
     EXPECT_EQ(energy_pm(Stat{0.5, 0, 1, {}}, kj), "0.500 J") << "not 0.001 kJ, twice its size";
     EXPECT_EQ(energy_pm(Stat{9.9, 0.2, 2, {}}, kj), "9.900 ± 0.200 J") << "one digit in kJ";
-    EXPECT_EQ(energy_pm(Stat{10, 0, 1, {}}, kj), "0.010") << "two significant digits stay";
+    EXPECT_EQ(energy_pm(Stat{11.24, 0.15, 2, {}}, kj), "11.24 ± 0.15 J") << "not 0.011 ± 0.000";
+    EXPECT_EQ(energy_pm(Stat{100, 0, 1, {}}, kj), "0.100") << "three significant digits stay";
+    const auto j = energy_unit(500.0); // one decimal
+    EXPECT_EQ(energy_pm(Stat{0.04, 0, 1, {}}, j), "0.040 J") << "not 0.0 in a J column";
+    EXPECT_EQ(energy_pm(Stat{5, 0, 1, {}}, j), "5.0") << "two significant digits in a J column";
     EXPECT_EQ(energy_pm(Stat{-5, 0, 1, {}}, kj), "-5.000 J") << "a negative share too";
     EXPECT_EQ(energy_pm(Stat{0, 0, 1, {}}, kj), "0.000") << "a true zero stays";
     EXPECT_EQ(energy_pm(Stat{1500, 0, 1, {}}, kj), "1.500");
     EXPECT_EQ(energy_pm(Stat{1e-9, 0, 1, {}}, energy_unit(1e-9)), "0.000") << "no smaller unit";
+}
+
+TEST(Units, TheSensorsColumnIsInTheUnitOfTheFigureBesideIt) {
+    const auto kj = energy_unit(5000.0);
+    const Stat small{9, 0, 1, Bound{8.9, 9.1, "resolution", {}, {}}};
+    EXPECT_EQ(energy_pm(small, kj), "9.000 J");
+    EXPECT_EQ(sensor_pm(small, kj), "0.100 J") << "not 0.000, in kJ without a name";
+    const Stat large{2500, 0, 1, Bound{2490, 2510, "resolution", {}, {}}};
+    EXPECT_EQ(sensor_pm(large, kj), "0.010") << "the column's own unit is not named";
+    const Stat skew{9, 0, 1, Bound{8.99, 10, "gap between readings", {}, {}}};
+    EXPECT_EQ(sensor_pm(skew, kj), "+1.000/−0.010 J");
 }
 
 TEST(Units, TheSensorsColumnGivesBothSidesOfABoundFarFromCentred) {
