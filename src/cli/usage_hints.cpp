@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,26 +131,127 @@ const CLI::App* deepest(const CLI::App& app, std::string& path) {
     return at;
 }
 
-// A required argument that was not given, in the command's terms:
-// "report: 'traces' is missing: trace files, or ... (jouleprof report --help)".
-std::string missing_argument(const CLI::App& app, const CLI::ParseError& error) {
-    std::string path;
-    const CLI::App* command = deepest(app, path);
-    for (const CLI::Option* opt : command->get_options()) {
-        if (!opt->get_required() || opt->count() != 0) {
-            continue;
-        }
-        const std::string name =
-            opt->get_positional() ? "'" + opt->get_name() + "'" : opt->get_name();
-        std::string what = opt->get_description();
-        if (what.size() > 1 && std::isupper(static_cast<unsigned char>(what[0])) != 0 &&
-            std::islower(static_cast<unsigned char>(what[1])) != 0) {
-            what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
-        }
-        return fmt::format("{}: {} is missing{}{} (jouleprof {} --help)", path, name,
-                           what.empty() ? "" : ": ", what, path);
+// What an option is, for a message: its description up to its first semicolon, the
+// first letter lower-case ("trace files, or ..."); "" where it has none.
+std::string what_it_is(const CLI::Option& opt) {
+    std::string what = opt.get_description();
+    what = what.substr(0, std::min(what.find("; "), what.find(" ;")));
+    while (!what.empty() && what.back() == ' ') {
+        what.pop_back();
     }
-    return error.what();
+    if (what.size() > 1 && std::isupper(static_cast<unsigned char>(what[0])) != 0 &&
+        std::islower(static_cast<unsigned char>(what[1])) != 0) {
+        what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+    }
+    return what;
+}
+
+std::string display_name(const CLI::Option& opt) {
+    return opt.get_positional() ? "'" + opt.get_name() + "'" : opt.get_name();
+}
+
+// The required arguments that were not given, in the command's terms:
+// "report: 'traces' is missing: trace files, or ... (jouleprof report --help)";
+// "sweep: --param and 'command' are missing (jouleprof sweep --help)".
+std::string missing_arguments(const CLI::App* command, const std::string& path) {
+    std::vector<const CLI::Option*> missing;
+    for (const CLI::Option* opt : command->get_options()) {
+        if (opt->get_required() && opt->count() == 0) {
+            missing.push_back(opt);
+        }
+    }
+    if (missing.empty()) {
+        return {};
+    }
+    if (missing.size() == 1) {
+        const auto what = what_it_is(*missing.front());
+        return fmt::format("{}: {} is missing{}{} (jouleprof {} --help)", path,
+                           display_name(*missing.front()), what.empty() ? "" : ": ", what, path);
+    }
+    std::vector<std::string> names;
+    for (const auto* opt : missing) {
+        names.push_back(display_name(*opt));
+    }
+    const auto last = names.back();
+    names.pop_back();
+    return fmt::format("{}: {} and {} are missing (jouleprof {} --help)", path,
+                       fmt::join(names, ", "), last, path);
+}
+
+// "--json-file: 1 required FILE missing" (an option given without its value):
+// "report: --json-file needs a value (FILE) (jouleprof report --help)"; path "" for the
+// program's own options.
+std::string value_missing(const std::string& text, const std::string& path) {
+    static const std::regex k_form{R"(^(-[^:\s]+): \d+ required (\S+) missing$)"};
+    const auto where = path.empty() ? std::string{} : path + ": ";
+    const auto help =
+        path.empty() ? std::string{"jouleprof --help"} : "jouleprof " + path + " --help";
+    if (std::smatch m; std::regex_match(text, m, k_form)) {
+        return fmt::format("{}{} needs a value ({}) ({})", where, m[1].str(), m[2].str(), help);
+    }
+    return fmt::format("{}{} ({})", where, text, help);
+}
+
+// "Could not convert: --repeat = abc": "run: --repeat: expected a whole number, got 'abc'".
+std::string
+not_converted(const CLI::App* command, const std::string& text, const std::string& path) {
+    static const std::regex k_form{R"(^Could not convert: (\S+) = (.*)$)"};
+    std::smatch m;
+    if (!std::regex_match(text, m, k_form)) {
+        return fmt::format("{}: {} (jouleprof {} --help)", path, text, path);
+    }
+    std::string expected = "a value it can read";
+    for (const CLI::Option* opt : command->get_options()) {
+        if (opt->check_name(m[1].str())) {
+            const auto type = opt->get_type_name();
+            expected = type.find("INT") != std::string::npos ? "a whole number"
+                       : type.find("FLOAT") != std::string::npos ||
+                               type.find("NUMBER") != std::string::npos
+                           ? "a number"
+                           : expected;
+        }
+    }
+    return fmt::format("{}: {}: expected {}, got '{}' (jouleprof {} --help)", path, m[1].str(),
+                       expected, m[2].str(), path);
+}
+
+// An option the command does not have, named with its nearest ("report: unknown option
+// '--jsno' (did you mean '--json'?)"); "" where every argument after the command is one.
+std::string unknown_command_option(const CLI::App* command,
+                                   const std::string& path,
+                                   const GlobalOptions& globals,
+                                   std::span<char* const> args) {
+    std::vector<std::string> known;
+    for (const CLI::Option* opt : command->get_options()) {
+        for (const auto& s : opt->get_snames()) {
+            known.push_back("-" + s);
+        }
+        for (const auto& l : opt->get_lnames()) {
+            known.push_back("--" + l);
+        }
+    }
+    bool after_command = false;
+    for (const std::string_view arg : args) {
+        if (arg == "--") {
+            break;
+        }
+        const bool number =
+            arg.size() > 1 &&
+            (std::isdigit(static_cast<unsigned char>(arg[1])) != 0 || arg[1] == '.');
+        if (after_command && arg.starts_with('-') && arg.size() > 1 && !number &&
+            global_named(globals, arg) == nullptr) {
+            auto name = std::string{arg.substr(0, arg.find('='))};
+            if (!name.starts_with("--") && name.size() > 2) {
+                name = name.substr(0, 2); // a short option with its value attached
+            }
+            if (std::ranges::find(known, name) == known.end()) {
+                return fmt::format("{}: unknown option '{}'{} (jouleprof {} --help)", path, name,
+                                   nearest(name, known), path);
+            }
+        }
+        after_command = after_command || arg == command->get_name();
+    }
+    return {};
 }
 
 } // namespace
@@ -177,17 +279,29 @@ std::string explain_parse_error(const CLI::App& app,
         if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
             return fmt::format("give a command: {} (jouleprof --help)", fmt::join(names, ", "));
         }
+        if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
+            return value_missing(error.what(), "");
+        }
         return error.what();
     }
+    std::string path;
+    const CLI::App* command = deepest(app, path);
     if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
-        return missing_argument(app, error);
+        auto said = missing_arguments(command, path);
+        return said.empty() ? error.what() : said;
+    }
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
+        return value_missing(error.what(), path);
+    }
+    if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {
+        return not_converted(command, error.what(), path);
     }
     // A global option after the command (before any "--", which starts the job's own
     // arguments): CLI11 calls it unexpected; say where it goes.
     if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) {
         return error.what();
     }
-    const auto& command = parsed.front()->get_name();
+    const auto& command_name = parsed.front()->get_name();
     bool after_command = false;
     for (const std::string_view arg : args) {
         if (arg == "--") {
@@ -196,11 +310,12 @@ std::string explain_parse_error(const CLI::App& app,
         if (after_command && global_named(globals, arg) != nullptr) {
             return fmt::format("{} is a global option: give it before the command (jouleprof {} {} "
                                "...)",
-                               arg.substr(0, arg.find('=')), arg, command);
+                               arg.substr(0, arg.find('=')), arg, command_name);
         }
-        after_command = after_command || arg == command;
+        after_command = after_command || arg == command_name;
     }
-    return error.what();
+    auto unknown = unknown_command_option(command, path, globals, args);
+    return unknown.empty() ? error.what() : unknown;
 }
 
 CLI::Validator non_empty_path() {

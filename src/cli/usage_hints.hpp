@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What a command-line mistake means, said in the user's terms: a mistyped
-// command named with the nearest real one, a global option given after the
-// command explained, an empty file name refused.
+// command or option named with the nearest real one, a global option given after the
+// command explained, a missing argument or value named with what it is, a value that is
+// not a number said so, an empty file name refused.
 #include <CLI/CLI.hpp>
 #include <span>
 #include <string>

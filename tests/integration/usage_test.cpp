@@ -48,7 +48,12 @@ TEST(Usage, AMissingArgumentIsNamedWithWhatItIs) {
                    "traces (one result per step) (jouleprof report --help)"},
         {"run", "run: 'command' is missing: the command and its arguments (after --) (jouleprof "
                 "run --help)"},
-        {"sweep -- true", "sweep: --param is missing: "},
+        {"sweep -- true", "sweep: --param is missing: NAME=V1,V2,... (jouleprof sweep --help)"},
+        {"sweep", "sweep: --param and 'command' are missing (jouleprof sweep --help)"},
+        {"export", "export: 'trace' and --format are missing (jouleprof export --help)"},
+        {"report --json-file", "report: --json-file needs a value (FILE) (jouleprof report "
+                               "--help)"},
+        {"-c", "--config needs a value (TEXT) (jouleprof --help)"},
         {"study report", "study report: 'results' is missing: results files (jouleprof study "
                          "report --help)"},
         {"", "give a command: run, sensors, "},
@@ -62,6 +67,37 @@ TEST(Usage, AMissingArgumentIsNamedWithWhatItIs) {
         EXPECT_EQ(r.out.find("is required"), std::string::npos) << c.args << ": " << r.out;
         EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << c.args << ": one line: " << r.out;
     }
+}
+
+TEST(Usage, AMistypedOptionOrAValueThatIsNoNumberIsSaidInTheCommandsTerms) {
+    const struct {
+        const char* args;
+        const char* says;
+    } cases[] = {
+        {"run --repat 3 -- true", "run: unknown option '--repat' (did you mean '--repeat'?) "
+                                  "(jouleprof run --help)"},
+        {"compare --basline x a b", "compare: unknown option '--basline' (did you mean "
+                                    "'--baseline'?)"},
+        {"run --zzzzzz -- true", "run: unknown option '--zzzzzz' (jouleprof run --help)"},
+        {"run -r abc -- true", "run: --repeat: expected a whole number, got 'abc' (jouleprof run "
+                               "--help)"},
+    };
+    for (const auto& c : cases) {
+        const auto r = jouleprof(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.args;
+        EXPECT_EQ(r.out.find("jouleprof: error: " + std::string{c.says}), 0U)
+            << c.args << ": " << r.out;
+        EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << c.args << ": one line: " << r.out;
+    }
+    // After "--" an option is the job's own, as it always was.
+    const auto dir =
+        std::filesystem::temp_directory_path() / fmt::format("jp-usage-opt-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    const auto job = sh(fmt::format("cd {} && {} -q run --no-live -o t.jptrace -- true --repat "
+                                    "2>&1",
+                                    dir.string(), JP_BINARY));
+    EXPECT_EQ(job.exit_code, 0) << job.out;
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Usage, AGlobalOptionAfterTheCommandIsExplained) {
