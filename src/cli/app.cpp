@@ -6,6 +6,7 @@
 #include "cli/usage_hints.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "process/runner.hpp"
 
 #include <CLI/CLI.hpp>
@@ -94,7 +95,9 @@ int main_entry(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         const auto args = std::span<char* const>{argv, static_cast<std::size_t>(argc)}.subspan(1);
-        std::fprintf(stderr, "jouleprof: error: %s\n", explain_parse_error(app, args, e).c_str());
+        // One line, whatever the user typed into it (a newline, an escape sequence).
+        std::fprintf(stderr, "jouleprof: error: %s\n",
+                     one_line(explain_parse_error(app, args, e), 1000).c_str());
         return 2;
     }
     set_log_level(g);

@@ -47,7 +47,10 @@ Result<void> check_html_output(const std::filesystem::path& html,
         return fail(ErrorKind::config, "--html " + html.string(),
                     "is also the --json-file: name two files");
     }
-    return sys::check_output(html, {inputs, force});
+    if (auto ok = sys::check_output(html, {inputs, force}); !ok) {
+        return fail(ok.error().kind, "--html " + html.string(), ok.error().detail);
+    }
+    return {};
 }
 
 Result<void> check_report_outputs(const JsonOutput& json,

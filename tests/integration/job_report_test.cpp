@@ -101,6 +101,10 @@ TEST_F(JobReport, AnHtmlItMayNotWriteIsRefusedFirst) {
         const auto r = sh(jp(cmd));
         EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
         EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << "\n" << r.out;
+        const auto* option =
+            cmd.find("--json-file") != std::string::npos ? "--json-file" : "--html";
+        EXPECT_NE(r.out.find(option), std::string::npos) << cmd << ": names " << option << "\n"
+                                                         << r.out;
     }
     EXPECT_EQ(slurp(page), "mine\n");
     EXPECT_EQ(slurp(wal), "not SQLite\n");

@@ -70,33 +70,52 @@ TEST(Usage, AMissingArgumentIsNamedWithWhatItIs) {
 }
 
 TEST(Usage, AMistypedOptionOrAValueThatIsNoNumberIsSaidInTheCommandsTerms) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / fmt::format("jp-usage-opt-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    const auto trace = (dir / "t.jptrace").string();
+    ASSERT_EQ(sh(fmt::format("{} -q run --no-live -o {} -- true", JP_BINARY, trace)).exit_code, 0);
     const struct {
-        const char* args;
-        const char* says;
+        std::string args;
+        std::string says;
     } cases[] = {
         {"run --repat 3 -- true", "run: unknown option '--repat' (did you mean '--repeat'?) "
                                   "(jouleprof run --help)"},
         {"compare --basline x a b", "compare: unknown option '--basline' (did you mean "
                                     "'--baseline'?)"},
         {"run --zzzzzz -- true", "run: unknown option '--zzzzzz' (jouleprof run --help)"},
-        {"run -r abc -- true", "run: --repeat: expected a whole number, got 'abc' (jouleprof run "
-                               "--help)"},
+        // A misspelt option is named even where CLI11 failed first on what followed it.
+        {"sweep --parm n=1 -- true", "sweep: unknown option '--parm' (did you mean '--param'?)"},
+        {"export --fromat csv " + trace, "export: unknown option '--fromat' (did you mean "
+                                         "'--format'?)"},
+        {"report " + trace + " --thresold 5", "report: unknown option '--thresold' (did you "
+                                              "mean '--threshold'?)"},
+        // No guess for one letter (every one is an edit from -h); a cluster named whole.
+        {"run -x -- true", "run: unknown option '-x' (jouleprof run --help)"},
+        {"run -qx -- true", "run: unknown option '-qx' (jouleprof run --help)"},
+        {"run -qv -- true", "-q is a global option: give it before the command"},
+        {"--quite report " + trace, "unknown option '--quite' (did you mean '--quiet'?)"},
+        {"-r 3 run -- true", "-r is an option of run: give it after the command"},
+        {"run -r abc -- true", "run: --repeat: cannot read 'abc' as a whole number (jouleprof "
+                               "run --help)"},
+        {"run -r \"$(printf '1\\n2')\" -- true",
+         "run: --repeat: cannot read '1\\n2' as a whole number"},
+        {"mark point x --strict=maybe", "mark: --strict takes no value, got 'maybe'"},
+        {"run --json-file -- true", "--json-file: '--' is no file name"},
     };
     for (const auto& c : cases) {
-        const auto r = jouleprof(c.args);
-        EXPECT_EQ(r.exit_code, 2) << c.args;
-        EXPECT_EQ(r.out.find("jouleprof: error: " + std::string{c.says}), 0U)
-            << c.args << ": " << r.out;
+        const auto r = sh(fmt::format("cd {} && {} {} 2>&1", dir.string(), JP_BINARY, c.args));
+        EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.out;
+        EXPECT_EQ(r.out.find("jouleprof: error: " + c.says), 0U) << c.args << ": " << r.out;
         EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << c.args << ": one line: " << r.out;
     }
+    EXPECT_FALSE(std::filesystem::exists(dir / "--")) << "no JSON file named --";
     // After "--" an option is the job's own, as it always was.
-    const auto dir =
-        std::filesystem::temp_directory_path() / fmt::format("jp-usage-opt-{}", ::getpid());
-    std::filesystem::create_directories(dir);
-    const auto job = sh(fmt::format("cd {} && {} -q run --no-live -o t.jptrace -- true --repat "
+    const auto job = sh(fmt::format("cd {} && {} run --no-live -o u.jptrace -- true --repat -x "
                                     "2>&1",
                                     dir.string(), JP_BINARY));
     EXPECT_EQ(job.exit_code, 0) << job.out;
+    EXPECT_NE(job.out.find("(1 run; true --repat -x)"), std::string::npos) << job.out;
     std::filesystem::remove_all(dir);
 }
 
