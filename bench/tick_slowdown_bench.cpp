@@ -14,8 +14,10 @@
 //           that; a real RAPL event is read on any CPU of its package without one
 //           (PERF_EV_CAP_READ_ACTIVE_PKG), so there only reads from another package would;
 //   bare:   a CPU-clock event on CPU 0 ticking at 1 kHz with nothing attached: the interrupt
-//           the kernel sampler rides, without its program, its map or its ring buffer. What
-//           the kernel sampler costs over this is what jouleprof adds; this is the platform's.
+//           the kernel sampler rides, without its program, its maps or its ring buffer (it
+//           runs perf's own overflow path instead, which finds no buffer and writes nothing).
+//           What the kernel sampler costs over this is what jouleprof's program adds; this is
+//           the cost of a 1 kHz timer on the job's CPU.
 // Each sampled window's rate against the mean of the two quiet windows beside it is one
 // slowdown; their median and a 95 % interval of the median (order statistics) are printed.
 // The counter: the msr PMU's tsc on CPU 0 (the VM's stand-in for RAPL, as the tests use), else

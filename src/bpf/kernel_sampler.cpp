@@ -232,6 +232,11 @@ KernelSampler::start(std::span<const CounterSpec> counters, const Options& optio
     if (loaded != 0) {
         return std::unexpected(refused("loading the sampler program (bpf)", -loaded));
     }
+    if (jp_tick_counts_mapped(st->skel) == 0) { // a build that lost the program's .bss
+        return std::unexpected(
+            std::string{"eBPF: the sampler program's lost-reading counts are not mapped into "
+                        "this process (a build without BTF?)"});
+    }
     for (std::uint32_t i = 0; i < counters.size(); ++i) {
         const std::int32_t fd = counters[i].fd;
         const std::int32_t cpu = counters[i].cpu;
@@ -285,7 +290,7 @@ void KernelSampler::drain(std::vector<Reading>& out, std::vector<std::uint64_t>&
     out.insert(out.end(), st.sink.begin(), st.sink.end());
     lost_out.assign(st.lost_seen.size(), 0);
     for (std::uint32_t i = 0; i < st.lost_seen.size(); ++i) {
-        // From memory: a map lookup by syscall would stop this CPU's ticks while it runs.
+        // From memory: a map lookup by syscall could hold off this CPU's ticks while it runs.
         const std::uint64_t n = jp_tick_lost(st.skel, i);
         if (n > st.lost_seen[i]) {
             lost_out[i] = n - st.lost_seen[i];

@@ -29,7 +29,7 @@ struct {
 // In .bss, which libbpf maps into user space: the drain reads it from memory. A lookup by
 // syscall raises the CPU's bpf_prog_active with only migration disabled, and the kernel
 // passes over every tick on that CPU while it is raised: for ms, should the drain thread be
-// preempted inside the lookup.
+// preempted inside the lookup. It must stay a non-static global: libbpf maps only those.
 __u64 lost[JP_BPF_MAX_COUNTERS] = {};
 
 struct {

@@ -36,8 +36,12 @@ struct bpf_program* jp_tick_program(struct jp_tick* skel) {
     return skel->progs.jp_tick;
 }
 
+int jp_tick_counts_mapped(const struct jp_tick* skel) {
+    return skel->bss != 0;
+}
+
 unsigned long long jp_tick_lost(const struct jp_tick* skel, unsigned i) {
-    if (i >= sizeof skel->bss->lost / sizeof skel->bss->lost[0]) {
+    if (skel->bss == 0 || i >= sizeof skel->bss->lost / sizeof skel->bss->lost[0]) {
         return 0;
     }
     return __atomic_load_n(&skel->bss->lost[i], __ATOMIC_RELAXED);

@@ -24,8 +24,11 @@ int jp_tick_load(struct jp_tick* skel);
 void jp_tick_destroy(struct jp_tick* skel);
 struct bpf_map* jp_tick_map(struct jp_tick* skel, enum jp_tick_map which);
 struct bpf_program* jp_tick_program(struct jp_tick* skel);
+/* After jp_tick_load: whether the program's .bss (its lost counts) is mapped into this
+ * process; libbpf maps it for a non-static global with BTF, and fails the load if it cannot. */
+int jp_tick_counts_mapped(const struct jp_tick* skel);
 /* After jp_tick_load: the readings of counter i that found the ring full so far, read from
- * the program's memory as mapped into this process (no syscall). */
+ * the program's memory as mapped into this process (no syscall); 0 where it is not mapped. */
 unsigned long long jp_tick_lost(const struct jp_tick* skel, unsigned i);
 
 #ifdef __cplusplus
