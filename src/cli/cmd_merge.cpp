@@ -61,6 +61,15 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
             if (!traces) {
                 return std::unexpected(traces.error());
             }
+            if (o.directories_of_nodes &&
+                std::ranges::none_of(*traces, report::job::recorded_for_a_node)) {
+                return fail(ErrorKind::config, d.string(),
+                            fmt::format("holds traces of runs, not of a job's nodes (none was "
+                                        "recorded by jouleprof record or the Slurm plugin): "
+                                        "report them as files (jouleprof report {}/*.jptrace), "
+                                        "or merge them as one step's nodes (jouleprof merge {})",
+                                        d.string(), d.string()));
+            }
             steps.push_back(std::move(*traces));
             notes.push_back(note);
         }

@@ -165,8 +165,10 @@ void add_clock_meta(const std::filesystem::path& output, std::map<std::string, s
 }
 
 int record(const RecordOptions& o, const sensors::Host& host, const Config& config) {
-    SessionOptions so{o.output, o.interval, false,
-                      {},       false,      {{"command", o.command}, {"label", o.label}}};
+    SessionOptions so{
+        o.output, o.interval,
+        false,    {},
+        false,    {{"command", o.command}, {"label", o.label}, {"recorded", "jouleprof record"}}};
     add_clock_meta(o.output, so.meta);
     for (const auto& kv : o.meta) {
         const auto eq = kv.find('=');

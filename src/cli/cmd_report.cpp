@@ -120,7 +120,7 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
             return 2;
         }
         return print_job_reports(
-            {o.traces, o.json, o.html, o.force, o.wait, o.sacct, summary_options(o, config)},
+            {o.traces, o.json, o.html, o.force, o.wait, o.sacct, summary_options(o, config), true},
             text_out);
     }
     if (o.wait.count() > 0 || !o.sacct) {

@@ -34,6 +34,8 @@ struct JobReportOptions {
     Nanos wait{0};                  // how long to wait for every node to close its trace
     bool sacct = true;              // Slurm's ConsumedEnergyRaw beside ours, when sacct has it
     report::SummaryOptions summary; // --threshold, --idle-util
+    // report DIR: a directory's traces must be nodes' (recorded for a job), not any runs'.
+    bool directories_of_nodes = false;
 };
 // Returns 0, 1 when nothing could be merged, 2 for options that do not fit.
 int print_job_reports(const JobReportOptions& options, std::FILE* text_out);

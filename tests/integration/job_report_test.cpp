@@ -110,6 +110,32 @@ TEST_F(JobReport, AnHtmlItMayNotWriteIsRefusedFirst) {
     EXPECT_EQ(slurp(wal), "not SQLite\n");
 }
 
+// A directory of ordinary runs (a sweep's, say) is not taken for a job's nodes by report:
+// it says how to report them; merge, asked for nodes in so many words, still merges them.
+TEST_F(JobReport, ADirectoryOfRunsIsNotTakenForAJobsNodes) {
+    const auto sweep = dir / "sweep";
+    std::filesystem::create_directories(sweep);
+    for (int i = 0; i < 2; ++i) {
+        TraceBuilder b(sweep / fmt::format("0{}-n-{}.jptrace", i, i),
+                       {channel("cpu0.package", Domain::cpu_package, Quantity::energy)});
+        b.run(make_run(fmt::format("n={}", i), 5, flat(20.0 * (i + 1))));
+    }
+    const auto r = sh(jp("report --no-sacct " + sweep.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("holds traces of runs, not of a job's nodes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("jouleprof report " + sweep.string() + "/*.jptrace"), std::string::npos)
+        << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(sh(jp("merge --no-sacct " + sweep.string())).exit_code, 0);
+    // A trace record made is a node's, with or without Slurm: one among them is enough.
+    TraceBuilder recorded(sweep / "node.jptrace",
+                          {channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
+                          {{"recorded", "jouleprof record"}});
+    recorded.run(make_run("job", 5, flat(30)));
+    const auto again = sh(jp("report --no-sacct " + sweep.string()));
+    EXPECT_EQ(again.out.find("holds traces of runs"), std::string::npos) << again.out;
+}
+
 TEST_F(JobReport, HtmlIsWrittenOnceUnlessForced) {
     const auto step = (dir / "jouleprof" / "42.0").string();
     const auto page = (dir / "job.html").string();

@@ -80,6 +80,17 @@ Result<std::vector<std::filesystem::path>> step_dirs_in(const std::filesystem::p
     return out;
 }
 
+bool recorded_for_a_node(const std::filesystem::path& trace) {
+    const auto r = trace::Reader::open(trace);
+    if (!r) {
+        return true;
+    }
+    return std::ranges::any_of(r->meta(), [](const auto& kv) {
+        return kv.first == "recorded" || kv.first.starts_with("slurm.") ||
+               kv.first.starts_with("clock.");
+    });
+}
+
 bool wait_for_nodes(const std::filesystem::path& dir, Nanos timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::size_t expected = 1;

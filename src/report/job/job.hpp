@@ -166,6 +166,11 @@ node_traces_in(const std::filesystem::path& dir);
 [[nodiscard]] Result<std::vector<std::filesystem::path>>
 step_dirs_in(const std::filesystem::path& dir);
 
+// Whether a trace was recorded for a job's node (`jouleprof record`, by hand or by the Slurm
+// plugin): its meta says so ("recorded"), or has what only record writes (slurm.*, clock.*).
+// A trace that cannot be opened is taken as one: merging it says what is wrong with it.
+[[nodiscard]] bool recorded_for_a_node(const std::filesystem::path& trace);
+
 // Merges node traces of one job step. A trace that cannot be read is listed
 // (the result is partial); an error only when none can be, or when the traces
 // belong to different steps.
