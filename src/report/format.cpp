@@ -280,11 +280,11 @@ std::string assumptions_text(const Assumptions& a) {
 std::string bound_text(const Bound& b, double value) {
     const auto assumes = assumptions_text(b.assumed);
     if (b.half_width() > std::abs(value)) { // what the energy could be, and why it is that wide
-        return fmt::format(", not measurable here: {:.3g}–{:.3g} J ({}{})", b.low, b.high,
+        return fmt::format(", not measurable here: {} ({}{})", energy_range_text(b.low, b.high),
                            b.dominant, assumes);
     }
     if (b.half_width() > 0) {
-        return fmt::format(", {:.4g}–{:.4g} J ({}{})", b.low, b.high, b.dominant, assumes);
+        return fmt::format(", {} ({}{})", energy_range_text(b.low, b.high), b.dominant, assumes);
     }
     return {};
 }

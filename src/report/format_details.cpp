@@ -14,8 +14,16 @@
 namespace jp::report {
 namespace {
 
+// Over repeats, the mean and its std in one unit: "3012.6 ± 0.1 W", "3.01 ± 0.05 kW" (kW
+// only where the std shows in it).
 std::string stat_power(const Stat& s) {
-    return s.n > 1 ? power_text(s.mean) + " ± " + power_text(s.std) : power_text(s.mean);
+    if (s.n < 2) {
+        return power_text(s.mean);
+    }
+    if (std::abs(s.mean) >= 1000 && std::abs(s.std) >= 10) {
+        return fmt::format("{:.2f} ± {:.2f} kW", s.mean * 1e-3, s.std * 1e-3);
+    }
+    return fmt::format("{:.1f} ± {:.1f} W", s.mean, s.std);
 }
 
 std::string idle_line(const IdleStats& d) {
@@ -112,7 +120,8 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
     out += fmt::format("; p50 {}, p95 {}, p99 {}", stat_power(p.p50_w), stat_power(p.p95_w),
                        stat_power(p.p99_w));
     if (p.threshold_w) {
-        out += fmt::format("; above {} for {} s", power_text(*p.threshold_w),
+        // As given: 3012.55 W is not "3.01 kW", the p50 beside it.
+        out += fmt::format("; above {} W for {} s", plain_number(*p.threshold_w, 7),
                            pm(p.seconds_above, 1, 1));
     }
     if (!rating) {

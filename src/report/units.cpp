@@ -88,6 +88,20 @@ std::string energy_text(const Stat& s) {
     return energy_pm(s, u) + " " + std::string{u.name};
 }
 
+std::string energy_range_text(double low, double high) {
+    const auto u = energy_unit(std::max(std::abs(low), std::abs(high)));
+    std::string a;
+    std::string b;
+    for (int digits = u.digits; digits <= 9; ++digits) {
+        a = fmt::format("{:.{}f}", low * u.per_joule, digits);
+        b = fmt::format("{:.{}f}", high * u.per_joule, digits);
+        if (a != b || low == high) {
+            break;
+        }
+    }
+    return fmt::format("{}–{} {}", a, b, u.name);
+}
+
 std::string runtime_text(double seconds) {
     if (std::isfinite(seconds) && seconds < 60) {
         return fmt::format("{:.3f} s", seconds);

@@ -34,6 +34,9 @@ struct EnergyUnit {
 [[nodiscard]] std::string energy_text(double joules);
 // The same over repeats: "1.765 ± 0.011 kJ".
 [[nodiscard]] std::string energy_text(const Stat& s);
+// A range in the unit of its larger end, with the decimals that tell its ends apart:
+// "466.612–466.613 MJ" (not "4.666e+08–4.666e+08 J"), "0.98–1.02 kJ".
+[[nodiscard]] std::string energy_range_text(double low, double high);
 
 // A number with `significant` digits and never an exponent, trailing zeros
 // dropped: 0.456, 0.3, 0.0000023, 1234.5 (footprint figures a person reads).

@@ -68,7 +68,7 @@ TEST_F(Analysis, ReportPrintsTheStudysTableWithPhasesAndPowerAgainstRating) {
          {"Consumption [kJ]", "Average power [W]", "Runtime", "Provenance",
           "gpu-node  (2 runs; job)", "phase train", "rest", "measured (test)", "derived",
           "40.000 s", "20.000 s", "peak 900.0 W = 90 % of rated 1.0 kW (config)",
-          "above 800.0 W for 20.0 ± 0.0 s"}) {
+          "above 800 W for 20.0 ± 0.0 s"}) {
         EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
     }
     // Node energy over the run and over the phase, computed from the profile.

@@ -188,9 +188,7 @@ std::string bound_note(const std::optional<Bound>& b, double energy_j) {
     if (!b || b->half_width() <= 0) {
         return {};
     }
-    const auto u = energy_unit(std::max(std::abs(b->low), std::abs(b->high)));
-    const auto range = fmt::format("{:.{}f}–{:.{}f} {}", b->low * u.per_joule, u.digits,
-                                   b->high * u.per_joule, u.digits, u.name);
+    const auto range = energy_range_text(b->low, b->high);
     const auto assumes = assumptions_text(b->assumed);
     if (b->half_width() > std::abs(energy_j)) {
         return fmt::format(" (not measurable at the sensors' resolution: {}, {}{})", range,

@@ -6,6 +6,7 @@
 #include "report/format.hpp"
 #include "report/html/report.hpp"
 #include "report/summary.hpp"
+#include "report/units.hpp"
 #include "trace_builder.hpp"
 
 #include <fmt/format.h>
@@ -134,8 +135,7 @@ TEST(RepeatsParts, EachPartsRowGivesTheBoundOnTheMeanNotTheFirstRuns) {
     ASSERT_TRUE(part.sensor);
     const auto text = format_text(*g, FormatOptions{});
     const auto row = text.substr(text.find("    cpu0.package"));
-    EXPECT_NE(row.find(fmt::format("{:.4g}–{:.4g} J", part.sensor->low, part.sensor->high)),
-              std::string::npos)
+    EXPECT_NE(row.find(energy_range_text(part.sensor->low, part.sensor->high)), std::string::npos)
         << text;
     EXPECT_NE(row.find("on the mean"), std::string::npos) << text;
 }

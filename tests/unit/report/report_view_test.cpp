@@ -74,7 +74,7 @@ TEST(ReportView, PowerDistributionAgainstTheRatedPower) {
     const auto text = format_text(*groups);
     EXPECT_NE(text.find("peak 8.4 kW = 82 % of rated 10.2 kW (config)"), std::string::npos) << text;
     EXPECT_NE(text.find("60 s peak 8.01 kW"), std::string::npos) << text;
-    EXPECT_NE(text.find("above 7.0 kW for 60.0 s"), std::string::npos) << text;
+    EXPECT_NE(text.find("above 7000 W for 60.0 s"), std::string::npos) << text;
     const auto j = to_json(*groups);
     EXPECT_NEAR(j["groups"][0]["power"]["peak_w"].get<double>(), 8400, 1e-6);
     EXPECT_NEAR(j["groups"][0]["runs"][0]["power"]["seconds_above"].get<double>(), above, 1e-6);

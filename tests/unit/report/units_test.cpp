@@ -47,6 +47,15 @@ TEST(Units, TheSensorsColumnIsInTheUnitOfTheFigureBesideIt) {
     EXPECT_EQ(sensor_pm(skew, kj), "+1.000/−0.010 J");
 }
 
+TEST(Units, ARangeHasTheDecimalsThatTellItsEndsApart) {
+    EXPECT_EQ(energy_range_text(466'612'345.0, 466'612'890.0), "466.612–466.613 MJ");
+    EXPECT_EQ(energy_range_text(980.0, 1020.0), "0.980–1.020 kJ");
+    EXPECT_EQ(energy_range_text(1'000'001.0, 1'000'002.0), "1000.001–1000.002 kJ");
+    EXPECT_EQ(energy_range_text(1'000'000.2, 1'000'000.4), "1000.0002–1000.0004 kJ");
+    EXPECT_EQ(energy_range_text(5.0, 5.0), "5.000–5.000 J");
+    EXPECT_EQ(energy_range_text(-0.5, 2.0), "-0.500–2.000 J");
+}
+
 TEST(Units, TheSensorsColumnGivesBothSidesOfABoundFarFromCentred) {
     const EnergyUnit j{"J", 1, 2};
     const auto with = [](double mean, double low, double high) {
