@@ -33,10 +33,11 @@ tracing=/sys/kernel/tracing
 instance=$tracing/instances/jp-tick-gaps-$$
 out=
 test_pid=
+made=
 cleanup() {
     [[ -n $test_pid ]] && kill "$test_pid" 2>/dev/null && wait "$test_pid" 2>/dev/null
-    if [[ -d $instance ]]; then
-        echo 0 > "$instance/tracing_on" 2>/dev/null || true
+    if [[ -n $made ]]; then
+        { echo 0 > "$instance/tracing_on"; } 2>/dev/null || true
         # An instance outlives this namespace: one left behind keeps tracing.
         rmdir "$instance" 2>/dev/null ||
             echo "bench/tick_gaps.sh: could not remove $instance: rmdir it" >&2
@@ -44,18 +45,22 @@ cleanup() {
     [[ -n $out ]] && rm -rf "$out"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
 out=$(mktemp -d)
 mkdir "$instance"
+made=1
 echo mono > "$instance/trace_clock"
 printf '%x\n' $((1 << cpu)) > "$instance/tracing_cpumask"
 echo 32768 > "$instance/per_cpu/cpu$cpu/buffer_size_kb"
+bpf_traced=1
 for event in timer/hrtimer_expire_entry irq_vectors/local_timer_entry sched/sched_switch \
     syscalls/sys_enter_bpf syscalls/sys_exit_bpf; do
     if [[ -e $instance/events/$event/enable ]]; then
         echo 1 > "$instance/events/$event/enable"
     else
         echo "bench/tick_gaps.sh: this kernel has no $event event: left out" >&2
+        [[ $event == syscalls/* ]] && bpf_traced=0
     fi
 done
 for ((run = 1; run <= runs; ++run)); do
@@ -79,9 +84,9 @@ for ((run = 1; run <= runs; ++run)); do
     fi
     overrun=$(awk '/^overrun:/ {print $2}' "$instance/per_cpu/cpu$cpu/stats")
     [[ ${overrun:-0} == 0 ]] || echo "  the trace lost $overrun events: its counts are short"
-    python3 - "$out/trace" "$out/test" "$cpu" <<'EOF'
+    python3 - "$out/trace" "$out/test" "$cpu" "$bpf_traced" <<'EOF'
 import collections, re, statistics, sys
-trace, test, cpu = sys.argv[1], sys.argv[2], sys.argv[3]
+trace, test, cpu, bpf_traced = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 line_re = re.compile(r"\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+(\d+\.\d+): (\w+): ?(.*)")
 next_re = re.compile(r"next_comm=(.+?) next_pid=(\d+)")
 fires, interrupts = [], []   # fires: (time, task)
@@ -102,7 +107,9 @@ for line in open(trace):
         n = next_re.search(rest)
         if current is not None:
             spans.append((since, t, current))
-        current, since = (n.group(1) if n else "?"), t
+        # The idle task is "swapper/N" to the switch, "<idle>" in the task column.
+        name = n.group(1) if n else "?"
+        current, since = ("<idle>" if name.startswith("swapper/") else name), t
     elif event == "sys_enter_bpf":
         bpf_open[m.group(2)] = t
     elif event == "sys_exit_bpf" and m.group(2) in bpf_open:
@@ -123,15 +130,13 @@ for what, times in (("the tick's timer fired", [t for t, _ in fires]),
 holes = [(int(a) / 1e9, int(b) / 1e9) for _, name, a, b in
          (l.split() for l in open(test) if l.startswith("GAP "))
          if name == f"cpu-clock@{cpu}"]
-def name_of(task):
-    return re.sub(r"-\d+$", "", task)
 missed = [(t, task) for t, task in fires
           if any(a + 0.0002 < t < b - 0.0002 for a, b in holes)]
 if not missed:
     print(f"  the readings' gaps: {len(holes)}; no firing fell inside one")
     sys.exit()
-all_by = collections.Counter(name_of(task) for _, task in fires)
-missed_by = collections.Counter(name_of(task) for _, task in missed)
+all_by = collections.Counter(task for _, task in fires)
+missed_by = collections.Counter(task for _, task in missed)
 held = collections.defaultdict(list)
 for a, b, task in spans:
     held[task].append((b - a) * 1e3)
@@ -141,8 +146,11 @@ for task, n in missed_by.most_common():
     hold = (f"; it held the CPU {len(h)} times, median {statistics.median(h):.2f} ms, "
             f"longest {max(h):.2f} ms" if h else "")
     print(f"    with {task} running: {n} of its {all_by[task]} firings passed over{hold}")
-in_bpf = sum(1 for t, _ in missed if any(a <= t <= b for a, b in bpf_calls))
-print(f"    during a bpf() call on this CPU: {in_bpf} of {len(missed)} "
-      f"({len(bpf_calls)} bpf() calls traced on it in all)")
+if bpf_traced:
+    in_bpf = sum(1 for t, _ in missed if any(a <= t <= b for a, b in bpf_calls))
+    print(f"    during a bpf() call on CPU {cpu}: {in_bpf} of {len(missed)} "
+          f"({len(bpf_calls)} bpf() calls traced on it in all)")
+else:
+    print("    bpf() calls: not traced (this kernel has no syscalls events)")
 EOF
 done

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fmt/format.h>
 #include <memory>
 
 namespace jp::cli {
@@ -28,7 +29,16 @@ Selection parse_selection(const std::string& arg) {
     if (colon != std::string::npos && std::filesystem::is_regular_file(arg.substr(0, colon), ec)) {
         return {arg.substr(0, colon), arg.substr(colon + 1)};
     }
-    throw CLI::ValidationError("compare", "'" + arg + "' is neither a trace file nor TRACE:LABEL");
+    // Say what is wrong with it: a file that is not there is the likeliest.
+    const auto file = colon != std::string::npos && !std::filesystem::exists(arg, ec)
+                          ? arg.substr(0, colon)
+                          : arg;
+    const auto why = !std::filesystem::exists(file, ec)        ? "no such file"
+                     : std::filesystem::is_directory(file, ec) ? "a directory"
+                                                               : "not a regular file";
+    throw CLI::ValidationError("compare", "'" + arg +
+                                              "' is neither a trace file nor TRACE:LABEL (" + file +
+                                              ": " + why + ")");
 }
 
 struct CompareOptions {
@@ -58,9 +68,21 @@ Result<std::vector<report::RepeatSummary>> selected_groups(const std::vector<Sel
             }
         }
         if (out.size() == before) {
+            // The labels it has, to pick from.
+            std::vector<std::string> labels;
+            for (const auto& g : *groups) {
+                if (g.traces.front() == s.trace.string() &&
+                    std::ranges::find(labels, g.label) == labels.end()) {
+                    labels.push_back(g.label);
+                }
+            }
+            const auto has = labels.empty()
+                                 ? std::string{}
+                                 : fmt::format(" (its labels: {})", fmt::join(labels, ", "));
             return fail(ErrorKind::config, s.trace.string(),
-                        s.label ? "no measured runs labelled '" + *s.label + "'"
-                                : std::string{"no measured runs"});
+                        (s.label ? "no measured runs labelled '" + *s.label + "'"
+                                 : std::string{"no measured runs"}) +
+                            has);
         }
     }
     return out;

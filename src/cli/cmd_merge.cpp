@@ -35,7 +35,36 @@ Result<JobResult> merge_step(const std::vector<std::filesystem::path>& traces,
     return job;
 }
 
-// The steps to report: each directory's step directories, or the files as one step.
+// A path for a command line a user may paste: single-quoted where it needs it.
+std::string for_shell(const std::filesystem::path& p) {
+    auto text = p.string();
+    while (text.size() > 1 && text.back() == '/') {
+        text.pop_back();
+    }
+    if (text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                               "/._-+:,@") == std::string::npos) {
+        return text;
+    }
+    std::string out = "'";
+    for (const char c : text) {
+        out += c == '\'' ? std::string{"'\\''"} : std::string{c};
+    }
+    return out + "'";
+}
+
+Result<void> refuse_runs(const std::filesystem::path& dir) {
+    const auto d = for_shell(dir);
+    return fail(ErrorKind::config, dir.string(),
+                fmt::format("holds traces of runs, not of a job's nodes (none was recorded by "
+                            "jouleprof record or the Slurm plugin): report them as files "
+                            "(jouleprof report {}/*.jptrace), or merge them as one step's nodes "
+                            "(jouleprof merge {})",
+                            d, d));
+}
+
+// The steps to report: each directory's step directories, or the files as one step. For
+// report (directories_of_nodes), a step directory whose traces none was recorded for a node is
+// refused when named, and left out, said in a warning, among others.
 Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReportOptions& o,
                                                                  std::vector<std::string>& notes) {
     std::vector<std::vector<std::filesystem::path>> steps;
@@ -50,6 +79,7 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
         if (!dirs) {
             return std::unexpected(dirs.error());
         }
+        std::size_t taken = 0;
         for (const auto& d : *dirs) {
             std::string note;
             if (o.wait.count() > 0 && !report::job::wait_for_nodes(d, o.wait)) {
@@ -63,15 +93,18 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
             }
             if (o.directories_of_nodes &&
                 std::ranges::none_of(*traces, report::job::recorded_for_a_node)) {
-                return fail(ErrorKind::config, d.string(),
-                            fmt::format("holds traces of runs, not of a job's nodes (none was "
-                                        "recorded by jouleprof record or the Slurm plugin): "
-                                        "report them as files (jouleprof report {}/*.jptrace), "
-                                        "or merge them as one step's nodes (jouleprof merge {})",
-                                        d.string(), d.string()));
+                if (dirs->size() == 1) {
+                    return std::unexpected(refuse_runs(d).error());
+                }
+                JP_LOG_WARN("{}: left out: its traces are runs', not a job's nodes'", d.string());
+                continue;
             }
             steps.push_back(std::move(*traces));
             notes.push_back(note);
+            ++taken;
+        }
+        if (taken == 0) {
+            return std::unexpected(refuse_runs(in).error());
         }
     }
     if (!files.empty()) {

@@ -162,28 +162,41 @@ std::string after_command(const CLI::App& top_command,
     // Between "study" and "report" the options are study's; after "report", report's.
     const CLI::App* in = nullptr;
     std::string in_path;
-    for (const std::string_view arg : args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
         if (arg == "--") {
             break;
         }
+        const bool separate =
+            arg.find('=') == std::string_view::npos && (arg.starts_with("--") || arg.size() == 2);
         if (in != nullptr && option_like(arg)) {
             const auto name = option_name(arg);
-            const auto known = option_names(*in);
-            if (std::ranges::find(known, name) == known.end()) {
-                if (is_global_arg(globals, arg)) {
-                    return fmt::format("{} is a global option: give it before the command "
-                                       "(jouleprof {} {} ...)",
-                                       name, arg, top_command.get_name());
+            const auto* opt = in->get_option_no_throw(name);
+            if (opt != nullptr) {
+                if (separate && opt->get_expected_min() > 0) {
+                    ++i; // its value, whatever it looks like ("--price -nan", "-l -x")
                 }
-                // A cluster of short ones ("-qx") is named whole: which letter is wrong is
-                // not known.
-                const auto named = arg.starts_with("--") || arg.size() <= 2
-                                       ? name
-                                       : std::string{arg.substr(0, arg.find('='))};
-                return fmt::format("{}: unknown option '{}'{} ({})", in_path, named,
-                                   nearest(named, known), help_of(in_path));
+                continue;
             }
-        } else if (in == nullptr && arg == top_command.get_name()) {
+            if (is_global_arg(globals, arg)) {
+                const auto* g = global_named(globals, arg);
+                const bool valued = g != nullptr && g->takes_value && separate;
+                const auto given = valued && i + 1 < args.size()
+                                       ? fmt::format("{} {}", arg, args[i + 1])
+                                       : std::string{arg};
+                return fmt::format("{} is a global option: give it before the command "
+                                   "(jouleprof {} {} ...)",
+                                   name, given, top_command.get_name());
+            }
+            // A cluster of short ones ("-qx") is named whole: which letter is wrong is not
+            // known.
+            const auto named = arg.starts_with("--") || arg.size() <= 2
+                                   ? name
+                                   : std::string{arg.substr(0, arg.find('='))};
+            return fmt::format("{}: unknown option '{}'{} ({})", in_path, named,
+                               nearest(named, option_names(*in)), help_of(in_path));
+        }
+        if (in == nullptr && arg == top_command.get_name()) {
             in = &top_command;
             in_path = top_command.get_name();
         } else if (in == &top_command && &command != &top_command && arg == command.get_name()) {

@@ -121,7 +121,7 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
                        stat_power(p.p99_w));
     if (p.threshold_w) {
         // As given: 3012.55 W is not "3.01 kW", the p50 beside it.
-        out += fmt::format("; above {} W for {} s", plain_number(*p.threshold_w, 7),
+        out += fmt::format("; above {} W for {} s", *p.threshold_w, // shortest exact form
                            pm(p.seconds_above, 1, 1));
     }
     if (!rating) {

@@ -90,12 +90,20 @@ std::string energy_text(const Stat& s) {
 
 std::string energy_range_text(double low, double high) {
     const auto u = energy_unit(std::max(std::abs(low), std::abs(high)));
+    // Rounded outward, so the range shown holds the range: its low end down, its high end up
+    // (a hair of tolerance for the scaling's own rounding). +0.0 turns a -0 into 0.
+    const auto end = [&](double joules, int digits, bool up) {
+        const double scale = std::pow(10.0, digits);
+        const double v = joules * u.per_joule * scale;
+        const double r = (up ? std::ceil(v - 1e-6) : std::floor(v + 1e-6)) / scale;
+        return fmt::format("{:.{}f}", r + 0.0, digits);
+    };
     std::string a;
     std::string b;
     for (int digits = u.digits; digits <= 9; ++digits) {
-        a = fmt::format("{:.{}f}", low * u.per_joule, digits);
-        b = fmt::format("{:.{}f}", high * u.per_joule, digits);
-        if (a != b || low == high) {
+        a = end(low, digits, false);
+        b = end(high, digits, true);
+        if (a != b || !(low < high)) {
             break;
         }
     }

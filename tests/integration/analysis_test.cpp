@@ -182,11 +182,16 @@ TEST_F(Analysis, CompareThreeTracesAgainstTheFirst) {
     const auto one = sh(jp(fmt::format("compare --json {}:gpu {}", traces[1], traces[0])));
     ASSERT_EQ(one.exit_code, 0) << one.out;
     EXPECT_EQ(nlohmann::json::parse(one.out)["entries"][0]["name"], "gpu");
-    for (const auto& bad :
-         {"--baseline tpu " + args, traces[0] + ":nolabel", std::string{"/nonexistent.jptrace"}}) {
+    for (const auto& [bad, says] :
+         {std::pair{"--baseline tpu " + args, std::string{"tpu"}},
+          std::pair{traces[0] + ":nolabel", std::string{"no measured runs labelled 'nolabel' "
+                                                        "(its labels: cpu-only)"}},
+          std::pair{std::string{"/nonexistent.jptrace"}, std::string{"(/nonexistent.jptrace: "
+                                                                     "no such file)"}}}) {
         const auto b = sh(jp("compare " + bad + " 2>&1"));
         EXPECT_EQ(b.exit_code, 2) << bad << "\n" << b.out;
         EXPECT_EQ(line_count(b.out), 1U) << b.out;
+        EXPECT_NE(b.out.find(says), std::string::npos) << bad << "\n" << b.out;
     }
 }
 

@@ -113,26 +113,33 @@ TEST_F(JobReport, AnHtmlItMayNotWriteIsRefusedFirst) {
 // A directory of ordinary runs (a sweep's, say) is not taken for a job's nodes by report:
 // it says how to report them; merge, asked for nodes in so many words, still merges them.
 TEST_F(JobReport, ADirectoryOfRunsIsNotTakenForAJobsNodes) {
-    const auto sweep = dir / "sweep";
+    const auto sweep = dir / "jouleprof" / "my sweep";
     std::filesystem::create_directories(sweep);
     for (int i = 0; i < 2; ++i) {
         TraceBuilder b(sweep / fmt::format("0{}-n-{}.jptrace", i, i),
                        {channel("cpu0.package", Domain::cpu_package, Quantity::energy)});
         b.run(make_run(fmt::format("n={}", i), 5, flat(20.0 * (i + 1))));
     }
-    const auto r = sh(jp("report --no-sacct " + sweep.string()));
+    const auto quoted = "'" + sweep.string() + "'";
+    const auto r = sh(jp("report --no-sacct " + quoted + "/"));
     EXPECT_EQ(r.exit_code, 1) << r.out;
     EXPECT_NE(r.out.find("holds traces of runs, not of a job's nodes"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("jouleprof report " + sweep.string() + "/*.jptrace"), std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find("(jouleprof report " + quoted + "/*.jptrace)"), std::string::npos)
+        << "a path the user can paste: " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
-    EXPECT_EQ(sh(jp("merge --no-sacct " + sweep.string())).exit_code, 0);
+    EXPECT_EQ(sh(jp("merge --no-sacct " + quoted)).exit_code, 0);
+    // Among a job's steps, it is left out with a warning and the steps are reported.
+    const auto all = sh(jp("report --no-sacct " + (dir / "jouleprof").string()));
+    EXPECT_EQ(all.exit_code, 0) << all.out;
+    EXPECT_NE(all.out.find("my sweep: left out: its traces are runs'"), std::string::npos)
+        << all.out;
+    EXPECT_NE(all.out.find("Job 42, step 1 (slurm)"), std::string::npos) << all.out;
     // A trace record made is a node's, with or without Slurm: one among them is enough.
     TraceBuilder recorded(sweep / "node.jptrace",
                           {channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
                           {{"recorded", "jouleprof record"}});
     recorded.run(make_run("job", 5, flat(30)));
-    const auto again = sh(jp("report --no-sacct " + sweep.string()));
+    const auto again = sh(jp("report --no-sacct " + quoted));
     EXPECT_EQ(again.out.find("holds traces of runs"), std::string::npos) << again.out;
 }
 

@@ -101,6 +101,11 @@ TEST(Usage, AMistypedOptionOrAValueThatIsNoNumberIsSaidInTheCommandsTerms) {
         {"run -r \"$(printf '1\\n2')\" -- true",
          "run: --repeat: cannot read '1\\n2' as a whole number"},
         {"mark point x --strict=maybe", "mark: --strict takes no value, got 'maybe'"},
+        // An option's value is its value, whatever it looks like.
+        {"report " + trace + " --price -nan", "--price: expected a finite number, got '-nan'"},
+        {"run -l -x", "run: 'command' is missing"},
+        {"run -c foo -- true", "-c is a global option: give it before the command (jouleprof "
+                               "-c foo run ...)"},
         {"run --json-file -- true", "--json-file: '--' is no file name"},
     };
     for (const auto& c : cases) {

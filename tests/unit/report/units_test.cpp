@@ -51,9 +51,13 @@ TEST(Units, ARangeHasTheDecimalsThatTellItsEndsApart) {
     EXPECT_EQ(energy_range_text(466'612'345.0, 466'612'890.0), "466.612–466.613 MJ");
     EXPECT_EQ(energy_range_text(980.0, 1020.0), "0.980–1.020 kJ");
     EXPECT_EQ(energy_range_text(1'000'001.0, 1'000'002.0), "1000.001–1000.002 kJ");
-    EXPECT_EQ(energy_range_text(1'000'000.2, 1'000'000.4), "1000.0002–1000.0004 kJ");
+    EXPECT_EQ(energy_range_text(1'000'000.2, 1'000'000.4), "1000.000–1000.001 kJ")
+        << "rounded outward";
+    EXPECT_EQ(energy_range_text(1000.6, 1002.6), "1.000–1.003 kJ") << "holds the range";
     EXPECT_EQ(energy_range_text(5.0, 5.0), "5.000–5.000 J");
     EXPECT_EQ(energy_range_text(-0.5, 2.0), "-0.500–2.000 J");
+    EXPECT_EQ(energy_range_text(-0.0000001, 0.5), "-0.001–0.500 J") << "below zero stays so";
+    EXPECT_EQ(energy_range_text(0.0, 0.5), "0.000–0.500 J") << "no -0.000";
 }
 
 TEST(Units, TheSensorsColumnGivesBothSidesOfABoundFarFromCentred) {
