@@ -33,9 +33,9 @@ Selection parse_selection(const std::string& arg) {
     const auto file = colon != std::string::npos && !std::filesystem::exists(arg, ec)
                           ? arg.substr(0, colon)
                           : arg;
-    const auto why = !std::filesystem::exists(file, ec)        ? "no such file"
-                     : std::filesystem::is_directory(file, ec) ? "a directory"
-                                                               : "not a regular file";
+    const auto* const why = !std::filesystem::exists(file, ec)        ? "no such file"
+                            : std::filesystem::is_directory(file, ec) ? "a directory"
+                                                                      : "not a regular file";
     throw CLI::ValidationError("compare", "'" + arg +
                                               "' is neither a trace file nor TRACE:LABEL (" + file +
                                               ": " + why + ")");

@@ -75,6 +75,7 @@ std::string missing_arguments(const CLI::App& command, const std::string& path) 
                            what.empty() ? "" : ": ", what, help_of(path));
     }
     std::vector<std::string> names;
+    names.reserve(missing.size());
     for (const auto* opt : missing) {
         names.push_back(display_name(*opt));
     }
