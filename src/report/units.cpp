@@ -90,12 +90,13 @@ std::string energy_text(const Stat& s) {
 
 std::string energy_range_text(double low, double high) {
     const auto u = energy_unit(std::max(std::abs(low), std::abs(high)));
-    // Rounded outward, so the range shown holds the range: its low end down, its high end up
-    // (a hair of tolerance for the scaling's own rounding). +0.0 turns a -0 into 0.
+    // Rounded outward, so the range shown holds the range: its low end down, its high end up,
+    // but for a twentieth of the last digit (3199.99 J is 3.200 kJ, not 3.199: a bound's
+    // arithmetic leaves such crumbs). +0.0 turns a -0 into 0.
     const auto end = [&](double joules, int digits, bool up) {
         const double scale = std::pow(10.0, digits);
         const double v = joules * u.per_joule * scale;
-        const double r = (up ? std::ceil(v - 1e-6) : std::floor(v + 1e-6)) / scale;
+        const double r = (up ? std::ceil(v - 0.05) : std::floor(v + 0.05)) / scale;
         return fmt::format("{:.{}f}", r + 0.0, digits);
     };
     std::string a;

@@ -56,7 +56,9 @@ TEST(Units, ARangeHasTheDecimalsThatTellItsEndsApart) {
     EXPECT_EQ(energy_range_text(1000.6, 1002.6), "1.000–1.003 kJ") << "holds the range";
     EXPECT_EQ(energy_range_text(5.0, 5.0), "5.000–5.000 J");
     EXPECT_EQ(energy_range_text(-0.5, 2.0), "-0.500–2.000 J");
-    EXPECT_EQ(energy_range_text(-0.0000001, 0.5), "-0.001–0.500 J") << "below zero stays so";
+    EXPECT_EQ(energy_range_text(-0.0000001, 0.5), "0.000–0.500 J") << "a crumb, and no -0.000";
+    EXPECT_EQ(energy_range_text(-0.0004, 0.5), "-0.001–0.500 J") << "below zero stays so";
+    EXPECT_EQ(energy_range_text(3199.99, 4800.01), "3.200–4.800 kJ") << "crumbs of arithmetic";
     EXPECT_EQ(energy_range_text(0.0, 0.5), "0.000–0.500 J") << "no -0.000";
 }
 
