@@ -52,8 +52,16 @@ std::string for_shell(const std::filesystem::path& p) {
     return out + "'";
 }
 
-Result<void> refuse_runs(const std::filesystem::path& dir) {
+// A step directory (or, steps: a directory of them) whose traces are runs', not nodes'.
+Result<void> refuse_runs(const std::filesystem::path& dir, bool steps) {
     const auto d = for_shell(dir);
+    if (steps) {
+        return fail(ErrorKind::config, dir.string(),
+                    fmt::format("its directories hold traces of runs, not of a job's nodes (none "
+                                "was recorded by jouleprof record or the Slurm plugin): report "
+                                "them as files (jouleprof report {}/*/*.jptrace)",
+                                d));
+    }
     return fail(ErrorKind::config, dir.string(),
                 fmt::format("holds traces of runs, not of a job's nodes (none was recorded by "
                             "jouleprof record or the Slurm plugin): report them as files "
@@ -94,7 +102,7 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
             if (o.directories_of_nodes &&
                 std::ranges::none_of(*traces, report::job::recorded_for_a_node)) {
                 if (dirs->size() == 1) {
-                    return std::unexpected(refuse_runs(d).error());
+                    return std::unexpected(refuse_runs(d, false).error());
                 }
                 JP_LOG_WARN("{}: left out: its traces are runs', not a job's nodes'", d.string());
                 continue;
@@ -104,7 +112,7 @@ Result<std::vector<std::vector<std::filesystem::path>>> steps_of(const JobReport
             ++taken;
         }
         if (taken == 0) {
-            return std::unexpected(refuse_runs(in).error());
+            return std::unexpected(refuse_runs(in, true).error());
         }
     }
     if (!files.empty()) {

@@ -134,6 +134,17 @@ TEST_F(JobReport, ADirectoryOfRunsIsNotTakenForAJobsNodes) {
     EXPECT_NE(all.out.find("my sweep: left out: its traces are runs'"), std::string::npos)
         << all.out;
     EXPECT_NE(all.out.find("Job 42, step 1 (slurm)"), std::string::npos) << all.out;
+    // A directory of such directories alone: refused, its traces named by a glob that holds.
+    const auto sweeps = dir / "sweeps";
+    for (const auto* name : {"a", "b"}) {
+        std::filesystem::create_directories(sweeps / name);
+        std::filesystem::copy_file(sweep / "00-n-0.jptrace", sweeps / name / "00-n-0.jptrace");
+    }
+    const auto both = sh(jp("report --no-sacct " + sweeps.string()));
+    EXPECT_EQ(both.exit_code, 1) << both.out;
+    EXPECT_NE(both.out.find("(jouleprof report " + sweeps.string() + "/*/*.jptrace)"),
+              std::string::npos)
+        << both.out;
     // A trace record made is a node's, with or without Slurm: one among them is enough.
     TraceBuilder recorded(sweep / "node.jptrace",
                           {channel("cpu0.package", Domain::cpu_package, Quantity::energy)},
