@@ -71,18 +71,6 @@ int open_counter(const char** what) {
     return static_cast<int>(::syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
-// A CPU-clock event on CPU 0 that ticks every 1 ms while enabled and does nothing else: no
-// program, no buffer (an overflow with nowhere to write is dropped).
-int open_bare_tick() {
-    perf_event_attr attr{};
-    attr.size = sizeof attr;
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = PERF_COUNT_SW_CPU_CLOCK;
-    attr.sample_period = static_cast<std::uint64_t>(k_tick_ns);
-    attr.disabled = 1;
-    return static_cast<int>(::syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC));
-}
-
 using jp::bench::mix;
 
 struct Interval {
@@ -121,7 +109,9 @@ int main(int argc, char** argv) {
         std::perror("jp_bench_tick_slowdown: perf_event_open on CPU 0 (root?)");
         return 2;
     }
-    const int bare_fd = open_bare_tick();
+    // The sampler's own tick on CPU 0, enabled in its windows, with nothing attached: no
+    // program, no buffer (an overflow with nowhere to write is dropped).
+    const int bare_fd = jp::bpf::open_tick_event(0, k_tick_ns, true);
     if (bare_fd < 0) {
         std::perror("jp_bench_tick_slowdown: perf_event_open of a CPU-clock tick on CPU 0");
         return 2;

@@ -13,10 +13,8 @@
 #include <cstdarg>
 #include <cstring>
 #include <fmt/format.h>
-#include <linux/perf_event.h>
 #include <mutex>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace jp::bpf {
@@ -145,13 +143,7 @@ struct KernelSampler::State {
     // One CPU-clock sampling event per CPU, each running the program at every period.
     std::expected<void, std::string> attach(std::int64_t period) {
         for (const int cpu : cpus) {
-            perf_event_attr attr{};
-            attr.size = sizeof attr;
-            attr.type = PERF_TYPE_SOFTWARE;
-            attr.config = PERF_COUNT_SW_CPU_CLOCK;
-            attr.sample_period = static_cast<std::uint64_t>(period);
-            const int fd = static_cast<int>(
-                ::syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+            const int fd = open_tick_event(cpu, period);
             if (fd < 0) {
                 const int err = errno;
                 detach();

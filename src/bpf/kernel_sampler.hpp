@@ -98,4 +98,9 @@ inline constexpr std::size_t k_ring_most = std::size_t{256} << 20U;
 [[nodiscard]] std::size_t
 ring_bytes_for(std::size_t n, std::int64_t period_ns, std::int64_t held_ns) noexcept;
 
+// The sampler's tick: a software CPU-clock sampling event on cpu with period_ns as its period
+// (disabled: until PERF_EVENT_IOC_ENABLE). The file descriptor (close-on-exec), or -1 with
+// errno set. Built with or without the sampler: a benchmark opens the same tick bare.
+[[nodiscard]] int open_tick_event(int cpu, std::int64_t period_ns, bool disabled = false) noexcept;
+
 } // namespace jp::bpf

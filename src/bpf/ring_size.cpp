@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
+// What the kernel sampler needs built with or without libbpf: its ring's size, its tick.
 #include "bpf/kernel_sampler.hpp"
 #include "bpf/tick_record.h"
 
 #include <algorithm>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace jp::bpf {
@@ -26,6 +29,17 @@ std::size_t ring_bytes_for(std::size_t n, std::int64_t period_ns, std::int64_t h
         bytes *= 2;
     }
     return bytes;
+}
+
+int open_tick_event(int cpu, std::int64_t period_ns, bool disabled) noexcept {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    attr.sample_period = static_cast<std::uint64_t>(period_ns);
+    attr.disabled = disabled ? 1 : 0;
+    return static_cast<int>(
+        ::syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 } // namespace jp::bpf

@@ -39,15 +39,6 @@ bool option_like(std::string_view arg) {
            std::isdigit(static_cast<unsigned char>(arg[1])) == 0 && arg[1] != '.';
 }
 
-// "--x=1" is "--x"; "-rabc" (a short option with its value attached) is "-r".
-std::string option_name(std::string_view arg) {
-    auto name = std::string{arg.substr(0, arg.find('='))};
-    if (!name.starts_with("--") && name.size() > 2) {
-        name = name.substr(0, 2);
-    }
-    return name;
-}
-
 } // namespace
 
 const CLI::App* deepest(const CLI::App& app, std::string& path) {
@@ -121,13 +112,15 @@ not_converted(const CLI::App& command, const std::string& text, const std::strin
                        help_of(path));
 }
 
+std::string unknown_program_option(std::string_view name, const GlobalOptions& globals) {
+    return fmt::format("unknown option '{}'{} (jouleprof --help lists them; a command's own "
+                       "options go after it)",
+                       name, nearest(name, names_of(globals)));
+}
+
 std::string before_command(const CLI::App& top_command,
                            const GlobalOptions& globals,
                            std::span<char* const> args) {
-    std::vector<std::string> global_names;
-    for (const auto& g : globals) {
-        global_names.push_back(g.name);
-    }
     const auto command_options = option_names(top_command);
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view arg = args[i];
@@ -136,8 +129,7 @@ std::string before_command(const CLI::App& top_command,
         }
         if (is_global_arg(globals, arg)) {
             const auto* g = global_named(globals, arg);
-            if (g != nullptr && g->takes_value && arg.find('=') == std::string_view::npos &&
-                (arg.starts_with("--") || arg.size() == 2)) {
+            if (g != nullptr && g->takes_value && value_follows(arg)) {
                 ++i; // its value
             }
             continue;
@@ -148,9 +140,7 @@ std::string before_command(const CLI::App& top_command,
                                "{} ...)",
                                name, top_command.get_name(), top_command.get_name(), name);
         }
-        return fmt::format("unknown option '{}'{} (jouleprof --help lists them; a command's "
-                           "own options go after it)",
-                           name, nearest(name, global_names));
+        return unknown_program_option(name, globals);
     }
     return {};
 }
@@ -168,8 +158,7 @@ std::string after_command(const CLI::App& top_command,
         if (arg == "--") {
             break;
         }
-        const bool separate =
-            arg.find('=') == std::string_view::npos && (arg.starts_with("--") || arg.size() == 2);
+        const bool separate = value_follows(arg);
         if (in != nullptr && option_like(arg)) {
             const auto name = option_name(arg);
             const auto* opt = in->get_option_no_throw(name);

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace jp::cli::usage {
 
@@ -26,6 +27,11 @@ namespace jp::cli::usage {
 // number (jouleprof run --help)"; a flag given a value: "takes no value".
 [[nodiscard]] std::string
 not_converted(const CLI::App& command, const std::string& text, const std::string& path);
+
+// "unknown option '--quite' (did you mean '--quiet'?) (jouleprof --help lists them; ...)":
+// an option before the command that the program has not.
+[[nodiscard]] std::string unknown_program_option(std::string_view name,
+                                                 const GlobalOptions& globals);
 
 // Before the command (after the program's own options): an option the program has not,
 // named with its nearest, or one of the command's, said to go after it.

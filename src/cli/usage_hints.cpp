@@ -52,13 +52,7 @@ std::string without_command(const CLI::App& app,
         return unknown_command(word, names);
     }
     if (const auto option = unknown_option(globals, args); !option.empty()) {
-        std::vector<std::string> options;
-        for (const auto& g : globals) {
-            options.push_back(g.name);
-        }
-        return fmt::format("unknown option '{}'{} (jouleprof --help lists them; a command's "
-                           "own options go after it)",
-                           option, nearest(option, options));
+        return unknown_program_option(option, globals);
     }
     if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
         return fmt::format("give a command: {} (jouleprof --help)", fmt::join(names, ", "));

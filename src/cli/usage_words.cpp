@@ -20,12 +20,20 @@ GlobalOptions globals_of(const CLI::App& app) {
     return out;
 }
 
-const GlobalOption* global_named(const GlobalOptions& globals, std::string_view arg) {
-    auto name = arg.substr(0, arg.find('='));
+std::string option_name(std::string_view arg) {
+    auto name = std::string{arg.substr(0, arg.find('='))};
     if (!name.starts_with("--") && name.size() > 2) {
         name = name.substr(0, 2);
     }
-    const auto it = std::ranges::find(globals, name, &GlobalOption::name);
+    return name;
+}
+
+bool value_follows(std::string_view arg) {
+    return arg.find('=') == std::string_view::npos && (arg.starts_with("--") || arg.size() == 2);
+}
+
+const GlobalOption* global_named(const GlobalOptions& globals, std::string_view arg) {
+    const auto it = std::ranges::find(globals, option_name(arg), &GlobalOption::name);
     return it == globals.end() ? nullptr : &*it;
 }
 
@@ -56,25 +64,24 @@ std::string_view command_word(const GlobalOptions& globals, std::span<char* cons
             return arg;
         }
         const auto* g = global_named(globals, arg);
-        if (g != nullptr && g->takes_value && arg.find('=') == std::string_view::npos &&
-            (arg.starts_with("--") || arg.size() == 2)) {
+        if (g != nullptr && g->takes_value && value_follows(arg)) {
             ++i;
         }
     }
     return {};
 }
 
-std::vector<std::string> option_names(const CLI::App& command) {
+std::vector<std::string> names_of(const GlobalOptions& options) {
     std::vector<std::string> out;
-    for (const CLI::Option* opt : command.get_options()) {
-        for (const auto& s : opt->get_snames()) {
-            out.push_back("-" + s);
-        }
-        for (const auto& l : opt->get_lnames()) {
-            out.push_back("--" + l);
-        }
+    out.reserve(options.size());
+    for (const auto& o : options) {
+        out.push_back(o.name);
     }
     return out;
+}
+
+std::vector<std::string> option_names(const CLI::App& command) {
+    return names_of(globals_of(command));
 }
 
 namespace {

@@ -34,8 +34,18 @@ using GlobalOptions = std::vector<GlobalOption>;
 [[nodiscard]] std::string_view command_word(const GlobalOptions& globals,
                                             std::span<char* const> args);
 
-// The options a command has, each name with its dashes ("-r", "--repeat").
+// The names of options, each with its dashes ("-r", "--repeat").
+[[nodiscard]] std::vector<std::string> names_of(const GlobalOptions& options);
+// The options a command has, by name: names_of(globals_of(command)).
 [[nodiscard]] std::vector<std::string> option_names(const CLI::App& command);
+
+// The option an argument names: "--x=1" is "--x"; "-rabc" (a short option with its value
+// attached, or a cluster) is "-r".
+[[nodiscard]] std::string option_name(std::string_view arg);
+
+// Whether an option that takes a value finds it in the next argument: "--config F", "-c F",
+// not "--config=F" nor "-cF".
+[[nodiscard]] bool value_follows(std::string_view arg);
 
 // " (did you mean 'NAME'?)" for the nearest of `names` within two edits, else "" (and
 // always "" for a one-letter option: every such name is one edit from "-h").

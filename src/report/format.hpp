@@ -42,8 +42,9 @@ inline constexpr std::size_t k_occurrences_listed = 100;
 [[nodiscard]] std::string power_text(double watts);
 // "measured (powercap)", "derived", "estimated (model)".
 [[nodiscard]] std::string provenance_text(const Item& item);
-// ", 40.57–40.77 J (edge staleness)", ", not measurable here: 0–6.4 J (gap between
-// readings)" when half its width is more than the value, "" for no width.
+// ", 40.57–40.77 J (edge staleness)", ", not measurable here: 0.000–6.400 J (gap between
+// readings)" when half its width is more than the value, "" for no width (the range as
+// energy_range_text gives it).
 [[nodiscard]] std::string bound_text(const Bound& b, double value);
 // What a bound assumes, each after "; ": "; assumes ≤ 2× the peak seen", the GPU's power
 // profile between its counter's reads, the power between a field's readings, an averaged

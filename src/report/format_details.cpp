@@ -21,9 +21,9 @@ std::string stat_power(const Stat& s) {
         return power_text(s.mean);
     }
     if (std::abs(s.mean) >= 1000 && std::abs(s.std) >= 10) {
-        return fmt::format("{:.2f} ± {:.2f} kW", s.mean * 1e-3, s.std * 1e-3);
+        return pm(s, 1e-3, 2) + " kW";
     }
-    return fmt::format("{:.1f} ± {:.1f} W", s.mean, s.std);
+    return pm(s, 1, 1) + " W";
 }
 
 std::string idle_line(const IdleStats& d) {
