@@ -33,6 +33,14 @@ def energy_at(t0_ns: int, t_ns: int, scale: float = 1.0) -> float:
     return scale * (BASE_W * t + AMP_W * (1 - math.cos(w * t)) / w)
 
 
+def put(path: Path, text: str) -> None:
+    """Replaces a file whole: a reader in another process sees the old text or the new, never
+    the empty file that write_text leaves between truncating and writing."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
 def write(root: Path, scale: float) -> None:
     zone = root / "sys/class/powercap/intel-rapl:0"
     zone.mkdir(parents=True)
@@ -42,20 +50,20 @@ def write(root: Path, scale: float) -> None:
     (root / "config.toml").write_text("[sensors.estimate]\nenabled = false\n")
     (root / "scale").write_text(str(scale))
     t0 = time.monotonic_ns()
-    (root / "t0_ns").write_text(str(t0))
+    put(root / "t0_ns", str(t0))
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     fd = os.open(zone / "energy_uj", os.O_WRONLY)
     last = t0
     max_gap = 0
-    (root / "max_gap_ns").write_text("0")
+    put(root / "max_gap_ns", "0")
     while not stop:
         now = time.monotonic_ns()
         e = math.fmod(energy_at(t0, now, scale), RANGE_J)
         os.pwrite(fd, f"{int(e * 1e6):013d}\n".encode(), 0)
         if now - last > max_gap:
             max_gap = now - last
-            (root / "max_gap_ns").write_text(str(max_gap))
+            put(root / "max_gap_ns", str(max_gap))
         last = now
         time.sleep(TICK_S)
 
