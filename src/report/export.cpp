@@ -29,8 +29,15 @@ std::string assumption_keys(const Assumptions& a) {
     return out;
 }
 
+// A number as CSV gives it: 15 significant digits, every digit a double holds for certain,
+// so that a figure computed as 1.2 × 3 reads 3.6, not 3.5999999999999996 (the shortest text
+// that reads back to the same bits). JSON keeps that shortest text.
+std::string num(double v) {
+    return fmt::format("{:.15g}", v);
+}
+
 std::string opt_text(const std::optional<double>& v) {
-    return v ? fmt::format("{}", *v) : std::string{};
+    return v ? num(*v) : std::string{};
 }
 
 void item_rows(std::ostream& out,
@@ -39,25 +46,23 @@ void item_rows(std::ostream& out,
                const Figures& f) {
     const auto row = [&](const Item& it) {
         out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", run.id, csv_field(run.label),
-                           run.kind, run.repeat, csv_field(phase), csv_field(it.name), it.energy_j,
-                           it.avg_w, opt_text(it.peak_w), f.runtime_s, to_string(it.provenance),
+                           run.kind, run.repeat, csv_field(phase), csv_field(it.name), num(it.energy_j),
+                           num(it.avg_w), opt_text(it.peak_w), num(f.runtime_s),
+                           to_string(it.provenance),
                            it.counted ? 1 : 0);
         // The sensors' bound (empty where the figure has none), then the job's share.
         const auto& b = it.bound;
-        out << fmt::format("{},{},{},{},", b ? fmt::format("{}", b->low) : "",
-                           b ? fmt::format("{}", b->high) : "", b ? b->dominant : "",
+        out << fmt::format("{},{},{},{},", b ? num(b->low) : "", b ? num(b->high) : "",
+                           b ? b->dominant : "",
                            b ? (it.not_measurable() ? "0" : "1") : "");
         const auto& s = it.share;
         const auto& jb = s ? s->job_bound : std::nullopt;
-        out << fmt::format("{},{},{},{},", s ? fmt::format("{}", s->job_j()) : "",
-                           jb ? fmt::format("{}", jb->low) : "",
-                           jb ? fmt::format("{}", jb->high) : "",
-                           b ? assumption_keys(b->assumed) : "");
+        out << fmt::format("{},{},{},{},", s ? num(s->job_j()) : "", jb ? num(jb->low) : "",
+                           jb ? num(jb->high) : "", b ? assumption_keys(b->assumed) : "");
         // Where the sensors' bounds put the true peak (a counter's, and the node's), and
         // what that rests on.
         const auto& pk = it.peak_bound;
-        out << fmt::format("{},{},{}\n", pk ? fmt::format("{}", pk->low_w) : "",
-                           pk ? fmt::format("{}", pk->high_w) : "",
+        out << fmt::format("{},{},{}\n", pk ? num(pk->low_w) : "", pk ? num(pk->high_w) : "",
                            pk ? assumption_keys(pk->assumed) : "");
     };
     row(f.node);
@@ -134,7 +139,7 @@ Result<void> write_samples_csv(trace::Reader& reader, std::ostream& out) {
                             to_string(ch.quantity), unit_of(ch.quantity));
             for (std::size_t i = 0; i < s->points.size(); ++i) {
                 out << fmt::format("{},{:.9f},{},{}\n", prefix, seconds(s->points[i].t_ns),
-                                   s->points[i].value, s->flags[i]);
+                                   num(s->points[i].value), s->flags[i]);
             }
         }
     }

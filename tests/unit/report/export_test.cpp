@@ -79,8 +79,9 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     EXPECT_LE(std::stod(node[13]), 1200);
     EXPECT_GE(std::stod(node[14]), 1200);
     EXPECT_EQ(node[16], "1");
+    // 15 significant digits: the low end reads 359.997, not its double's 359.99699999999996.
     EXPECT_EQ(s[2].substr(s[2].find(",measured,1,") + 12),
-              "359.99699999999996,600.003,edge staleness,1,,,,peak;field,,,")
+              "359.997,600.003,edge staleness,1,,,,peak;field,,,")
         << s[2];
     // What each bound rests on, as JSON's bound_assumes_* name it: the node counter's
     // highest power (no limit recorded), gpu0's too and its power between readings.
