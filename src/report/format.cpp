@@ -12,7 +12,7 @@
 namespace jp::report {
 namespace {
 
-constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>9} {:>18}  {}\n";
+constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>17} {:>18}  {}\n";
 
 // One line of the table: an item's figures (a runtime only for the node and phases).
 struct Row {
@@ -171,7 +171,7 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
             }
         }
         row(out, u,
-            {name, p.node_energy_j, p.node_avg_w, runtime_text(p.runtime_s.mean), p.node_peak_w,
+            {name, p.node_energy_j, p.node_avg_w, runtime_pm(p.runtime_s), p.node_peak_w,
              prov});
         part_rows(out, u, r, p, p.name);
     }
@@ -195,7 +195,7 @@ void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     }
     out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r), command);
     row(out, u,
-        {"  node", r.node_energy_j, r.node_avg_w, runtime_text(r.runtime_s.mean), r.node_peak_w,
+        {"  node", r.node_energy_j, r.node_avg_w, runtime_pm(r.runtime_s), r.node_peak_w,
          mean_provenance(first.node, r.node_energy_j, r.runs.size())});
     part_rows(out, u, r, r, "");
     other_rows(out, u, r);

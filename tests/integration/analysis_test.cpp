@@ -67,7 +67,7 @@ TEST_F(Analysis, ReportPrintsTheStudysTableWithPhasesAndPowerAgainstRating) {
     for (const char* s :
          {"Consumption [kJ]", "Average power [W]", "Runtime", "Provenance",
           "gpu-node  (2 runs; job)", "phase train", "rest", "measured (test)", "derived",
-          "40.000 s", "20.000 s", "peak 900.0 W = 90 % of rated 1.0 kW (config)",
+          "40.000 ± 0.000 s", "20.000 ± 0.000 s", "peak 900.0 W = 90 % of rated 1.0 kW (config)",
           "above 800 W for 20.0 ± 0.0 s"}) {
         EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
     }
