@@ -3,7 +3,10 @@
 
 #include "report/units.hpp"
 
+#include <array>
 #include <cmath>
+#include <string_view>
+#include <utility>
 #include <fmt/format.h>
 
 namespace jp::report {
@@ -52,6 +55,22 @@ std::string mass_text(double kg) {
     return plain_number(kg * 1e6) + " mg";
 }
 
+// Under a hundredth of the currency, what a thousand, a million or a billion such runs cost,
+// in figures a person reads: " (0.83 EUR a million runs)". A sweep's or a service's runs add up.
+std::string per_many_runs(double cost, const std::string& currency) {
+    if (!(cost > 0) || cost >= 0.01) {
+        return {};
+    }
+    constexpr std::array<std::pair<double, std::string_view>, 3> k_many{
+        {{1e3, "a thousand"}, {1e6, "a million"}, {1e9, "a billion"}}};
+    for (const auto& [n, words] : k_many) {
+        if (cost * n >= 0.1 || n == k_many.back().first) {
+            return fmt::format(" ({}{} {} runs)", plain_number(cost * n, 2), currency, words);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 std::string format_footprint(const Footprint& f) {
@@ -70,8 +89,8 @@ std::string format_footprint(const Footprint& f) {
     }
     if (f.cost) {
         const std::string cur = f.currency.empty() ? "" : " " + f.currency;
-        out += fmt::format("; cost {}{} at {:g}{}/kWh", plain_number(*f.cost), cur,
-                           *f.price_per_kwh, cur);
+        out += fmt::format("; cost {}{}{} at {:g}{}/kWh", plain_number(*f.cost), cur,
+                           per_many_runs(*f.cost, cur), *f.price_per_kwh, cur);
     }
     return out;
 }

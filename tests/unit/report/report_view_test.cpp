@@ -151,7 +151,15 @@ TEST(ReportView, FootprintOnlyWhenConfigured) {
               std::string::npos)
         << tiny;
     EXPECT_NE(tiny.find("1.267 mg CO2e at 380 g/kWh"), std::string::npos) << tiny;
-    EXPECT_NE(tiny.find("cost 0.0000008333 EUR"), std::string::npos) << tiny;
+    // ... and a cost under a hundredth with what many such runs cost, in readable figures.
+    EXPECT_NE(tiny.find("cost 0.0000008333 EUR (0.83 EUR a million runs) at 0.25 EUR/kWh"),
+              std::string::npos)
+        << tiny;
+    const auto cent = format_footprint(*footprint(3.6e4, CarbonConfig{{}, {}, 0.25, {}}));
+    EXPECT_NE(cent.find("cost 0.0025 (2.5 a thousand runs) at 0.25/kWh"), std::string::npos)
+        << cent;
+    const auto dime = format_footprint(*footprint(3.6e5, CarbonConfig{{}, {}, 0.25, "EUR"}));
+    EXPECT_NE(dime.find("cost 0.025 EUR at"), std::string::npos) << dime;
     EXPECT_EQ(plain_number(0.456), "0.456");
     EXPECT_EQ(plain_number(2.3e-6), "0.0000023");
     EXPECT_EQ(plain_number(1234.6), "1235");
