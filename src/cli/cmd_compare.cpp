@@ -3,6 +3,7 @@
 // side, each a trace file (every label in it) or TRACE:LABEL (one label of it).
 #include "cli/command.hpp"
 #include "cli/json_output.hpp"
+#include "cli/trace_selection.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "report/compare.hpp"
@@ -15,32 +16,6 @@
 namespace jp::cli {
 namespace {
 
-struct Selection {
-    std::filesystem::path trace;
-    std::optional<std::string> label; // all labels when absent
-};
-
-Selection parse_selection(const std::string& arg) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(arg, ec)) {
-        return {arg, std::nullopt};
-    }
-    const auto colon = arg.rfind(':');
-    if (colon != std::string::npos && std::filesystem::is_regular_file(arg.substr(0, colon), ec)) {
-        return {arg.substr(0, colon), arg.substr(colon + 1)};
-    }
-    // Say what is wrong with it: a file that is not there is the likeliest.
-    const auto file = colon != std::string::npos && !std::filesystem::exists(arg, ec)
-                          ? arg.substr(0, colon)
-                          : arg;
-    const auto* const why = !std::filesystem::exists(file, ec)        ? "no such file"
-                            : std::filesystem::is_directory(file, ec) ? "a directory"
-                                                                      : "not a regular file";
-    throw CLI::ValidationError("compare", "'" + arg +
-                                              "' is neither a trace file nor TRACE:LABEL (" + file +
-                                              ": " + why + ")");
-}
-
 struct CompareOptions {
     std::vector<std::string> args;
     std::string baseline;
@@ -48,14 +23,9 @@ struct CompareOptions {
 };
 
 // The selected groups in the order given (a trace's own labels in trace order).
-Result<std::vector<report::RepeatSummary>> selected_groups(const std::vector<Selection>& sel) {
-    std::vector<std::filesystem::path> paths;
-    for (const auto& s : sel) {
-        if (std::ranges::find(paths, s.trace) == paths.end()) {
-            paths.push_back(s.trace);
-        }
-    }
-    auto groups = report::summarize_traces(paths, {}, true);
+Result<std::vector<report::RepeatSummary>>
+selected_groups(const std::vector<report::TraceSelection>& sel) {
+    auto groups = report::summarize_traces(sel, {}, true);
     if (!groups) {
         return std::unexpected(groups.error());
     }
@@ -68,31 +38,17 @@ Result<std::vector<report::RepeatSummary>> selected_groups(const std::vector<Sel
             }
         }
         if (out.size() == before) {
-            // The labels it has, to pick from.
-            std::vector<std::string> labels;
-            for (const auto& g : *groups) {
-                if (g.traces.front() == s.trace.string() &&
-                    std::ranges::find(labels, g.label) == labels.end()) {
-                    labels.push_back(g.label);
-                }
-            }
-            const auto has = labels.empty()
-                                 ? std::string{}
-                                 : fmt::format(" (its labels: {})", fmt::join(labels, ", "));
-            return fail(ErrorKind::config, s.trace.string(),
-                        (s.label ? "no measured runs labelled '" + *s.label + "'"
-                                 : std::string{"no measured runs"}) +
-                            has);
+            return fail(ErrorKind::config, s.trace.string(), "no measured runs");
         }
     }
     return out;
 }
 
 int run_compare(const CompareOptions& o) {
-    std::vector<Selection> sel;
+    std::vector<report::TraceSelection> sel;
     sel.reserve(o.args.size());
     for (const auto& a : o.args) {
-        sel.push_back(parse_selection(a));
+        sel.push_back(parse_selection("compare", a, false));
     }
     std::vector<std::filesystem::path> inputs;
     inputs.reserve(sel.size());
@@ -133,7 +89,7 @@ void register_compare(CLI::App& app, Commands& out) {
     out.push_back(Command{cmd,
                           [o] {
                               for (const auto& a : o->args) {
-                                  (void)parse_selection(a);
+                                  (void)parse_selection("compare", a, false);
                               }
                           },
                           [o](const Context&) { return run_compare(*o); }});

@@ -3,6 +3,7 @@
 #include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
+#include "cli/trace_selection.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
@@ -22,7 +23,9 @@ namespace jp::cli {
 namespace {
 
 struct ReportOptions {
-    std::vector<std::filesystem::path> traces;
+    std::vector<std::string> args;                   // as given: TRACE, TRACE:LABEL or DIR
+    std::vector<report::TraceSelection> selections;  // of args
+    std::vector<std::filesystem::path> traces;       // the files and directories, each once
     JsonOutput json;
     bool phase_detail = false;
     bool by_trace = false;
@@ -51,12 +54,17 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
     const auto so = summary_options(o, config);
     if (!groups) {
         JP_LOG_ERROR("{}", groups.error().message());
-        return 1;
+        return groups.error().kind == ErrorKind::config ? 2 : 1; // a label the trace lacks
     }
     if (!o.html.empty()) {
         report::HtmlOptions ho;
         ho.threshold_w = so.threshold_w;
         ho.force = o.force;
+        ho.shown = [&o](const std::filesystem::path& trace, const std::string& label) {
+            return std::ranges::any_of(o.selections, [&](const report::TraceSelection& s) {
+                return s.trace == trace && (!s.label || *s.label == label);
+            });
+        };
         if (auto r = report::write_html_report(o.traces, o.html, ho); !r) {
             JP_LOG_ERROR("{}", r.error().message());
             return 1;
@@ -115,6 +123,14 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
         return 2;
     }
     if (any_directory(o)) {
+        if (const auto labelled = std::ranges::find_if(
+                o.selections, [](const report::TraceSelection& s) { return s.label.has_value(); });
+            labelled != o.selections.end()) {
+            JP_LOG_ERROR("{}:{}: a label picks runs of a trace file; a job's directory is "
+                         "reported whole",
+                         labelled->trace.string(), *labelled->label);
+            return 2;
+        }
         if (const auto unfit = unfit_for_jobs(o); !unfit.empty()) {
             JP_LOG_ERROR("{} apply to trace files, not to a job's directory", unfit);
             return 2;
@@ -127,11 +143,21 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
         JP_LOG_ERROR("--wait and --no-sacct apply to a job's directory, not to trace files");
         return 2;
     }
-    return print_groups(report::summarize_traces(o.traces, summary_options(o, config), o.by_trace),
-                        o, config, text_out);
+    return print_groups(
+        report::summarize_traces(o.selections, summary_options(o, config), o.by_trace), o, config,
+        text_out);
 }
 
-void check_options(const ReportOptions& o) {
+// The arguments read (a trace, TRACE:LABEL or a directory each), and the paths they name.
+void check_options(ReportOptions& o) {
+    o.selections.clear();
+    o.traces.clear();
+    for (const auto& a : o.args) {
+        o.selections.push_back(parse_selection("report", a, true));
+        if (std::ranges::find(o.traces, o.selections.back().trace) == o.traces.end()) {
+            o.traces.push_back(o.selections.back().trace);
+        }
+    }
     if (o.threshold_w && *o.threshold_w <= 0) {
         throw CLI::ValidationError("--threshold", "must be a positive number of watts");
     }
@@ -199,6 +225,7 @@ int print_trace_summary(const std::filesystem::path& trace,
                         std::FILE* text_out) {
     ReportOptions o;
     o.traces = {trace};
+    o.selections = {{trace, std::nullopt}};
     o.json = json;
     return print_groups(report::group_runs(report::measured_runs(std::move(runs)), false), o,
                         Config{}, text_out);
@@ -207,10 +234,10 @@ int print_trace_summary(const std::filesystem::path& trace,
 void register_report(CLI::App& app, Commands& out) {
     auto o = std::make_shared<ReportOptions>();
     auto* cmd = app.add_subcommand("report", "Summarise trace files as the study's table");
-    cmd->add_option("traces", o->traces,
-                    "Trace files, or directories of a job's node traces (one result per step)")
-        ->required()
-        ->check(CLI::ExistingPath);
+    cmd->add_option("traces", o->args,
+                    "Trace files, TRACE:LABEL for one label of a trace, or directories of a "
+                    "job's node traces (one result per step)")
+        ->required();
     add_json_options(cmd, o->json);
     cmd->add_flag("--phase-detail", o->phase_detail,
                   "JSON: every occurrence of a phase or point (default: up to 100 per name)");

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <fmt/format.h>
+#include <iterator>
 #include <map>
 
 namespace jp::report {
@@ -337,26 +339,72 @@ Result<std::vector<RepeatSummary>> summarize_trace(trace::Reader& reader,
 Result<std::vector<RepeatSummary>> summarize_traces(std::span<const std::filesystem::path> traces,
                                                     const SummaryOptions& options,
                                                     bool by_trace) {
-    std::vector<RunSummary> all;
-    std::vector<std::filesystem::path> seen;
-    for (const auto& path : traces) {
+    std::vector<TraceSelection> whole;
+    whole.reserve(traces.size());
+    for (const auto& t : traces) {
+        whole.push_back({t, std::nullopt});
+    }
+    return summarize_traces(whole, options, by_trace);
+}
+
+Result<std::vector<RepeatSummary>> summarize_traces(std::span<const TraceSelection> selections,
+                                                    const SummaryOptions& options,
+                                                    bool by_trace) {
+    // Each file once (named twice, or through another path): whole, or the labels asked of it.
+    struct File {
+        std::filesystem::path path;
+        std::vector<std::string> labels; // empty: whole
+        bool whole = false;
+    };
+    std::vector<File> files;
+    for (const auto& s : selections) {
         std::error_code ec;
-        if (std::ranges::any_of(
-                seen, [&](const auto& p) { return std::filesystem::equivalent(p, path, ec); })) {
-            continue; // the same file twice: its runs count once
+        auto it = std::ranges::find_if(files, [&](const File& f) {
+            return f.path == s.trace || std::filesystem::equivalent(f.path, s.trace, ec);
+        });
+        if (it == files.end()) {
+            files.push_back({s.trace, {}, false});
+            it = std::prev(files.end());
         }
-        seen.push_back(path);
-        auto reader = trace::Reader::open(path);
+        if (!s.label) {
+            it->whole = true;
+        } else if (std::ranges::find(it->labels, *s.label) == it->labels.end()) {
+            it->labels.push_back(*s.label);
+        }
+    }
+    std::vector<RunSummary> all;
+    for (const auto& f : files) {
+        auto reader = trace::Reader::open(f.path);
         auto runs = reader ? measured_runs(*reader, options)
                            : Result<std::vector<RunSummary>>{std::unexpected(reader.error())};
         if (!runs) {
             auto e = runs.error();
-            if (e.message().find(path.string()) == std::string::npos) {
-                e.where = e.where.empty() ? path.string() : path.string() + ": " + e.where;
+            if (e.message().find(f.path.string()) == std::string::npos) {
+                e.where = e.where.empty() ? f.path.string() : f.path.string() + ": " + e.where;
             }
             return std::unexpected(e);
         }
-        std::ranges::move(*runs, std::back_inserter(all));
+        for (const auto& label : f.labels) {
+            if (std::ranges::find(*runs, label, [](const RunSummary& r) { return r.run.label; }) ==
+                runs->end()) {
+                std::vector<std::string> has;
+                for (const auto& r : *runs) {
+                    if (std::ranges::find(has, r.run.label) == has.end()) {
+                        has.push_back(r.run.label);
+                    }
+                }
+                return fail(ErrorKind::config, f.path.string(),
+                            fmt::format("no measured runs labelled '{}'{}", label,
+                                        has.empty() ? std::string{" (it holds none)"}
+                                                    : fmt::format(" (its labels: {})",
+                                                                  fmt::join(has, ", "))));
+            }
+        }
+        for (auto& r : *runs) {
+            if (f.whole || std::ranges::find(f.labels, r.run.label) != f.labels.end()) {
+                all.push_back(std::move(r));
+            }
+        }
     }
     return group_runs(std::move(all), by_trace);
 }

@@ -254,4 +254,18 @@ summarize_traces(std::span<const std::filesystem::path> traces,
                  const SummaryOptions& options = {},
                  bool by_trace = false);
 
+// A trace, whole or one label of it (the command line's TRACE:LABEL).
+struct TraceSelection {
+    std::filesystem::path trace;
+    std::optional<std::string> label; // every label when absent
+};
+
+// The same over selections: a trace named whole gives all its runs, one named with labels only
+// those labels' runs (a trace given whole and with a label: whole). A label a trace has no
+// measured run of fails (ErrorKind::config), naming the labels it has.
+[[nodiscard]] Result<std::vector<RepeatSummary>>
+summarize_traces(std::span<const TraceSelection> selections,
+                 const SummaryOptions& options = {},
+                 bool by_trace = false);
+
 } // namespace jp::report

@@ -154,6 +154,51 @@ TEST_F(Analysis, ReportBadOptionsAreOneLineAndExit2) {
     }
 }
 
+// report TRACE:LABEL, as compare takes it: that label's runs only, in the table, the JSON and the
+// page; a label the trace lacks is named with the labels it has.
+TEST_F(Analysis, ReportTakesOneLabelOfATraceAsCompareDoes) {
+    TraceBuilder b{fs.path("/two.jptrace"), {channel("node", Domain::node, Quantity::energy)}};
+    b.run(make_run("small-batch", 20, flat(300), 10));
+    b.run(make_run("large-batch", 10, flat(700), 10));
+    const auto t = b.path().string();
+    const auto labels = [&](const std::string& args) {
+        const auto r = sh(jp("report --json " + args));
+        EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out;
+        std::vector<std::string> out;
+        const auto j = nlohmann::json::parse(r.out);
+        for (const auto& g : j["groups"]) {
+            out.push_back(g["label"].get<std::string>());
+        }
+        return out;
+    };
+    EXPECT_EQ(labels(t + ":large-batch"), std::vector<std::string>{"large-batch"});
+    EXPECT_EQ(labels(t + ":large-batch " + t + ":small-batch"),
+              (std::vector<std::string>{"small-batch", "large-batch"}))
+        << "each once, in the trace's order";
+    EXPECT_EQ(labels(t + ":large-batch " + t), (std::vector<std::string>{"small-batch", "large-batch"}))
+        << "named whole too: whole";
+    const auto html = file("/one.html");
+    ASSERT_EQ(sh(jp(fmt::format("report --html {} {}:small-batch >/dev/null", html, t))).exit_code,
+              0);
+    EXPECT_NE(read_file(html).find("small-batch"), std::string::npos);
+    EXPECT_EQ(read_file(html).find("large-batch"), std::string::npos) << "the page is the label's";
+    std::filesystem::create_directories(fs.path("/job"));
+    for (const auto& [bad, says] :
+         {std::pair{t + ":tiny-batch",
+                    std::string{"no measured runs labelled 'tiny-batch' (its labels: "
+                                "small-batch, large-batch)"}},
+          std::pair{fs.path("/job").string() + ":x", std::string{"a label is of a trace file"}},
+          std::pair{fs.path("/job").string() + " " + t + ":small-batch",
+                    std::string{"a job's directory is reported whole"}},
+          std::pair{file("/none.jptrace") + ":x", std::string{"(" + file("/none.jptrace") +
+                                                               ": no such file)"}}}) {
+        const auto r = sh(jp("report " + bad + " 2>&1"));
+        EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.out;
+        EXPECT_EQ(line_count(r.out), 1U) << r.out;
+        EXPECT_NE(r.out.find(says), std::string::npos) << bad << "\n" << r.out;
+    }
+}
+
 // Table 2 of Caspart et al.: GPU ≈ ¼ of the CPU-only energy, 7.4× faster; CPU-mix ≈ 1.7×.
 TEST_F(Analysis, CompareThreeTracesAgainstTheFirst) {
     std::vector<std::string> traces;

@@ -44,8 +44,9 @@ TEST(Usage, AMissingArgumentIsNamedWithWhatItIs) {
         const char* args;
         const char* says;
     } cases[] = {
-        {"report", "report: 'traces' is missing: trace files, or directories of a job's node "
-                   "traces (one result per step) (jouleprof report --help)"},
+        {"report", "report: 'traces' is missing: trace files, TRACE:LABEL for one label of a "
+                   "trace, or directories of a job's node traces (one result per step) "
+                   "(jouleprof report --help)"},
         {"run", "run: 'command' is missing: the command and its arguments (after --) (jouleprof "
                 "run --help)"},
         {"sweep -- true", "sweep: --param is missing: NAME=V1,V2,... (jouleprof sweep --help)"},

@@ -191,6 +191,10 @@ Result<void> trace_section(Page& pg, const std::filesystem::path& path) {
     if (!groups) {
         return std::unexpected(about(groups.error(), path.string()));
     }
+    if (pg.opt.shown) { // TRACE:LABEL: that label's runs only
+        std::erase_if(*groups,
+                      [&](const RepeatSummary& g) { return !pg.opt.shown(path, g.label); });
+    }
     ++pg.trace_no;
     const auto rated = rated_power(*reader);
     Colors colors;

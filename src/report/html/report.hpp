@@ -6,7 +6,9 @@
 #include "core/error.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace jp::report {
@@ -15,6 +17,8 @@ struct HtmlOptions {
     int plot_width_px = 900;           // series are decimated to this many columns
     std::optional<double> threshold_w; // time-above-threshold line, if given
     bool force = false;                // an existing output may be replaced
+    // Whether a trace's label is shown (every one when empty): the command line's TRACE:LABEL.
+    std::function<bool(const std::filesystem::path& trace, const std::string& label)> shown;
 };
 
 // Reads the traces and writes one HTML file (never over a trace, an existing
