@@ -70,6 +70,7 @@ void sum_parts(JobResult& job) {
         std::vector<double> per_node;
         std::vector<std::string> names;
         std::size_t parts = 0;
+        std::vector<std::string> channels;
         Provenance provenance = Provenance::measured;
         std::optional<Bound> bound = Bound{0, 0, "quantum", {}, {}};
     };
@@ -83,6 +84,9 @@ void sum_parts(JobResult& job) {
             }
             auto& a = by_kind[kind];
             a.parts += 1;
+            if (std::ranges::find(a.channels, it.name) == a.channels.end()) {
+                a.channels.push_back(it.name);
+            }
             a.provenance = less_certain(a.provenance, it.provenance);
             a.bound = sum_of(a.bound, it.bound);
             mine[kind] += it.energy_j;
@@ -108,6 +112,7 @@ void sum_parts(JobResult& job) {
         p.share = job.energy_j > 0 ? p.energy_j / job.energy_j : 0;
         p.nodes = a.per_node.size();
         p.parts = a.parts;
+        p.channels = a.channels;
         p.per_node = spread_of(a.per_node, a.names);
         p.provenance = a.provenance;
         p.bound = a.bound;

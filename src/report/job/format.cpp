@@ -87,11 +87,17 @@ void parts_table(std::string& out, const JobResult& j) {
                        fmt::format("Energy [{}]", u.name), "Share", "Nodes",
                        fmt::format("Per node [{}]", u.name), "Provenance");
     for (const auto& p : j.parts) {
+        // The row sums by domain what the nodes' tables name by channel: those names, once.
+        std::string of;
+        if (p.channels.size() != 1 || p.channels.front() != p.name) {
+            of = fmt::format(": {}", fmt::join(p.channels, " + "));
+        }
         out += fmt::format("  {:<16} {:>13.{}f} {:>6.1f}% {:>6} {:>22}  {}\n", p.name,
                            p.energy_j * u.per_joule, u.digits, p.share * 100, p.nodes,
                            fmt::format("{:.{}f}–{:.{}f}", p.per_node.min * u.per_joule, u.digits,
                                        p.per_node.max * u.per_joule, u.digits),
-                           std::string{to_string(p.provenance)} + bound_note(p.bound, p.energy_j));
+                           std::string{to_string(p.provenance)} + of +
+                               bound_note(p.bound, p.energy_j));
     }
 }
 

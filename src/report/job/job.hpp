@@ -70,6 +70,9 @@ struct PartAcross {
     double share = 0; // of the job's energy
     std::size_t nodes = 0;
     std::size_t parts = 0;      // channels summed (e.g. 2 packages × 4 nodes = 8)
+    // Their names, each once in the order met ("cpu0.package", "cpu1.package"): the node
+    // tables' names for what this row sums by domain.
+    std::vector<std::string> channels;
     std::optional<Bound> bound; // the sensors' bound on energy_j: the channels' added
     Spread per_node;            // energy per node
     Provenance provenance = Provenance::measured; // the least certain among them

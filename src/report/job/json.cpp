@@ -50,6 +50,7 @@ nlohmann::json across_json(const JobResult& j) {
                           {"share", p.share},
                           {"nodes", p.nodes},
                           {"channels", p.parts},
+                          {"channel_names", p.channels},
                           {"per_node_j", spread_json(p.per_node)},
                           {"provenance", to_string(p.provenance)}};
         if (p.bound) {

@@ -86,6 +86,11 @@ TEST_F(JobMerge, PartsAndPhasesAreSummedAcrossNodes) {
     EXPECT_NEAR(job->parts[0].energy_j, 2000.0 + 1000.0, 1e-6); // a: 2 of its 3 channels
     EXPECT_EQ(job->parts[0].nodes, 2U);
     EXPECT_EQ(job->parts[0].parts, 4U);
+    // The row names what it sums as the nodes' own tables do, each name once.
+    EXPECT_EQ(job->parts[0].channels, (std::vector<std::string>{"cpu0.package", "cpu1.package"}));
+    EXPECT_NE(format_text(*job).find("measured: cpu0.package + cpu1.package"), std::string::npos)
+        << format_text(*job);
+    EXPECT_EQ(to_json(*job)["parts"][1]["channel_names"], nlohmann::json::array({"cpu0.dram"}));
     EXPECT_EQ(job->parts[1].name, "dram");
     EXPECT_EQ(job->parts[1].nodes, 1U);
     EXPECT_NEAR(job->parts[1].share, 1000.0 / 4000.0, 1e-9);
