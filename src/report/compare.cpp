@@ -154,19 +154,20 @@ std::string format_comparison(const Comparison& c) {
         }
         return s;
     };
+    // Whom a note is about first, then what it says of them: a list at the end of a long
+    // sentence read as part of its parenthesis.
     if (!estimated.empty()) {
-        out += "note: the node energy is estimated, not measured, for " + names(estimated) + "\n";
+        out += "note: " + names(estimated) + ": the node energy is estimated, not measured\n";
     }
     if (!lower_bounds.empty()) {
-        out += "note: the node energy is a lower bound (the sum of its parts; the rest of the "
-               "node has no meter and no model) for " +
-               names(lower_bounds) + "\n";
+        out += "note: " + names(lower_bounds) +
+               ": the node energy is a lower bound, the sum of its parts; the rest of the node "
+               "has no meter and no model ([node] rest_watts gives it one)\n";
     }
     if (!attributed.empty()) {
-        out += "note: Energy and Avg power are the job's share of its shared node "
-               "(docs/attribution.md; the node's are node_energy_j and node_avg_w in --json) "
-               "for " +
-               names(attributed) + "\n";
+        out += "note: " + names(attributed) +
+               ": Energy and Avg power are the job's share of its shared node; the node's are "
+               "node_energy_j and node_avg_w in --json (docs/attribution.md)\n";
     }
     return out;
 }
