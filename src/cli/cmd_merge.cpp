@@ -137,9 +137,9 @@ int print_job_reports(const JobReportOptions& o, std::FILE* text_out) {
     }
     std::vector<std::string> notes;
     auto steps = steps_of(o, notes);
-    if (!steps) {
+    if (!steps) { // a directory of runs, a file among directories: what was given is wrong, 2
         JP_LOG_ERROR("{}", steps.error().message());
-        return 1;
+        return steps.error().kind == ErrorKind::config ? 2 : 1;
     }
     if (!o.html.empty() && steps->size() != 1) {
         JP_LOG_ERROR("--html writes one step, and {} hold {}: name one step's directory",

@@ -122,11 +122,16 @@ TEST_F(JobReport, ADirectoryOfRunsIsNotTakenForAJobsNodes) {
     }
     const auto quoted = "'" + sweep.string() + "'";
     const auto r = sh(jp("report --no-sacct " + quoted + "/"));
-    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find("holds traces of runs, not of a job's nodes"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("(jouleprof report " + quoted + "/*.jptrace)"), std::string::npos)
         << "a path the user can paste: " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    // With a page it may not write as well: 2 either way (it was 1 for the directory, said
+    // first, and 2 for the page).
+    const auto page = sh(jp("report --no-sacct " + quoted + " --html " + quoted +
+                            "/00-n-0.jptrace 2>&1"));
+    EXPECT_EQ(page.exit_code, 2) << page.out;
     EXPECT_EQ(sh(jp("merge --no-sacct " + quoted)).exit_code, 0);
     // Among a job's steps, it is left out with a warning and the steps are reported.
     const auto all = sh(jp("report --no-sacct " + (dir / "jouleprof").string()));
@@ -141,7 +146,7 @@ TEST_F(JobReport, ADirectoryOfRunsIsNotTakenForAJobsNodes) {
         std::filesystem::copy_file(sweep / "00-n-0.jptrace", sweeps / name / "00-n-0.jptrace");
     }
     const auto both = sh(jp("report --no-sacct " + sweeps.string()));
-    EXPECT_EQ(both.exit_code, 1) << both.out;
+    EXPECT_EQ(both.exit_code, 2) << both.out;
     EXPECT_NE(both.out.find("(jouleprof report " + sweeps.string() + "/*/*.jptrace)"),
               std::string::npos)
         << both.out;
@@ -178,7 +183,7 @@ TEST_F(JobReport, BadInputIsOneLineAndANonZeroExit) {
     // A file among directories.
     r = sh(jp(fmt::format("report --no-sacct {} {}", jobs,
                           (dir / "jouleprof" / "42.1" / "n0.jptrace").string())));
-    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find("is a file among directories"), std::string::npos) << r.out;
     // A directory without traces.
     std::filesystem::create_directories(dir / "empty");
