@@ -46,15 +46,13 @@ void item_rows(std::ostream& out,
                const Figures& f) {
     const auto row = [&](const Item& it) {
         out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", run.id, csv_field(run.label),
-                           run.kind, run.repeat, csv_field(phase), csv_field(it.name), num(it.energy_j),
-                           num(it.avg_w), opt_text(it.peak_w), num(f.runtime_s),
-                           to_string(it.provenance),
-                           it.counted ? 1 : 0);
+                           run.kind, run.repeat, csv_field(phase), csv_field(it.name),
+                           num(it.energy_j), num(it.avg_w), opt_text(it.peak_w), num(f.runtime_s),
+                           to_string(it.provenance), it.counted ? 1 : 0);
         // The sensors' bound (empty where the figure has none), then the job's share.
         const auto& b = it.bound;
         out << fmt::format("{},{},{},{},", b ? num(b->low) : "", b ? num(b->high) : "",
-                           b ? b->dominant : "",
-                           b ? (it.not_measurable() ? "0" : "1") : "");
+                           b ? b->dominant : "", b ? (it.not_measurable() ? "0" : "1") : "");
         const auto& s = it.share;
         const auto& jb = s ? s->job_bound : std::nullopt;
         out << fmt::format("{},{},{},{},", s ? num(s->job_j()) : "", jb ? num(jb->low) : "",
@@ -62,8 +60,12 @@ void item_rows(std::ostream& out,
         // Where the sensors' bounds put the true peak (a counter's, and the node's), and
         // what that rests on.
         const auto& pk = it.peak_bound;
-        out << fmt::format("{},{},{}\n", pk ? num(pk->low_w) : "", pk ? num(pk->high_w) : "",
+        out << fmt::format("{},{},{},", pk ? num(pk->low_w) : "", pk ? num(pk->high_w) : "",
                            pk ? assumption_keys(pk->assumed) : "");
+        // What the table says beside the provenance: the sum of the parts only (the rest has
+        // no meter), a counter that never moved, a channel lost (its last reading's second).
+        out << fmt::format("{},{},{}\n", it.lower_bound ? 1 : 0, it.never_changed ? 1 : 0,
+                           opt_text(it.lost_at_s));
     };
     row(f.node);
     for (const auto& p : f.parts) {
@@ -164,7 +166,8 @@ Result<void> write_markers_csv(trace::Reader& reader, std::ostream& out) {
 Result<void> write_summary_csv(trace::Reader& reader, std::ostream& out) {
     out << "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,provenance,"
            "counted,energy_low_j,energy_high_j,bound_dominant,measurable,job_j,job_low_j,"
-           "job_high_j,bound_assumes,peak_low_w,peak_high_w,peak_assumes\n";
+           "job_high_j,bound_assumes,peak_low_w,peak_high_w,peak_assumes,lower_bound,"
+           "never_changed,lost_at_s\n";
     for (const auto& run : reader.runs()) {
         auto s = summarize_run(reader, run);
         if (!s) {

@@ -59,7 +59,8 @@ void expect_same_csv(const std::string& got, const std::string& then) {
                 continue;
             }
             const double got_v = std::strtod(gc[i].c_str(), &end);
-            EXPECT_TRUE(*end == '\0' && std::abs(got_v - then_v) <= 1e-14 * std::abs(then_v))
+            EXPECT_TRUE(!gc[i].empty() && *end == '\0' &&
+                        std::abs(got_v - then_v) <= 1e-14 * std::abs(then_v))
                 << "row " << row << ", cell " << i << ": " << gc[i] << " against " << tc[i];
         }
     }

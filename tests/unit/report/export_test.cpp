@@ -4,7 +4,9 @@
 #include "report/export.hpp"
 #include "trace_builder.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <sstream>
 
 namespace jp::report {
@@ -15,6 +17,23 @@ std::vector<std::string> lines_of(const std::string& text) {
     std::istringstream in{text};
     for (std::string line; std::getline(in, line);) {
         out.push_back(line);
+    }
+    return out;
+}
+
+// A CSV row's cells, a quoted cell whole and every empty cell kept (RFC 4180, no doubled
+// quotes here).
+std::vector<std::string> cells_of(const std::string& row) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (const char c : row) {
+        if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
     }
     return out;
 }
@@ -60,7 +79,17 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     const auto s = lines_of(summary.str());
     EXPECT_EQ(s[0], "run_id,label,kind,repeat,phase,item,energy_j,avg_w,peak_w,runtime_s,"
                     "provenance,counted,energy_low_j,energy_high_j,bound_dominant,measurable,"
-                    "job_j,job_low_j,job_high_j,bound_assumes,peak_low_w,peak_high_w,peak_assumes");
+                    "job_j,job_low_j,job_high_j,bound_assumes,peak_low_w,peak_high_w,peak_assumes,"
+                    "lower_bound,never_changed,lost_at_s");
+    const auto header = cells_of(s[0]);
+    // A row's cell by its column's name.
+    const auto cell = [&](const std::string& row, const char* column) {
+        const auto cells = cells_of(row);
+        EXPECT_EQ(cells.size(), header.size()) << row;
+        const auto at =
+            static_cast<std::size_t>(std::ranges::find(header, column) - header.begin());
+        return at < cells.size() ? cells[at] : std::string{"(no such cell)"};
+    };
     // Whole run: node, gpu0, rest; then the train phase: node, gpu0, rest.
     ASSERT_EQ(s.size(), 7U) << summary.str();
     EXPECT_EQ(s[1].substr(0, s[1].find(",300,")), "1,\"gpu,node\",measure,1,,node,1200");
@@ -70,38 +99,60 @@ TEST_F(Export, MarkersAndSummaryCsv) {
     // The node is a counter, gpu0 a power reading: each its bound, which holds the figure
     // (gpu0's read once a second, so its last second may lie after its last reading's
     // instant: anything up to 2 × 120 W there). No usage: no job's share.
-    std::vector<std::string> node;
-    std::stringstream cells{s[1]};
-    for (std::string cell; std::getline(cells, cell, ',');) {
-        node.push_back(cell);
-    }
-    ASSERT_GE(node.size(), 17U) << s[1]; // the label's quoted comma splits in two
-    EXPECT_LE(std::stod(node[13]), 1200);
-    EXPECT_GE(std::stod(node[14]), 1200);
-    EXPECT_EQ(node[16], "1");
+    EXPECT_LE(std::stod(cell(s[1], "energy_low_j")), 1200);
+    EXPECT_GE(std::stod(cell(s[1], "energy_high_j")), 1200);
+    EXPECT_EQ(cell(s[1], "measurable"), "1");
     // 15 significant digits: the low end reads 359.997, not its double's 359.99699999999996.
     EXPECT_EQ(s[2].substr(s[2].find(",measured,1,") + 12),
-              "359.997,600.003,edge staleness,1,,,,peak;field,,,")
+              "359.997,600.003,edge staleness,1,,,,peak;field,,,,0,0,")
         << s[2];
     // What each bound rests on, as JSON's bound_assumes_* name it: the node counter's
     // highest power (no limit recorded), gpu0's too and its power between readings.
-    EXPECT_EQ(node[node.size() - 4], "peak") << s[1];
+    EXPECT_EQ(cell(s[1], "bound_assumes"), "peak") << s[1];
     // Where the sensors' bounds put the node's true peak (a counter at 300 W): around it,
     // and what that rests on (the same highest power). gpu0, a power reading, has none
     // (above: docs/uncertainty.md says why).
-    EXPECT_LE(std::stod(node[node.size() - 3]), 300) << s[1];
-    EXPECT_GE(std::stod(node[node.size() - 2]), 300) << s[1];
-    EXPECT_EQ(node.back(), "peak") << s[1];
+    EXPECT_LE(std::stod(cell(s[1], "peak_low_w")), 300) << s[1];
+    EXPECT_GE(std::stod(cell(s[1], "peak_high_w")), 300) << s[1];
+    EXPECT_EQ(cell(s[1], "peak_assumes"), "peak") << s[1];
     // The phase's node row has its own peak range, as the run's has (it was left empty).
-    std::vector<std::string> phase_node;
-    std::stringstream phase_cells{s[4]};
-    for (std::string cell; std::getline(phase_cells, cell, ',');) {
-        phase_node.push_back(cell);
+    EXPECT_LE(std::stod(cell(s[4], "peak_low_w")), 300) << s[4];
+    EXPECT_GE(std::stod(cell(s[4], "peak_high_w")), 300) << s[4];
+    EXPECT_EQ(cell(s[4], "peak_assumes"), "peak") << s[4];
+    // What the table says beside the provenance: the node here is measured (not the sum of
+    // its parts), nothing stuck or lost.
+    EXPECT_EQ(cell(s[1], "lower_bound"), "0");
+    EXPECT_EQ(cell(s[1], "never_changed"), "0");
+    EXPECT_EQ(cell(s[1], "lost_at_s"), "");
+}
+
+// On a real H200 run: the node is the sum of its parts (no node meter) and psys never moved;
+// the summary CSV says both, as the table's provenance does.
+TEST_F(Export, TheSummaryCsvSaysALowerBoundAndACounterThatNeverMoved) {
+    const auto path = fs.path("/phases.jptrace");
+    std::filesystem::copy_file(std::string{JP_TEST_SOURCE_DIR} + "/data/h200/phases.jptrace", path);
+    auto r = trace::Reader::open(path);
+    ASSERT_TRUE(r) << r.error().message();
+    std::ostringstream summary;
+    ASSERT_TRUE(write_summary_csv(*r, summary));
+    const auto s = lines_of(summary.str());
+    const auto header = cells_of(s.at(0));
+    const auto column = [&](const char* name) {
+        return static_cast<std::size_t>(std::ranges::find(header, name) - header.begin());
+    };
+    std::map<std::string, std::vector<std::string>> whole_run; // item → cells, phase empty
+    for (std::size_t i = 1; i < s.size(); ++i) {
+        auto cells = cells_of(s[i]);
+        ASSERT_EQ(cells.size(), header.size()) << s[i];
+        if (cells[column("phase")].empty()) {
+            whole_run[cells[column("item")]] = std::move(cells);
+        }
     }
-    ASSERT_EQ(phase_node.size(), node.size()) << s[4];
-    EXPECT_LE(std::stod(phase_node[node.size() - 3]), 300) << s[4];
-    EXPECT_GE(std::stod(phase_node[node.size() - 2]), 300) << s[4];
-    EXPECT_EQ(phase_node.back(), "peak") << s[4];
+    ASSERT_TRUE(whole_run.contains("node") && whole_run.contains("psys")) << summary.str();
+    EXPECT_EQ(whole_run["node"][column("lower_bound")], "1");
+    EXPECT_EQ(whole_run["node"][column("never_changed")], "0");
+    EXPECT_EQ(whole_run["psys"][column("never_changed")], "1");
+    EXPECT_EQ(whole_run["psys"][column("lower_bound")], "0");
 }
 
 TEST_F(Export, JsonIsNested) {
