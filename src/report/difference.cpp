@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/difference.hpp"
 
+#include "report/units.hpp"
+
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
@@ -16,6 +18,16 @@ double t95(std::size_t df) {
                                          2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
                                          2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
     return df >= 1 && df <= k_t.size() ? k_t.at(df - 1) : 1.960;
+}
+
+// A factor in two significant digits: 95, 140000 (not 138147: the ends of a range that wide
+// are not known to the unit).
+std::string factor_text(double v) {
+    if (v < 100) {
+        return plain_number(v, 2);
+    }
+    const double step = std::pow(10.0, std::floor(std::log10(v)) - 1);
+    return fmt::format("{:.0f}", std::round(v / step) * step);
 }
 
 } // namespace
@@ -51,15 +63,33 @@ std::string difference_text(const Difference& d, std::string_view baseline) {
     std::string out;
     switch (d.verdict) {
     case Verdict::less:
-        out = fmt::format("{:.0f}–{:.0f} % less energy than {}", (1 - d.ratio_high) * 100,
-                          (1 - d.ratio_low) * 100, baseline);
+        // Down to half, in per cent; beyond, as a factor: "99–100 % less" said nothing.
+        if (d.ratio_high > 0.5) {
+            out = fmt::format("{:.0f}–{:.0f} % less energy than {}", (1 - d.ratio_high) * 100,
+                              (1 - d.ratio_low) * 100, baseline);
+        } else if (d.ratio_low > 0) {
+            out = fmt::format("{}–{} × less energy than {}", factor_text(1 / d.ratio_high),
+                              factor_text(1 / d.ratio_low), baseline);
+        } else {
+            out = fmt::format("at least {} × less energy than {}", factor_text(1 / d.ratio_high),
+                              baseline);
+        }
         break;
     case Verdict::more:
-        out = std::isfinite(d.ratio_high)
-                  ? fmt::format("{:.0f}–{:.0f} % more energy than {}", (d.ratio_low - 1) * 100,
-                                (d.ratio_high - 1) * 100, baseline)
-                  : fmt::format("at least {:.0f} % more energy than {}", (d.ratio_low - 1) * 100,
-                                baseline);
+        // Up to twice, in per cent; beyond, as a factor.
+        if (d.ratio_low >= 2) {
+            out = std::isfinite(d.ratio_high)
+                      ? fmt::format("{}–{} × the energy of {}", factor_text(d.ratio_low),
+                                    factor_text(d.ratio_high), baseline)
+                      : fmt::format("at least {} × the energy of {}", factor_text(d.ratio_low),
+                                    baseline);
+        } else {
+            out = std::isfinite(d.ratio_high)
+                      ? fmt::format("{:.0f}–{:.0f} % more energy than {}", (d.ratio_low - 1) * 100,
+                                    (d.ratio_high - 1) * 100, baseline)
+                      : fmt::format("at least {:.0f} % more energy than {}",
+                                    (d.ratio_low - 1) * 100, baseline);
+        }
         break;
     case Verdict::same:
         out = std::isfinite(d.ratio_high)

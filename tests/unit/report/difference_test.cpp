@@ -62,5 +62,18 @@ TEST(Difference, ABaselineThatCouldBeZeroGivesAtLeast) {
     EXPECT_NE(difference_text(d, "a").find("at least"), std::string::npos);
 }
 
+// Beyond half or twice, a factor: "99–100 % less energy" said nothing of a hundredfold.
+TEST(Difference, FarApartIsAFactorNotAPercentage) {
+    const auto less = difference(stat(10, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
+    EXPECT_TRUE(difference_text(less, "a").starts_with("95–110 × less energy than a"))
+        << difference_text(less, "a");
+    const auto more = difference(stat(1000, 0, 1, 0.5), stat(10, 0, 1, 0.5));
+    EXPECT_TRUE(difference_text(more, "a").starts_with("95–110 × the energy of a"))
+        << difference_text(more, "a");
+    const auto near = difference(stat(600, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
+    EXPECT_TRUE(difference_text(near, "a").starts_with("40–40 % less energy than a"))
+        << difference_text(near, "a");
+}
+
 } // namespace
 } // namespace jp::report
