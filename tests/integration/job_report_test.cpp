@@ -129,8 +129,8 @@ TEST_F(JobReport, ADirectoryOfRunsIsNotTakenForAJobsNodes) {
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     // With a page it may not write as well: 2 either way (it was 1 for the directory, said
     // first, and 2 for the page).
-    const auto page = sh(jp("report --no-sacct " + quoted + " --html " + quoted +
-                            "/00-n-0.jptrace 2>&1"));
+    const auto page =
+        sh(jp("report --no-sacct " + quoted + " --html " + quoted + "/00-n-0.jptrace 2>&1"));
     EXPECT_EQ(page.exit_code, 2) << page.out;
     EXPECT_EQ(sh(jp("merge --no-sacct " + quoted)).exit_code, 0);
     // Among a job's steps, it is left out with a warning and the steps are reported.
@@ -188,12 +188,12 @@ TEST_F(JobReport, BadInputIsOneLineAndANonZeroExit) {
     // A directory without traces.
     std::filesystem::create_directories(dir / "empty");
     r = sh(jp("report --no-sacct " + (dir / "empty").string()));
-    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find("holds no node traces"), std::string::npos) << r.out;
     // Options a job's result cannot honour are refused, not ignored.
     r = sh(jp("report --no-sacct --by-trace " + jobs));
     EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_NE(r.out.find("--by-trace apply to trace files"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--by-trace applies to trace files"), std::string::npos) << r.out;
     r = sh(jp("report --pue 1.2 " + jobs));
     EXPECT_EQ(r.exit_code, 2) << r.out;
     r = sh(jp("report --wait 1s " + (dir / "jouleprof" / "42.1" / "n0.jptrace").string()));

@@ -74,7 +74,7 @@ Result<std::vector<std::filesystem::path>> step_dirs_in(const std::filesystem::p
         }
     }
     if (out.empty()) {
-        return fail(ErrorKind::not_found, dir.string(),
+        return fail(ErrorKind::config, dir.string(),
                     "holds no node traces (*.jptrace), neither itself nor its subdirectories");
     }
     return out;

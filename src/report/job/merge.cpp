@@ -230,14 +230,20 @@ Result<std::vector<Header>> read_headers(std::span<const std::filesystem::path> 
             return std::unexpected(h.error());
         }
         if (!h) {
-            job.unreadable.push_back(h.error().message());
+            auto m = h.error().message(); // naming its file once
+            job.unreadable.push_back(m.find(path.string()) == std::string::npos
+                                         ? path.string() + ": " + m
+                                         : std::move(m));
             continue;
         }
         headers.push_back(std::move(*h));
     }
     if (headers.empty()) {
-        return fail(ErrorKind::not_found, traces.empty() ? "merge" : traces.front().string(),
-                    job.unreadable.empty() ? "no node trace to merge" : job.unreadable.front());
+        // An unreadable trace's message names its file already.
+        return job.unreadable.empty()
+                   ? fail(ErrorKind::not_found, traces.empty() ? "merge" : traces.front().string(),
+                          "no node trace to merge")
+                   : fail(ErrorKind::not_found, "", job.unreadable.front());
     }
     std::ranges::sort(headers, [](const Header& a, const Header& b) {
         return std::tie(a.node_id, a.node) < std::tie(b.node_id, b.node);
