@@ -119,8 +119,8 @@ public:
             auto groups = value(report::summarize_traces(paths));
             j = report::to_json(groups, report::FormatOptions{});
         }
-        j["traces"] = nlohmann::json::array({m_reader.path().string()});
-        j["trace"] = m_reader.path().string();
+        const std::vector<report::TraceSelection> whole{{m_reader.path(), std::nullopt}};
+        j.update(report::inputs_json(whole));
         return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 

@@ -50,6 +50,7 @@ int run_compare(const CompareOptions& o) {
     for (const auto& a : o.args) {
         sel.push_back(parse_selection("compare", a, false));
     }
+    unify_paths(sel);
     std::vector<std::filesystem::path> inputs;
     inputs.reserve(sel.size());
     for (const auto& s : sel) {

@@ -23,9 +23,9 @@ namespace jp::cli {
 namespace {
 
 struct ReportOptions {
-    std::vector<std::string> args;                   // as given: TRACE, TRACE:LABEL or DIR
-    std::vector<report::TraceSelection> selections;  // of args
-    std::vector<std::filesystem::path> traces;       // the files and directories, each once
+    std::vector<std::string> args;                  // as given: TRACE, TRACE:LABEL or DIR
+    std::vector<report::TraceSelection> selections; // of args
+    std::vector<std::filesystem::path> traces;      // the files and directories, each once
     JsonOutput json;
     bool phase_detail = false;
     bool by_trace = false;
@@ -82,13 +82,7 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
         return 0;
     }
     auto j = report::to_json(*groups, fo);
-    j["traces"] = nlohmann::json::array();
-    for (const auto& t : o.traces) {
-        j["traces"].push_back(t.string());
-    }
-    if (o.traces.size() == 1) {
-        j["trace"] = o.traces.front().string();
-    }
+    j.update(report::inputs_json(o.selections));
     return emit_json(o.json, j, o.traces);
 }
 
@@ -122,17 +116,11 @@ int print_report(const ReportOptions& o, const Config& config, std::FILE* text_o
         JP_LOG_ERROR("{}", ok.error().message());
         return 2;
     }
+    // A trace among directories, labelled or not, is refused there: "is a file among directories".
     if (any_directory(o)) {
-        if (const auto labelled = std::ranges::find_if(
-                o.selections, [](const report::TraceSelection& s) { return s.label.has_value(); });
-            labelled != o.selections.end()) {
-            JP_LOG_ERROR("{}:{}: a label picks runs of a trace file; a job's directory is "
-                         "reported whole",
-                         labelled->trace.string(), *labelled->label);
-            return 2;
-        }
         if (const auto unfit = unfit_for_jobs(o); !unfit.empty()) {
-            JP_LOG_ERROR("{} apply to trace files, not to a job's directory", unfit);
+            JP_LOG_ERROR("{} {} to trace files, not to a job's directory", unfit,
+                         unfit.find(" and ") == std::string::npos ? "applies" : "apply");
             return 2;
         }
         return print_job_reports(
@@ -154,8 +142,11 @@ void check_options(ReportOptions& o) {
     o.traces.clear();
     for (const auto& a : o.args) {
         o.selections.push_back(parse_selection("report", a, true));
-        if (std::ranges::find(o.traces, o.selections.back().trace) == o.traces.end()) {
-            o.traces.push_back(o.selections.back().trace);
+    }
+    unify_paths(o.selections);
+    for (const auto& s : o.selections) {
+        if (std::ranges::find(o.traces, s.trace) == o.traces.end()) {
+            o.traces.push_back(s.trace);
         }
     }
     if (o.threshold_w && *o.threshold_w <= 0) {
@@ -167,9 +158,11 @@ void check_options(ReportOptions& o) {
     if (o.carbon.pue && *o.carbon.pue < 1.0) {
         throw CLI::ValidationError("--pue", "must be at least 1 (facility energy / IT energy)");
     }
-    if ((o.carbon.intensity_g_per_kwh && *o.carbon.intensity_g_per_kwh < 0) ||
-        (o.carbon.price_per_kwh && *o.carbon.price_per_kwh < 0)) {
-        throw CLI::ValidationError("--carbon-intensity/--price", "must not be negative");
+    if (o.carbon.intensity_g_per_kwh && *o.carbon.intensity_g_per_kwh < 0) {
+        throw CLI::ValidationError("--carbon-intensity", "must not be negative");
+    }
+    if (o.carbon.price_per_kwh && *o.carbon.price_per_kwh < 0) {
+        throw CLI::ValidationError("--price", "must not be negative");
     }
 }
 

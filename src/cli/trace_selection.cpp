@@ -12,11 +12,16 @@ parse_selection(const std::string& command, const std::string& arg, bool directo
         (directories && std::filesystem::is_directory(arg, ec))) {
         return {arg, std::nullopt};
     }
-    // A file of that name first: a trace named "run:1.jptrace" is that file.
-    const auto colon = arg.rfind(':');
-    if (colon != std::string::npos && std::filesystem::is_regular_file(arg.substr(0, colon), ec)) {
-        return {arg.substr(0, colon), arg.substr(colon + 1)};
+    // A file of that name first: a trace named "run:1.jptrace" is that file. Else the longest
+    // part before a colon that is a file, and the label after it, colons and all: a sweep's
+    // label "dev=cuda:0" is picked by t.jptrace:dev=cuda:0.
+    for (auto colon = arg.rfind(':'); colon != std::string::npos && colon > 0;
+         colon = arg.rfind(':', colon - 1)) {
+        if (std::filesystem::is_regular_file(arg.substr(0, colon), ec)) {
+            return {arg.substr(0, colon), arg.substr(colon + 1)};
+        }
     }
+    const auto colon = arg.find(':');
     // Say what is wrong with it: a file that is not there is the likeliest.
     const auto file = colon != std::string::npos && !std::filesystem::exists(arg, ec)
                           ? arg.substr(0, colon)
@@ -31,6 +36,19 @@ parse_selection(const std::string& command, const std::string& arg, bool directo
                                  : "a trace file nor TRACE:LABEL";
     throw CLI::ValidationError(command,
                                "'" + arg + "' is neither " + what + " (" + file + ": " + why + ")");
+}
+
+void unify_paths(std::vector<report::TraceSelection>& selections) {
+    for (std::size_t i = 1; i < selections.size(); ++i) {
+        for (std::size_t k = 0; k < i; ++k) {
+            std::error_code ec;
+            if (selections[k].trace == selections[i].trace ||
+                std::filesystem::equivalent(selections[k].trace, selections[i].trace, ec)) {
+                selections[i].trace = selections[k].trace;
+                break;
+            }
+        }
+    }
 }
 
 } // namespace jp::cli

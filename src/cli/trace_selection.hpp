@@ -5,6 +5,7 @@
 #include "report/summary.hpp"
 
 #include <string>
+#include <vector>
 
 namespace jp::cli {
 
@@ -13,5 +14,9 @@ namespace jp::cli {
 // directory, not a regular file).
 [[nodiscard]] report::TraceSelection
 parse_selection(const std::string& command, const std::string& arg, bool directories);
+
+// Each trace named through several paths (./t.jptrace, t.jptrace, a link) spelt as where it was
+// first named, so that every later step can tell a file by its path alone.
+void unify_paths(std::vector<report::TraceSelection>& selections);
 
 } // namespace jp::cli

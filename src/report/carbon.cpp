@@ -5,9 +5,9 @@
 
 #include <array>
 #include <cmath>
+#include <fmt/format.h>
 #include <string_view>
 #include <utility>
-#include <fmt/format.h>
 
 namespace jp::report {
 
@@ -91,6 +91,12 @@ std::string format_footprint(const Footprint& f) {
         const std::string cur = f.currency.empty() ? "" : " " + f.currency;
         out += fmt::format("; cost {}{}{} at {:g}{}/kWh", plain_number(*f.cost), cur,
                            per_many_runs(*f.cost, cur), *f.price_per_kwh, cur);
+    }
+    if (f.estimated) {
+        out += f.lower_bound ? "; from an estimated node energy, a lower bound"
+                             : "; from an estimated node energy";
+    } else if (f.lower_bound) {
+        out += "; lower bounds, as the node energy is";
     }
     return out;
 }

@@ -23,6 +23,10 @@ struct Footprint {
     // The sensors' bound on node_j, where it has one: every figure above is
     // node_j times a factor, so each has the bound times the same factor.
     std::optional<Bound> node_bound;
+    // What node_j is (and so every figure above): an estimate, or a lower bound (the sum of
+    // the node's parts, the rest unmetered). Said beside the figures, as beside the node's.
+    bool estimated = false;
+    bool lower_bound = false;
     // figure (facility_j, kg_co2e or cost) at the bound's ends: {low, high}.
     [[nodiscard]] std::optional<std::pair<double, double>> range_of(double figure) const;
 };

@@ -7,19 +7,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <fmt/format.h>
 
 namespace jp::report {
 namespace {
-
-std::string entry_name(const RepeatSummary& g, const std::vector<RepeatSummary>& all) {
-    const auto same = std::ranges::count(all, g.label, &RepeatSummary::label);
-    if (same < 2 || g.traces.empty()) {
-        return g.label;
-    }
-    return std::filesystem::path(g.traces.front()).stem().string() + ":" + g.label;
-}
 
 std::optional<std::size_t> find_baseline(const std::vector<CompareEntry>& e, std::string_view b) {
     if (b.empty()) {
@@ -47,7 +38,7 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
                                   std::string_view baseline) {
     Comparison c;
     for (const auto& g : groups) {
-        c.entries.push_back({entry_name(g, groups), g, std::nullopt, std::nullopt, std::nullopt,
+        c.entries.push_back({group_name(g, groups), g, std::nullopt, std::nullopt, std::nullopt,
                              std::nullopt, std::nullopt});
     }
     if (c.entries.empty()) {
@@ -108,17 +99,18 @@ std::string format_comparison(const Comparison& c) {
         return v ? fmt::format(fmt::runtime(f), *v) : std::string{"n/a"};
     };
     const auto u = energy_unit(largest);
-    std::string out = fmt::format(
-        fmt::runtime(k_row), "#", "run", fmt::format("Energy [{}]", u.name), "× base",
-        "Runtime [s]", "× base", "Avg power [W]", fmt::format("Estimate [{}]", u.name), "Error");
+    std::string out = fmt::format(fmt::runtime(k_row), "#", "run",
+                                  fmt::format("Energy [{}]", u.name), "× base", "Runtime", "× base",
+                                  "Avg power [W]", fmt::format("Estimate [{}]", u.name), "Error");
     std::vector<std::string> estimated;
     std::vector<std::string> lower_bounds;
     std::vector<std::string> attributed;
+    std::vector<std::string> failed; // groups of failed runs, or with runs left out
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
         const auto& e = c.entries[i];
         out += fmt::format(
             fmt::runtime(k_row), i + 1, e.name, energy_pm(e.group.job_or_node_j(), u),
-            or_na(e.energy_ratio, "{:.3f}"), pm(e.group.runtime_s, 1, 2),
+            or_na(e.energy_ratio, "{:.3f}"), runtime_pm(e.group.runtime_s),
             or_na(e.runtime_ratio, "{:.3f}"), pm(e.group.job_or_node_w(), 1, 1),
             e.estimate_j ? fmt::format("{:.{}f}", *e.estimate_j * u.per_joule, u.digits) : "n/a",
             e.error_percent
@@ -132,16 +124,22 @@ std::string format_comparison(const Comparison& c) {
         if (!e.group.runs.empty() && e.group.runs.front().node.lower_bound) {
             lower_bounds.push_back(e.name);
         }
-        if (e.group.job_energy_j) {
+        if (e.group.job_energy_j && shared_node(e.group)) {
             attributed.push_back(e.name);
         }
+        if (e.group.all_failed || !e.group.left_out.empty()) {
+            failed.push_back(
+                fmt::format("note: {} — {}{}\n", e.name, runs_text(e.group),
+                            e.group.all_failed ? ": its figures are of failed runs" : ""));
+        }
     }
-    out +=
-        fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
-                    "{}), as if energy were runtime × a constant power; Error = "
-                    "(estimate − measured) / measured.\n",
-                    c.baseline + 1, base.name, c.p_const_w,
-                    base.group.job_energy_j ? "power, its job's share of the node" : "node power");
+    out += fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
+                       "{}), as if energy were runtime × a constant power; Error = "
+                       "(estimate − measured) / measured.\n",
+                       c.baseline + 1, base.name, c.p_const_w,
+                       base.group.job_energy_j && shared_node(base.group)
+                           ? "power, its job's share of the node"
+                           : "node power");
     for (const auto& e : c.entries) {
         if (e.vs_baseline) {
             out += fmt::format("{}: {}\n", e.name, difference_text(*e.vs_baseline, base.name));
@@ -155,19 +153,22 @@ std::string format_comparison(const Comparison& c) {
         return s;
     };
     // Whom a note is about first, then what it says of them: a list at the end of a long
-    // sentence read as part of its parenthesis.
+    // sentence read as part of its parenthesis. A dash after the names, which may hold ':'.
     if (!estimated.empty()) {
-        out += "note: " + names(estimated) + ": the node energy is estimated, not measured\n";
+        out += "note: " + names(estimated) + " — the node energy is estimated, not measured\n";
     }
     if (!lower_bounds.empty()) {
         out += "note: " + names(lower_bounds) +
-               ": the node energy is a lower bound, the sum of its parts; the rest of the node "
+               " — the node energy is a lower bound, the sum of its parts; the rest of the node "
                "has no meter and no model ([node] rest_watts gives it one)\n";
     }
     if (!attributed.empty()) {
         out += "note: " + names(attributed) +
-               ": Energy and Avg power are the job's share of its shared node; the node's are "
+               " — Energy and Avg power are the job's share of its shared node; the node's are "
                "node_energy_j and node_avg_w in --json (docs/attribution.md)\n";
+    }
+    for (const auto& f : failed) {
+        out += f;
     }
     return out;
 }

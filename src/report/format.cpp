@@ -7,12 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 
 namespace jp::report {
 namespace {
 
-constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>17} {:>18}  {}\n";
+constexpr std::string_view k_row = "{:<28} {:>22} {:>18} {:>18} {:>18}  {}\n";
 
 // One line of the table: an item's figures (a runtime only for the node and phases).
 struct Row {
@@ -132,14 +133,6 @@ void other_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     }
 }
 
-// Every run attributed, and not every one given the whole node (attribution_lines' rule).
-bool shared_node(const RepeatSummary& r) {
-    return std::ranges::all_of(r.runs,
-                               [](const RunSummary& run) { return run.attribution.has_value(); }) &&
-           !std::ranges::all_of(r.runs,
-                                [](const RunSummary& run) { return run.attribution->exclusive; });
-}
-
 void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
     for (const auto& p : r.phases) {
         std::string name = "  phase " + p.name;
@@ -171,13 +164,15 @@ void phase_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
             }
         }
         row(out, u,
-            {name, p.node_energy_j, p.node_avg_w, runtime_pm(p.runtime_s), p.node_peak_w,
-             prov});
+            {name, p.node_energy_j, p.node_avg_w, runtime_pm(p.runtime_s), p.node_peak_w, prov});
         part_rows(out, u, r, p, p.name);
     }
 }
 
-void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
+void group_rows(std::string& out,
+                const EnergyUnit& u,
+                const RepeatSummary& r,
+                const std::string& name) {
     const auto& first = r.runs.front();
     // Runs pooled under one label with different commands are said so: their mean is of
     // different jobs (a new user's two traces, both "default", read as one job's repeats).
@@ -193,7 +188,7 @@ void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
                               commands.size(), one_line(commands[0], 60), one_line(commands[1], 60),
                               commands.size() > 2 ? ", …" : "");
     }
-    out += fmt::format("{}  ({}; {})\n", one_line(r.label, 80), runs_text(r), command);
+    out += fmt::format("{}  ({}; {})\n", one_line(name, 80), runs_text(r), command);
     row(out, u,
         {"  node", r.node_energy_j, r.node_avg_w, runtime_pm(r.runtime_s), r.node_peak_w,
          mean_provenance(first.node, r.node_energy_j, r.runs.size())});
@@ -203,6 +198,21 @@ void group_rows(std::string& out, const EnergyUnit& u, const RepeatSummary& r) {
 }
 
 } // namespace
+
+std::string group_name(const RepeatSummary& g, const std::vector<RepeatSummary>& all) {
+    const auto same = std::ranges::count(all, g.label, &RepeatSummary::label);
+    if (same < 2 || g.traces.empty()) {
+        return g.label;
+    }
+    return std::filesystem::path(g.traces.front()).stem().string() + ":" + g.label;
+}
+
+bool shared_node(const RepeatSummary& r) {
+    return std::ranges::all_of(r.runs,
+                               [](const RunSummary& run) { return run.attribution.has_value(); }) &&
+           !std::ranges::all_of(r.runs,
+                                [](const RunSummary& run) { return run.attribution->exclusive; });
+}
 
 // "3 runs; 1 left out: run 2 failed (exit status 1)", "1 run, killed (SIGKILL)".
 std::string runs_text(const RepeatSummary& r) {
@@ -243,6 +253,8 @@ std::string provenance_text(const Item& item) {
     std::string prov{to_string(item.provenance)};
     if (item.backend == "jouleprofd") {
         prov += " (via jouleprofd)";
+    } else if (item.backend == "estimate") {
+        prov += " (model)"; // "estimated (estimate)" said it twice: docs/cpu-models.md
     } else if (!item.backend.empty()) {
         prov += " (" + item.backend + ")";
     }
@@ -338,8 +350,9 @@ std::string format_text(const std::vector<RepeatSummary>& summaries, const Forma
         if (r.runs.empty()) {
             continue;
         }
-        group_rows(table, u, r);
-        details += (details.empty() ? "" : "\n") + r.label + ":\n" + format_details(r, options);
+        const auto name = group_name(r, summaries); // "s2:small" beside "s:small" (--by-trace)
+        group_rows(table, u, r, name);
+        details += (details.empty() ? "" : "\n") + name + ":\n" + format_details(r, options);
     }
     if (table.empty()) {
         return "no measured runs\n";

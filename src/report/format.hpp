@@ -2,10 +2,13 @@
 #pragma once
 // Text and JSON forms of summaries.
 #include "config/config.hpp"
+#include "report/carbon.hpp"
 #include "report/summary.hpp"
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace jp::report {
 
@@ -78,5 +81,22 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
 // A group's runs in words: "3 runs; 1 left out: run 2 failed (exit status 1)", "1 run,
 // killed (SIGKILL)".
 [[nodiscard]] std::string runs_text(const RepeatSummary& r);
+
+// What the report was asked of, as its JSON gives it: "traces" (each file once), "trace"
+// (only for one) and "selections" ([{trace, label}], label null for a whole trace).
+[[nodiscard]] nlohmann::json inputs_json(std::span<const TraceSelection> selections);
+
+// A group's name where others are listed: its label, or "<trace stem>:<label>" where another
+// group has the same label (compare, and report --by-trace).
+[[nodiscard]] std::string group_name(const RepeatSummary& g, const std::vector<RepeatSummary>& all);
+
+// Every run attributed, and not every one given the whole node: the group's figures are the
+// job's share of a shared node (attribution_lines' rule).
+[[nodiscard]] bool shared_node(const RepeatSummary& r);
+
+// The group's footprint (nullopt without a factor), said to be estimated or a lower bound as
+// its node energy is.
+[[nodiscard]] std::optional<Footprint> group_footprint(const RepeatSummary& r,
+                                                       const CarbonConfig& factors);
 
 } // namespace jp::report

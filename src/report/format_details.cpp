@@ -215,7 +215,7 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
                 *r.idle_w, r.node_avg_w.mean);
         }
     }
-    if (auto f = footprint(r.node_energy_j.mean, options.carbon, r.node_energy_j.sensor)) {
+    if (auto f = group_footprint(r, options.carbon)) {
         out += "  footprint: " + format_footprint(*f) +
                (r.runs.size() > 1 ? " (per run, mean)" : "") + "\n";
     }
@@ -231,6 +231,15 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
         out += "  trace: " + t + "\n";
     }
     return out;
+}
+
+std::optional<Footprint> group_footprint(const RepeatSummary& r, const CarbonConfig& factors) {
+    auto f = footprint(r.node_energy_j.mean, factors, r.node_energy_j.sensor);
+    if (f && !r.runs.empty()) {
+        f->estimated = r.runs.front().node.provenance == Provenance::estimated;
+        f->lower_bound = r.runs.front().node.lower_bound;
+    }
+    return f;
 }
 
 } // namespace jp::report

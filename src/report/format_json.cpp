@@ -292,6 +292,8 @@ json footprint_json(const Footprint& f) {
            {"price_per_kwh", opt(f.price_per_kwh)},
            {"cost", opt(f.cost)}};
     j["currency"] = f.currency;
+    j["estimated"] = f.estimated;     // node_j is an estimate
+    j["lower_bound"] = f.lower_bound; // node_j is the sum of the node's parts
     // Each figure at the ends of the sensors' bound on the node's energy.
     const auto range = [&](const std::string& low, const std::string& high,
                            std::optional<double> figure) {
@@ -333,7 +335,7 @@ json group_json(const RepeatSummary& r, const FormatOptions& options) {
                                           {"share_of_node", stat_json(d.share)},
                                           {"mean_util_percent", stat_json(d.mean_util)}});
     }
-    const auto f = footprint(r.node_energy_j.mean, options.carbon, r.node_energy_j.sensor);
+    const auto f = group_footprint(r, options.carbon);
     g["footprint"] = f ? footprint_json(*f) : json(nullptr);
     g["runs"] = json::array();
     for (const auto& run : r.runs) {
@@ -360,6 +362,23 @@ json to_json(const std::vector<RepeatSummary>& summaries, const FormatOptions& o
     }
     json j{{"groups", groups}};
     j["rated_watts"] = opt(rated);
+    return j;
+}
+
+nlohmann::json inputs_json(std::span<const TraceSelection> selections) {
+    std::vector<std::string> traces;
+    json j{{"selections", json::array()}};
+    for (const auto& s : selections) {
+        if (std::ranges::find(traces, s.trace.string()) == traces.end()) {
+            traces.push_back(s.trace.string());
+        }
+        j["selections"].push_back(
+            {{"trace", s.trace.string()}, {"label", s.label ? json(*s.label) : json(nullptr)}});
+    }
+    j["traces"] = traces;
+    if (traces.size() == 1) {
+        j["trace"] = traces.front();
+    }
     return j;
 }
 

@@ -151,9 +151,13 @@ Result<std::vector<std::string>> substitute(const std::vector<std::string>& argv
             copied = end;
         });
         if (unknown) {
+            std::string names; // the placeholders there are: {bs}, {lr}
+            for (const auto& [name, value] : point.values) {
+                names += (names.empty() ? "{" : ", {") + name + "}";
+            }
             return fail(ErrorKind::config, "sweep",
-                        fmt::format("unknown placeholder {{{}}} in '{}' (parameters: {})", *unknown,
-                                    a, point.label()));
+                        fmt::format("unknown placeholder {{{}}} in '{}' (the parameters: {})",
+                                    *unknown, a, names));
         }
         out.push_back(result + a.substr(copied));
     }

@@ -123,14 +123,23 @@ TEST_F(Analysis, ReportMergesTheSameLabelAcrossTraces) {
     const auto apart =
         nlohmann::json::parse(sh(jp(fmt::format("report --json --by-trace {} {}", a, b))).out);
     EXPECT_EQ(apart["groups"].size(), 2U);
+    // Kept apart, the table names each group by its trace, as compare does.
+    const auto text = sh(jp(fmt::format("report --by-trace {} {}", a, b))).out;
+    for (const char* name : {"m1:gpu  (1 run", "m2:gpu  (2 runs", "\nm1:gpu:\n", "\nm2:gpu:\n"}) {
+        EXPECT_NE(text.find(name), std::string::npos) << name << "\n" << text;
+    }
 }
 
 TEST_F(Analysis, ReportBadOptionsAreOneLineAndExit2) {
     const auto trace = phased_trace("/b.jptrace", "a", 1);
-    for (const char* bad : {"--pue 0.5", "--threshold -3", "--idle-util 300"}) {
+    for (const char* bad : {"--pue 0.5", "--threshold -3", "--idle-util 300", "--price -1"}) {
         const auto r = sh(jp(fmt::format("report {} {} 2>&1", bad, trace)));
         EXPECT_EQ(r.exit_code, 2) << bad;
         EXPECT_EQ(line_count(r.out), 1U) << r.out;
+        // Only the option given is named.
+        EXPECT_NE(r.out.find(std::string{bad}.substr(0, std::string{bad}.find(' ')) + ": must"),
+                  std::string::npos)
+            << r.out;
     }
     // Not a number at all: the option and what it wanted, not CLI11's "Could not convert".
     for (const auto& [bad, option] :
@@ -175,23 +184,44 @@ TEST_F(Analysis, ReportTakesOneLabelOfATraceAsCompareDoes) {
     EXPECT_EQ(labels(t + ":large-batch " + t + ":small-batch"),
               (std::vector<std::string>{"small-batch", "large-batch"}))
         << "each once, in the trace's order";
-    EXPECT_EQ(labels(t + ":large-batch " + t), (std::vector<std::string>{"small-batch", "large-batch"}))
+    EXPECT_EQ(labels(t + ":large-batch " + t),
+              (std::vector<std::string>{"small-batch", "large-batch"}))
         << "named whole too: whole";
     const auto html = file("/one.html");
     ASSERT_EQ(sh(jp(fmt::format("report --html {} {}:small-batch >/dev/null", html, t))).exit_code,
               0);
     EXPECT_NE(read_file(html).find("small-batch"), std::string::npos);
     EXPECT_EQ(read_file(html).find("large-batch"), std::string::npos) << "the page is the label's";
+    EXPECT_NE(read_file(html).find("two.jptrace · only small-batch</h2>"), std::string::npos);
+    // The JSON says what was asked; a trace named through two paths is one trace, with a label
+    // that holds ':' (a sweep's "dev=cuda:0").
+    const auto j = nlohmann::json::parse(sh(jp("report --json " + t + ":large-batch")).out);
+    EXPECT_EQ(j["selections"], nlohmann::json::parse(fmt::format(
+                                   R"([{{"trace": "{}", "label": "large-batch"}}])", t)));
+    TraceBuilder colon{fs.path("/c.jptrace"), {channel("node", Domain::node, Quantity::energy)}};
+    colon.run(make_run("dev=cuda:0", 5, flat(100), 1));
+    colon.run(make_run("dev=cuda:1", 5, flat(200), 1));
+    const auto c = colon.path().string();
+    const auto dot = fs.path("/./c.jptrace").string();
+    EXPECT_EQ(labels(c + ":dev=cuda:1 " + dot + ":dev=cuda:0"),
+              (std::vector<std::string>{"dev=cuda:0", "dev=cuda:1"}));
+    const auto cmp = sh(jp(fmt::format("compare --json {}:dev=cuda:1 {}:dev=cuda:0", c, dot)));
+    ASSERT_EQ(cmp.exit_code, 0) << cmp.out;
+    EXPECT_EQ(nlohmann::json::parse(cmp.out)["entries"][1]["name"], "dev=cuda:0");
     std::filesystem::create_directories(fs.path("/job"));
+    TraceBuilder node{fs.path("/job/n0.jptrace"),
+                      {channel("node", Domain::node, Quantity::energy)},
+                      {{"recorded", "jouleprof record"}}};
+    node.run(make_run("job", 5, flat(100), 1));
     for (const auto& [bad, says] :
          {std::pair{t + ":tiny-batch",
                     std::string{"no measured runs labelled 'tiny-batch' (its labels: "
                                 "small-batch, large-batch)"}},
           std::pair{fs.path("/job").string() + ":x", std::string{"a label is of a trace file"}},
           std::pair{fs.path("/job").string() + " " + t + ":small-batch",
-                    std::string{"a job's directory is reported whole"}},
-          std::pair{file("/none.jptrace") + ":x", std::string{"(" + file("/none.jptrace") +
-                                                               ": no such file)"}}}) {
+                    std::string{"is a file among directories"}},
+          std::pair{file("/none.jptrace") + ":x",
+                    std::string{"(" + file("/none.jptrace") + ": no such file)"}}}) {
         const auto r = sh(jp("report " + bad + " 2>&1"));
         EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.out;
         EXPECT_EQ(line_count(r.out), 1U) << r.out;
@@ -346,6 +376,7 @@ TEST_F(Sweep, UnknownPlaceholderIsOneLineAndExit2) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(line_count(r.out), 1U) << r.out;
     EXPECT_NE(r.out.find("{epochs}"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(the parameters: {batch})"), std::string::npos) << r.out;
     EXPECT_FALSE(std::filesystem::exists(file("/u"))) << "nothing runs";
     EXPECT_EQ(sh(sweep("-p batch= -- true 2>&1")).exit_code, 2);
 }

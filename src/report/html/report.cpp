@@ -191,9 +191,14 @@ Result<void> trace_section(Page& pg, const std::filesystem::path& path) {
     if (!groups) {
         return std::unexpected(about(groups.error(), path.string()));
     }
-    if (pg.opt.shown) { // TRACE:LABEL: that label's runs only
-        std::erase_if(*groups,
-                      [&](const RepeatSummary& g) { return !pg.opt.shown(path, g.label); });
+    // TRACE:LABEL: that label's runs only, and the heading says which.
+    std::string only;
+    if (pg.opt.shown && std::erase_if(*groups, [&](const RepeatSummary& g) {
+                            return !pg.opt.shown(path, g.label);
+                        }) > 0) {
+        for (const auto& g : *groups) {
+            only += (only.empty() ? " · only " : ", ") + g.label;
+        }
     }
     ++pg.trace_no;
     const auto rated = rated_power(*reader);
@@ -205,7 +210,7 @@ Result<void> trace_section(Page& pg, const std::filesystem::path& path) {
     }
     auto& b = pg.body;
     b += fmt::format(R"(<section class="trace" id="trace-{}"><h2>{}</h2>)", pg.trace_no,
-                     escape(path.filename().string()));
+                     escape(path.filename().string() + only));
     facts(pg, *reader, *groups, rated);
     if (groups->empty()) {
         b += "<p class=\"note\">This trace holds no measured run.</p></section>";

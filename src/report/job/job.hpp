@@ -69,7 +69,7 @@ struct PartAcross {
     double energy_j = 0;
     double share = 0; // of the job's energy
     std::size_t nodes = 0;
-    std::size_t parts = 0;      // channels summed (e.g. 2 packages × 4 nodes = 8)
+    std::size_t parts = 0; // channels summed (e.g. 2 packages × 4 nodes = 8)
     // Their names, each once in the order met ("cpu0.package", "cpu1.package"): the node
     // tables' names for what this row sums by domain.
     std::vector<std::string> channels;

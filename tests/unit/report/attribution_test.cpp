@@ -160,7 +160,9 @@ TEST_F(Attribution_, CompareUsesTheJobsShareAndSaysSo) {
     ASSERT_TRUE(c);
     EXPECT_NEAR(c->entries[0].energy_ratio.value_or(0), 700.0 / 1600.0, 1e-9);
     const auto text = format_comparison(*c);
-    EXPECT_NE(text.find(": Energy and Avg power are the job's share of its shared node"),
+    // The note names whom it is about first, and only the group whose node was shared.
+    EXPECT_NE(text.find("note: shared — Energy and Avg power are the job's share of its shared "
+                        "node"),
               std::string::npos)
         << text;
     // The power beside the share is the share's (700 J over 10 s), not the node's 160 W.

@@ -150,5 +150,33 @@ TEST(Compare, ABaselineOfNoEnergyGivesNoRatioRatherThanZero) {
     EXPECT_TRUE(j["entries"][1]["estimate_j"].is_null()) << j;
 }
 
+// Each note names whom it is about first, after a dash (names may hold ':'): a node that is
+// the sum of its parts, and a group whose every run failed, with its figures said to be theirs.
+TEST(Compare, NotesNameTheirGroupsFirstAndFailedRunsAreSaid) {
+    test::FakeSysfs fs;
+    test::TraceBuilder b{fs.path("/n.jptrace"),
+                         {channel("cpu0.package", Domain::cpu_package, Quantity::energy)}};
+    b.run(test::make_run("lr:0.1", 10, test::flat(100)));
+    auto failing = test::make_run("broken", 10, test::flat(100));
+    failing.exit_code = 3;
+    b.run(failing);
+    auto r = b.reader();
+    auto groups = summarize_trace(r);
+    ASSERT_TRUE(groups);
+    const auto c = compare_groups(*groups, "");
+    ASSERT_TRUE(c);
+    const auto text = format_comparison(*c);
+    EXPECT_NE(text.find("note: lr:0.1, broken — the node energy is a lower bound, the sum of its "
+                        "parts"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("note: broken — 1 run, failed (exit status 3): its figures are of "
+                        "failed runs"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("job's share"), std::string::npos) << "no share, no such note: " << text;
+    EXPECT_NE(text.find("10.000 s"), std::string::npos) << "runtime as report gives it: " << text;
+}
+
 } // namespace
 } // namespace jp::report

@@ -160,6 +160,15 @@ TEST(ReportView, FootprintOnlyWhenConfigured) {
         << cent;
     const auto dime = format_footprint(*footprint(3.6e5, CarbonConfig{{}, {}, 0.25, "EUR"}));
     EXPECT_NE(dime.find("cost 0.025 EUR at"), std::string::npos) << dime;
+    EXPECT_EQ(dime.find("estimated"), std::string::npos) << dime;
+    // Figures from an estimated node energy, or a lower bound, say so as the node's do.
+    auto lower = *footprint(3.6e5, CarbonConfig{{}, {}, 0.25, "EUR"});
+    lower.lower_bound = true;
+    EXPECT_TRUE(format_footprint(lower).ends_with("; lower bounds, as the node energy is"))
+        << format_footprint(lower);
+    lower.estimated = true;
+    EXPECT_TRUE(format_footprint(lower).ends_with("; from an estimated node energy, a lower bound"))
+        << format_footprint(lower);
     EXPECT_EQ(plain_number(0.456), "0.456");
     EXPECT_EQ(plain_number(2.3e-6), "0.0000023");
     EXPECT_EQ(plain_number(1234.6), "1235");
