@@ -29,15 +29,22 @@ selected_groups(const std::vector<report::TraceSelection>& sel) {
     if (!groups) {
         return std::unexpected(groups.error());
     }
+    // Each group once, where it is first asked for (t.jptrace and t.jptrace:a ask twice).
     std::vector<report::RepeatSummary> out;
+    std::vector<bool> taken(groups->size(), false);
     for (const auto& s : sel) {
-        const auto before = out.size();
-        for (const auto& g : *groups) {
-            if (g.traces.front() == s.trace.string() && (!s.label || *s.label == g.label)) {
-                out.push_back(g);
+        bool any = false;
+        for (std::size_t i = 0; i < groups->size(); ++i) {
+            const auto& g = (*groups)[i];
+            if (report::matches(s, g.traces.front(), g.label)) {
+                any = true;
+                if (!taken[i]) {
+                    taken[i] = true;
+                    out.push_back(g);
+                }
             }
         }
-        if (out.size() == before) {
+        if (!any) {
             return fail(ErrorKind::config, s.trace.string(), "no measured runs");
         }
     }

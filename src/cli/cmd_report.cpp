@@ -56,13 +56,15 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
         JP_LOG_ERROR("{}", groups.error().message());
         return groups.error().kind == ErrorKind::config ? 2 : 1; // a label the trace lacks
     }
+    const auto carbon = report::merged(config.carbon, o.carbon);
     if (!o.html.empty()) {
         report::HtmlOptions ho;
+        ho.carbon = carbon;
         ho.threshold_w = so.threshold_w;
         ho.force = o.force;
         ho.shown = [&o](const std::filesystem::path& trace, const std::string& label) {
             return std::ranges::any_of(o.selections, [&](const report::TraceSelection& s) {
-                return s.trace == trace && (!s.label || *s.label == label);
+                return report::matches(s, trace, label);
             });
         };
         if (auto r = report::write_html_report(o.traces, o.html, ho); !r) {
@@ -71,7 +73,7 @@ int print_groups(const Result<std::vector<report::RepeatSummary>>& groups,
         }
     }
     report::FormatOptions fo;
-    fo.carbon = report::merged(config.carbon, o.carbon);
+    fo.carbon = carbon;
     fo.rated_watts = config.node.rated_watts;
     fo.phase_detail = o.phase_detail;
     if (text_out != nullptr && !o.json.on_stdout()) {
@@ -95,15 +97,24 @@ bool any_directory(const ReportOptions& o) {
 }
 
 // The options a job's merged result cannot honour, or "" (they are refused, not ignored).
+// Those given, in words: "--by-trace", "--pue and --price", "--by-trace, --pue and --price".
 std::string unfit_for_jobs(const ReportOptions& o) {
-    if (o.by_trace) {
-        return "--by-trace";
-    }
     const auto& c = o.carbon;
-    if (c.intensity_g_per_kwh || c.pue || c.price_per_kwh || c.currency) {
-        return "--carbon-intensity, --pue, --price and --currency";
+    std::vector<std::string_view> given;
+    for (const auto& [on, name] :
+         {std::pair{o.by_trace, "--by-trace"},
+          std::pair{c.intensity_g_per_kwh.has_value(), "--carbon-intensity"},
+          std::pair{c.pue.has_value(), "--pue"}, std::pair{c.price_per_kwh.has_value(), "--price"},
+          std::pair{c.currency.has_value(), "--currency"}}) {
+        if (on) {
+            given.emplace_back(name);
+        }
     }
-    return "";
+    std::string out;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + std::string{given[i]};
+    }
+    return out;
 }
 
 int print_report(const ReportOptions& o, const Config& config, std::FILE* text_out) {

@@ -21,11 +21,21 @@ parse_selection(const std::string& command, const std::string& arg, bool directo
             return {arg.substr(0, colon), arg.substr(colon + 1)};
         }
     }
-    const auto colon = arg.find(':');
-    // Say what is wrong with it: a file that is not there is the likeliest.
-    const auto file = colon != std::string::npos && !std::filesystem::exists(arg, ec)
-                          ? arg.substr(0, colon)
-                          : arg;
+    if (arg.empty()) {
+        throw CLI::ValidationError(command, "an empty argument where a trace was expected");
+    }
+    // Say what is wrong with it, of the part that was meant for a file: the nearest part before
+    // a colon that is a directory (a label is of a trace file) or names a trace (*.jptrace),
+    // else the whole argument.
+    std::string file = arg;
+    for (auto colon = arg.rfind(':'); colon != std::string::npos && colon > 0;
+         colon = arg.rfind(':', colon - 1)) {
+        if (const auto part = arg.substr(0, colon);
+            part.ends_with(".jptrace") || std::filesystem::is_directory(part, ec)) {
+            file = part;
+            break;
+        }
+    }
     const bool directory = std::filesystem::is_directory(file, ec);
     const auto* const why = !std::filesystem::exists(file, ec) ? "no such file"
                             : directory && file != arg ? "a directory: a label is of a trace file"

@@ -58,8 +58,8 @@ std::string mass_text(double kg) {
 // Under a hundredth of the currency, what a thousand, a million or a billion such runs cost,
 // in figures a person reads: " (0.83 EUR a million runs)". A sweep's or a service's runs add up.
 std::string per_many_runs(double cost, const std::string& currency) {
-    if (!(cost > 0) || cost >= 0.01) {
-        return {};
+    if (!(cost > 0) || cost >= 0.01 || cost * 1e9 < 0.01) { // below a hundredth a billion runs:
+        return {};                                          // an absurd price, said as given
     }
     constexpr std::array<std::pair<double, std::string_view>, 3> k_many{
         {{1e3, "a thousand"}, {1e6, "a million"}, {1e9, "a billion"}}};
@@ -89,8 +89,11 @@ std::string format_footprint(const Footprint& f) {
     }
     if (f.cost) {
         const std::string cur = f.currency.empty() ? "" : " " + f.currency;
-        out += fmt::format("; cost {}{}{} at {:g}{}/kWh", plain_number(*f.cost), cur,
-                           per_many_runs(*f.cost, cur), *f.price_per_kwh, cur);
+        // Fifteen decimals at most in plain figures; a smaller cost in significant digits.
+        const auto cost =
+            *f.cost > 0 && *f.cost < 1e-12 ? fmt::format("{:.3g}", *f.cost) : plain_number(*f.cost);
+        out += fmt::format("; cost {}{}{} at {:g}{}/kWh", cost, cur, per_many_runs(*f.cost, cur),
+                           *f.price_per_kwh, cur);
     }
     if (f.estimated) {
         out += f.lower_bound ? "; from an estimated node energy, a lower bound"

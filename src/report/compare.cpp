@@ -87,6 +87,49 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
     return c;
 }
 
+namespace {
+
+// Whom a note is about first, then what it says of them: a list at the end of a long sentence
+// read as part of its parenthesis. A dash after the names, which may hold ':'.
+std::string comparison_notes(const Comparison& c) {
+    std::vector<std::string> estimated;
+    std::vector<std::string> lower_bounds;
+    std::vector<std::string> attributed;
+    std::string failed; // groups of failed runs, or with runs left out
+    for (const auto& e : c.entries) {
+        const auto& g = e.group;
+        if (std::ranges::any_of(g.runs, [](const RunSummary& r) {
+                return r.node.provenance == Provenance::estimated;
+            })) {
+            estimated.push_back(e.name);
+        }
+        if (std::ranges::any_of(g.runs, [](const RunSummary& r) { return r.node.lower_bound; })) {
+            lower_bounds.push_back(e.name);
+        }
+        if (g.job_energy_j && shared_node(g)) {
+            attributed.push_back(e.name);
+        }
+        if (g.all_failed || !g.left_out.empty()) {
+            failed += fmt::format("note: {} — {}{}\n", e.name, runs_text(g),
+                                  g.all_failed ? ": its figures are of failed runs" : "");
+        }
+    }
+    std::string out;
+    const auto note = [&](const std::vector<std::string>& names, std::string_view says) {
+        if (!names.empty()) {
+            out += fmt::format("note: {} — {}\n", fmt::join(names, ", "), says);
+        }
+    };
+    note(estimated, "the node energy is estimated, not measured");
+    note(lower_bounds, "the node energy is a lower bound, the sum of its parts; the rest of the "
+                       "node has no meter and no model ([node] rest_watts gives it one)");
+    note(attributed, "Energy and Avg power are the job's share of its shared node; the node's "
+                     "are node_energy_j and node_avg_w in --json (docs/attribution.md)");
+    return out + failed;
+}
+
+} // namespace
+
 std::string format_comparison(const Comparison& c) {
     constexpr std::string_view k_row =
         "{:>2}  {:<24} {:>22} {:>8} {:>18} {:>8} {:>18} {:>14} {:>9}\n";
@@ -102,10 +145,6 @@ std::string format_comparison(const Comparison& c) {
     std::string out = fmt::format(fmt::runtime(k_row), "#", "run",
                                   fmt::format("Energy [{}]", u.name), "× base", "Runtime", "× base",
                                   "Avg power [W]", fmt::format("Estimate [{}]", u.name), "Error");
-    std::vector<std::string> estimated;
-    std::vector<std::string> lower_bounds;
-    std::vector<std::string> attributed;
-    std::vector<std::string> failed; // groups of failed runs, or with runs left out
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
         const auto& e = c.entries[i];
         out += fmt::format(
@@ -117,21 +156,6 @@ std::string format_comparison(const Comparison& c) {
                 ? fmt::format("{:+.1f} %",
                               std::abs(*e.error_percent) < 0.05 ? 0.0 : *e.error_percent)
                 : std::string{"n/a"});
-        if (!e.group.runs.empty() &&
-            e.group.runs.front().node.provenance == Provenance::estimated) {
-            estimated.push_back(e.name);
-        }
-        if (!e.group.runs.empty() && e.group.runs.front().node.lower_bound) {
-            lower_bounds.push_back(e.name);
-        }
-        if (e.group.job_energy_j && shared_node(e.group)) {
-            attributed.push_back(e.name);
-        }
-        if (e.group.all_failed || !e.group.left_out.empty()) {
-            failed.push_back(
-                fmt::format("note: {} — {}{}\n", e.name, runs_text(e.group),
-                            e.group.all_failed ? ": its figures are of failed runs" : ""));
-        }
     }
     out += fmt::format("baseline: #{} {}. Estimate = runtime × {:.1f} W (the baseline's average "
                        "{}), as if energy were runtime × a constant power; Error = "
@@ -142,35 +166,10 @@ std::string format_comparison(const Comparison& c) {
                            : "node power");
     for (const auto& e : c.entries) {
         if (e.vs_baseline) {
-            out += fmt::format("{}: {}\n", e.name, difference_text(*e.vs_baseline, base.name));
+            out += fmt::format("{} — {}\n", e.name, difference_text(*e.vs_baseline, base.name));
         }
     }
-    const auto names = [](const std::vector<std::string>& list) {
-        std::string s;
-        for (const auto& name : list) {
-            s += (s.empty() ? "" : ", ") + name;
-        }
-        return s;
-    };
-    // Whom a note is about first, then what it says of them: a list at the end of a long
-    // sentence read as part of its parenthesis. A dash after the names, which may hold ':'.
-    if (!estimated.empty()) {
-        out += "note: " + names(estimated) + " — the node energy is estimated, not measured\n";
-    }
-    if (!lower_bounds.empty()) {
-        out += "note: " + names(lower_bounds) +
-               " — the node energy is a lower bound, the sum of its parts; the rest of the node "
-               "has no meter and no model ([node] rest_watts gives it one)\n";
-    }
-    if (!attributed.empty()) {
-        out += "note: " + names(attributed) +
-               " — Energy and Avg power are the job's share of its shared node; the node's are "
-               "node_energy_j and node_avg_w in --json (docs/attribution.md)\n";
-    }
-    for (const auto& f : failed) {
-        out += f;
-    }
-    return out;
+    return out + comparison_notes(c);
 }
 
 namespace {

@@ -23,11 +23,18 @@ double t95(std::size_t df) {
 // A factor in two significant digits: 95, 140000 (not 138147: the ends of a range that wide
 // are not known to the unit).
 std::string factor_text(double v) {
-    if (v < 100) {
+    if (!std::isfinite(v) || v < 100) {
         return plain_number(v, 2);
     }
     const double step = std::pow(10.0, std::floor(std::log10(v)) - 1);
     return fmt::format("{:.0f}", std::round(v / step) * step);
+}
+
+// "95–110", or "about 2" where both ends read the same.
+std::string factor_range(double low, double high) {
+    const auto a = factor_text(low);
+    const auto b = factor_text(high);
+    return a == b ? "about " + a : a + "–" + b;
 }
 
 } // namespace
@@ -63,13 +70,16 @@ std::string difference_text(const Difference& d, std::string_view baseline) {
     std::string out;
     switch (d.verdict) {
     case Verdict::less:
-        // Down to half, in per cent; beyond, as a factor: "99–100 % less" said nothing.
-        if (d.ratio_high > 0.5) {
+        // In per cent while both ends are readable so; a factor where it may be tenfold or more:
+        // "99–100 % less" said nothing of a hundredfold.
+        if (d.ratio_high <= 0) {
+            out = fmt::format("no energy at all, against {}'s", baseline);
+        } else if (d.ratio_high > 0.5 && d.ratio_low >= 0.1) {
             out = fmt::format("{:.0f}–{:.0f} % less energy than {}", (1 - d.ratio_high) * 100,
                               (1 - d.ratio_low) * 100, baseline);
         } else if (d.ratio_low > 0) {
-            out = fmt::format("{}–{} × less energy than {}", factor_text(1 / d.ratio_high),
-                              factor_text(1 / d.ratio_low), baseline);
+            out = fmt::format("{} × less energy than {}",
+                              factor_range(1 / d.ratio_high, 1 / d.ratio_low), baseline);
         } else {
             out = fmt::format("at least {} × less energy than {}", factor_text(1 / d.ratio_high),
                               baseline);
@@ -79,8 +89,8 @@ std::string difference_text(const Difference& d, std::string_view baseline) {
         // Up to twice, in per cent; beyond, as a factor.
         if (d.ratio_low >= 2) {
             out = std::isfinite(d.ratio_high)
-                      ? fmt::format("{}–{} × the energy of {}", factor_text(d.ratio_low),
-                                    factor_text(d.ratio_high), baseline)
+                      ? fmt::format("{} × the energy of {}",
+                                    factor_range(d.ratio_low, d.ratio_high), baseline)
                       : fmt::format("at least {} × the energy of {}", factor_text(d.ratio_low),
                                     baseline);
         } else {

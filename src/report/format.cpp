@@ -204,7 +204,16 @@ std::string group_name(const RepeatSummary& g, const std::vector<RepeatSummary>&
     if (same < 2 || g.traces.empty()) {
         return g.label;
     }
-    return std::filesystem::path(g.traces.front()).stem().string() + ":" + g.label;
+    // The trace's stem, or its path where another group of that label has the same stem
+    // (a/t.jptrace and b/t.jptrace).
+    const auto stem = [](const RepeatSummary& r) {
+        return r.traces.empty() ? std::string{}
+                                : std::filesystem::path(r.traces.front()).stem().string();
+    };
+    const bool clash = std::ranges::any_of(all, [&](const RepeatSummary& o) {
+        return &o != &g && o.label == g.label && stem(o) == stem(g);
+    });
+    return (clash ? g.traces.front() : stem(g)) + ":" + g.label;
 }
 
 bool shared_node(const RepeatSummary& r) {

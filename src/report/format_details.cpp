@@ -216,8 +216,8 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
         }
     }
     if (auto f = group_footprint(r, options.carbon)) {
-        out += "  footprint: " + format_footprint(*f) +
-               (r.runs.size() > 1 ? " (per run, mean)" : "") + "\n";
+        out += std::string{r.runs.size() > 1 ? "  footprint (per run, mean): " : "  footprint: "} +
+               format_footprint(*f) + "\n";
     }
     const double total_rt = r.runtime_s.mean * static_cast<double>(r.runs.size());
     out += fmt::format("  monitor overhead: {:.3f} s CPU over {} ({:.2f} % of one core)\n",
@@ -236,8 +236,11 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
 std::optional<Footprint> group_footprint(const RepeatSummary& r, const CarbonConfig& factors) {
     auto f = footprint(r.node_energy_j.mean, factors, r.node_energy_j.sensor);
     if (f && !r.runs.empty()) {
-        f->estimated = r.runs.front().node.provenance == Provenance::estimated;
-        f->lower_bound = r.runs.front().node.lower_bound;
+        // Any run's: a mean over runs with one estimated figure is no measurement.
+        f->estimated = std::ranges::any_of(
+            r.runs, [](const RunSummary& s) { return s.node.provenance == Provenance::estimated; });
+        f->lower_bound =
+            std::ranges::any_of(r.runs, [](const RunSummary& s) { return s.node.lower_bound; });
     }
     return f;
 }

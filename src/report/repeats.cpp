@@ -347,6 +347,12 @@ Result<std::vector<RepeatSummary>> summarize_traces(std::span<const std::filesys
     return summarize_traces(whole, options, by_trace);
 }
 
+bool matches(const TraceSelection& s,
+             const std::filesystem::path& trace,
+             const std::string& label) {
+    return s.trace == trace && (!s.label || *s.label == label);
+}
+
 Result<std::vector<RepeatSummary>> summarize_traces(std::span<const TraceSelection> selections,
                                                     const SummaryOptions& options,
                                                     bool by_trace) {

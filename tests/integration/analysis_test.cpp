@@ -208,6 +208,19 @@ TEST_F(Analysis, ReportTakesOneLabelOfATraceAsCompareDoes) {
     const auto cmp = sh(jp(fmt::format("compare --json {}:dev=cuda:1 {}:dev=cuda:0", c, dot)));
     ASSERT_EQ(cmp.exit_code, 0) << cmp.out;
     EXPECT_EQ(nlohmann::json::parse(cmp.out)["entries"][1]["name"], "dev=cuda:0");
+    // A group asked for twice (whole, and by its label) is compared once.
+    const auto twice = sh(jp(fmt::format("compare --json {} {}:dev=cuda:0", c, dot)));
+    ASSERT_EQ(twice.exit_code, 0) << twice.out;
+    EXPECT_EQ(nlohmann::json::parse(twice.out)["entries"].size(), 2U) << twice.out;
+    // Two traces of one name in two directories, kept apart: named by their paths.
+    std::filesystem::create_directories(fs.path("/other"));
+    TraceBuilder other{fs.path("/other/c.jptrace"),
+                       {channel("node", Domain::node, Quantity::energy)}};
+    other.run(make_run("dev=cuda:0", 5, flat(100), 1));
+    const auto apart =
+        sh(jp(fmt::format("report --by-trace {} {} 2>&1", c, file("/other/c.jptrace"))));
+    EXPECT_NE(apart.out.find(file("/other/c.jptrace") + ":dev=cuda:0  (1 run"), std::string::npos)
+        << apart.out;
     std::filesystem::create_directories(fs.path("/job"));
     TraceBuilder node{fs.path("/job/n0.jptrace"),
                       {channel("node", Domain::node, Quantity::energy)},
@@ -221,7 +234,10 @@ TEST_F(Analysis, ReportTakesOneLabelOfATraceAsCompareDoes) {
           std::pair{fs.path("/job").string() + " " + t + ":small-batch",
                     std::string{"is a file among directories"}},
           std::pair{file("/none.jptrace") + ":x",
-                    std::string{"(" + file("/none.jptrace") + ": no such file)"}}}) {
+                    std::string{"(" + file("/none.jptrace") + ": no such file)"}},
+          std::pair{std::string{":x"}, std::string{"(:x: no such file)"}},
+          std::pair{std::string{"''"},
+                    std::string{"an empty argument where a trace was expected"}}}) {
         const auto r = sh(jp("report " + bad + " 2>&1"));
         EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.out;
         EXPECT_EQ(line_count(r.out), 1U) << r.out;
@@ -294,11 +310,17 @@ TEST_F(Analysis, ExportWritesCsvFilesAndJson) {
 TEST_F(Analysis, ReportWritesHtml) {
     const auto trace = phased_trace("/h.jptrace", "a", 1);
     const auto out = file("/r.html");
-    const auto r = sh(jp(fmt::format("report --html {} {}", out, trace)));
+    const auto r =
+        sh(jp(fmt::format("report --html {} {} --price 0.25 --currency EUR", out, trace)));
     ASSERT_EQ(r.exit_code, 0) << r.out;
     EXPECT_NE(r.out.find("Consumption [kJ]"), std::string::npos) << "the table is still printed";
     const auto html = read_file(out);
     EXPECT_NE(html.find("<html"), std::string::npos);
+    // The footprint the text gives, on the page too (it had none).
+    const auto footprint = r.out.substr(r.out.find("footprint: ") + 11);
+    EXPECT_NE(html.find("Footprint: " + footprint.substr(0, footprint.find('\n'))),
+              std::string::npos)
+        << footprint;
 }
 
 // sweep runs the real job on a fake RAPL package drawing a constant 150 W, so

@@ -196,6 +196,10 @@ TEST_F(JobReport, BadInputIsOneLineAndANonZeroExit) {
     EXPECT_NE(r.out.find("--by-trace applies to trace files"), std::string::npos) << r.out;
     r = sh(jp("report --pue 1.2 " + jobs));
     EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("--pue applies to trace files"), std::string::npos)
+        << "only what was given: " << r.out;
+    r = sh(jp("report --pue 1.2 --price 0.2 " + jobs));
+    EXPECT_NE(r.out.find("--pue and --price apply to trace files"), std::string::npos) << r.out;
     r = sh(jp("report --wait 1s " + (dir / "jouleprof" / "42.1" / "n0.jptrace").string()));
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find("apply to a job's directory"), std::string::npos) << r.out;

@@ -97,16 +97,11 @@ void facts(Page& pg,
     b += "</dl>";
 }
 
-Result<void> label_section(Page& pg,
-                           trace::Reader& reader,
-                           const RepeatSummary& g,
-                           const std::optional<Rating>& rated,
-                           std::size_t label_no,
-                           Colors& colors) {
+// A label's heading and command. As the text report says it: runs left out (interrupted,
+// failed) are named, never hidden.
+void label_heading(Page& pg, const RepeatSummary& g, const std::string& box) {
     auto& b = pg.body;
-    const auto box = fmt::format("t{}-l{}", pg.trace_no, label_no);
     const auto& first = g.runs.front();
-    // As the text report says it: runs left out (interrupted, failed) are named, never hidden.
     const auto runs = runs_text(g); // "2 runs; 1 left out: run 2 failed (exit status 1)"
     b += fmt::format("<section class=\"label\" id=\"{}\"><h3>{} <span class=\"muted\">· {} "
                      "measured run{}{}</span></h3>",
@@ -117,7 +112,23 @@ Result<void> label_section(Page& pg,
     if (!first.run.command.empty()) {
         b += "<p class=\"lead\">Command: <code>" + escape(first.run.command) + "</code></p>";
     }
+}
+
+Result<void> label_section(Page& pg,
+                           trace::Reader& reader,
+                           const RepeatSummary& g,
+                           const std::optional<Rating>& rated,
+                           std::size_t label_no,
+                           Colors& colors) {
+    auto& b = pg.body;
+    const auto box = fmt::format("t{}-l{}", pg.trace_no, label_no);
+    label_heading(pg, g, box);
     html::part_table(pg, g, colors);
+    if (const auto f = group_footprint(g, pg.opt.carbon)) { // as the text's, per run
+        b += std::string{g.runs.size() > 1 ? "<p class=\"lead\">Footprint (per run, mean): "
+                                           : "<p class=\"lead\">Footprint: "} +
+             escape(format_footprint(*f)) + "</p>";
+    }
 
     const std::size_t n = std::min(g.runs.size(), k_max_profiled_runs);
     if (g.runs.size() > 1) {

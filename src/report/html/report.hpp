@@ -3,6 +3,7 @@
 // The self-contained HTML report: job profile (power over the run's time
 // per part, phases shaded), stacked energy per part, power distribution against
 // the rated power, and the tables. No network, no external assets.
+#include "config/config.hpp"
 #include "core/error.hpp"
 
 #include <filesystem>
@@ -17,6 +18,7 @@ struct HtmlOptions {
     int plot_width_px = 900;           // series are decimated to this many columns
     std::optional<double> threshold_w; // time-above-threshold line, if given
     bool force = false;                // an existing output may be replaced
+    CarbonConfig carbon;               // the footprint's factors, as the text's (none: none)
     // Whether a trace's label is shown (every one when empty): the command line's TRACE:LABEL.
     std::function<bool(const std::filesystem::path& trace, const std::string& label)> shown;
 };

@@ -70,6 +70,17 @@ TEST(Difference, FarApartIsAFactorNotAPercentage) {
     const auto more = difference(stat(1000, 0, 1, 0.5), stat(10, 0, 1, 0.5));
     EXPECT_TRUE(difference_text(more, "a").starts_with("95–110 × the energy of a"))
         << difference_text(more, "a");
+    // Both ends alike: one figure. Nothing at all: said so, not "at least inf ×".
+    const auto twice = difference(stat(2100, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
+    EXPECT_TRUE(difference_text(twice, "a").starts_with("about 2.1 × the energy of a"))
+        << difference_text(twice, "a");
+    const auto none = difference(stat(0, 0, 1, 0), stat(1000, 0, 1, 0.5));
+    EXPECT_TRUE(difference_text(none, "a").starts_with("no energy at all, against a's"))
+        << difference_text(none, "a");
+    // A range that reaches below a tenth: a factor, not "49–100 %".
+    const auto wide = difference(stat(100, 0, 1, 99), stat(1000, 0, 1, 0.5));
+    EXPECT_TRUE(difference_text(wide, "a").starts_with("5–1000 × less energy than a"))
+        << difference_text(wide, "a");
     const auto near = difference(stat(600, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
     EXPECT_TRUE(difference_text(near, "a").starts_with("40–40 % less energy than a"))
         << difference_text(near, "a");

@@ -161,6 +161,10 @@ TEST(ReportView, FootprintOnlyWhenConfigured) {
     const auto dime = format_footprint(*footprint(3.6e5, CarbonConfig{{}, {}, 0.25, "EUR"}));
     EXPECT_NE(dime.find("cost 0.025 EUR at"), std::string::npos) << dime;
     EXPECT_EQ(dime.find("estimated"), std::string::npos) << dime;
+    // An absurd price: the cost in significant digits, never "0", and no runs that cost nothing.
+    const auto absurd = format_footprint(*footprint(3.6e6, CarbonConfig{{}, {}, 1e-20, {}}));
+    EXPECT_NE(absurd.find("cost 1e-20 at 1e-20/kWh"), std::string::npos) << absurd;
+    EXPECT_EQ(absurd.find("runs)"), std::string::npos) << absurd;
     // Figures from an estimated node energy, or a lower bound, say so as the node's do.
     auto lower = *footprint(3.6e5, CarbonConfig{{}, {}, 0.25, "EUR"});
     lower.lower_bound = true;
