@@ -262,9 +262,8 @@ struct TraceSelection {
 
 // Whether a selection asks for a trace's runs of a label (paths compared as spelt: name each
 // trace one way first, cli::unify_paths).
-[[nodiscard]] bool matches(const TraceSelection& s,
-                           const std::filesystem::path& trace,
-                           const std::string& label);
+[[nodiscard]] bool
+matches(const TraceSelection& s, const std::filesystem::path& trace, const std::string& label);
 
 // The same over selections: a trace named whole gives all its runs, one named with labels only
 // those labels' runs (a trace given whole and with a label: whole). A label a trace has no
