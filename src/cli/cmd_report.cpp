@@ -166,8 +166,10 @@ void check_options(ReportOptions& o) {
     if (o.idle_util && (*o.idle_util < 0 || *o.idle_util > 100)) {
         throw CLI::ValidationError("--idle-util", "must be a percentage between 0 and 100");
     }
-    if (o.carbon.pue && *o.carbon.pue < 1.0) {
-        throw CLI::ValidationError("--pue", "must be at least 1 (facility energy / IT energy)");
+    if (o.carbon.pue && (*o.carbon.pue < 1.0 || *o.carbon.pue > 10.0)) {
+        throw CLI::ValidationError(
+            "--pue",
+            "must be between 1 and 10 (facility energy / IT energy; 1.1 to 2 in practice)");
     }
     if (o.carbon.intensity_g_per_kwh && *o.carbon.intensity_g_per_kwh < 0) {
         throw CLI::ValidationError("--carbon-intensity", "must not be negative");

@@ -86,8 +86,9 @@ Result<void> parse_carbon(const Scope& s, CarbonConfig& out) {
     if (auto r = numbers(s, true, std::pair{std::string_view{"pue"}, &out.pue}); !r) {
         return r;
     }
-    if (out.pue && *out.pue < 1.0) {
-        return s.error(*s.table.get("pue"), "pue", "must be at least 1 (facility / IT energy)");
+    if (out.pue && (*out.pue < 1.0 || *out.pue > 10.0)) {
+        return s.error(*s.table.get("pue"), "pue",
+                       "must be between 1 and 10 (facility / IT energy; 1.1 to 2 in practice)");
     }
     auto currency = s.string("currency");
     if (!currency) {

@@ -52,7 +52,9 @@ std::string mass_text(double kg) {
     if (std::fabs(kg) >= 1e-4) {
         return plain_number(kg * 1e3) + " g";
     }
-    return plain_number(kg * 1e6) + " mg";
+    // Fifteen decimals at most in plain figures: below, significant digits (not "0 mg").
+    const double mg = kg * 1e6;
+    return (std::fabs(mg) < 1e-9 ? fmt::format("{:.3g}", mg) : plain_number(mg)) + " mg";
 }
 
 // Under a hundredth of the currency, what a thousand, a million or a billion such runs cost,

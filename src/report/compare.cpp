@@ -89,6 +89,20 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
 
 namespace {
 
+// A group's node figure as its least certain run has it (one estimated run makes the mean an
+// estimate), and whether any run's is a lower bound: the notes and the JSON alike.
+Provenance least_certain(const RepeatSummary& g) {
+    auto p = Provenance::measured;
+    for (const auto& r : g.runs) {
+        p = static_cast<int>(r.node.provenance) > static_cast<int>(p) ? r.node.provenance : p;
+    }
+    return p;
+}
+
+bool any_lower_bound(const RepeatSummary& g) {
+    return std::ranges::any_of(g.runs, [](const RunSummary& r) { return r.node.lower_bound; });
+}
+
 // Whom a note is about first, then what it says of them: a list at the end of a long sentence
 // read as part of its parenthesis. A dash after the names, which may hold ':'.
 std::string comparison_notes(const Comparison& c) {
@@ -98,12 +112,10 @@ std::string comparison_notes(const Comparison& c) {
     std::string failed; // groups of failed runs, or with runs left out
     for (const auto& e : c.entries) {
         const auto& g = e.group;
-        if (std::ranges::any_of(g.runs, [](const RunSummary& r) {
-                return r.node.provenance == Provenance::estimated;
-            })) {
+        if (least_certain(g) == Provenance::estimated) {
             estimated.push_back(e.name);
         }
-        if (std::ranges::any_of(g.runs, [](const RunSummary& r) { return r.node.lower_bound; })) {
+        if (any_lower_bound(g)) {
             lower_bounds.push_back(e.name);
         }
         if (g.job_energy_j && shared_node(g)) {
@@ -197,8 +209,8 @@ nlohmann::json comparison_json(const Comparison& c) {
              {"runtime_s", stat_json(g.runtime_s)},
              {"node_avg_w", stat_json(g.node_avg_w)},
              {"job_avg_w", g.job_avg_w ? stat_json(*g.job_avg_w) : nlohmann::json(nullptr)},
-             {"provenance", g.runs.empty() ? "" : to_string(g.runs.front().node.provenance)},
-             {"lower_bound", !g.runs.empty() && g.runs.front().node.lower_bound},
+             {"provenance", g.runs.empty() ? "" : to_string(least_certain(g))},
+             {"lower_bound", any_lower_bound(g)},
              {"energy_ratio", opt_json(e.energy_ratio)},
              {"runtime_ratio", opt_json(e.runtime_ratio)},
              {"estimate_j", opt_json(e.estimate_j)},

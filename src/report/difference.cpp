@@ -30,6 +30,13 @@ std::string factor_text(double v) {
     return fmt::format("{:.0f}", std::round(v / step) * step);
 }
 
+// A fraction in per cent: whole under a hundred's resolution, one decimal below 1 % (a verdict
+// "more" read "0–50 %").
+std::string percent_text(double fraction) {
+    const double pc = fraction * 100;
+    return std::abs(pc) < 1 ? fmt::format("{:.1f}", pc) : fmt::format("{:.0f}", pc);
+}
+
 // "95–110", or "about 2" where both ends read the same.
 std::string factor_range(double low, double high) {
     const auto a = factor_text(low);
@@ -70,13 +77,13 @@ std::string difference_text(const Difference& d, std::string_view baseline) {
     std::string out;
     switch (d.verdict) {
     case Verdict::less:
-        // In per cent while both ends are readable so; a factor where it may be tenfold or more:
-        // "99–100 % less" said nothing of a hundredfold.
+        // In per cent while the nearer end is within half; beyond, a factor: "99–100 % less"
+        // said nothing of a hundredfold.
         if (d.ratio_high <= 0) {
             out = fmt::format("no energy at all, against {}'s", baseline);
-        } else if (d.ratio_high > 0.5 && d.ratio_low >= 0.1) {
-            out = fmt::format("{:.0f}–{:.0f} % less energy than {}", (1 - d.ratio_high) * 100,
-                              (1 - d.ratio_low) * 100, baseline);
+        } else if (d.ratio_high > 0.5) {
+            out = fmt::format("{}–{} % less energy than {}", percent_text(1 - d.ratio_high),
+                              percent_text(1 - d.ratio_low), baseline);
         } else if (d.ratio_low > 0) {
             out = fmt::format("{} × less energy than {}",
                               factor_range(1 / d.ratio_high, 1 / d.ratio_low), baseline);
@@ -86,29 +93,39 @@ std::string difference_text(const Difference& d, std::string_view baseline) {
         }
         break;
     case Verdict::more:
-        // Up to twice, in per cent; beyond, as a factor.
+        // From twice, a factor; in per cent below, up to a factor where the far end is tenfold.
         if (d.ratio_low >= 2) {
             out = std::isfinite(d.ratio_high)
                       ? fmt::format("{} × the energy of {}",
                                     factor_range(d.ratio_low, d.ratio_high), baseline)
                       : fmt::format("at least {} × the energy of {}", factor_text(d.ratio_low),
                                     baseline);
+        } else if (d.ratio_high < 10) {
+            out = fmt::format("{}–{} % more energy than {}", percent_text(d.ratio_low - 1),
+                              percent_text(d.ratio_high - 1), baseline);
         } else {
             out = std::isfinite(d.ratio_high)
-                      ? fmt::format("{:.0f}–{:.0f} % more energy than {}", (d.ratio_low - 1) * 100,
-                                    (d.ratio_high - 1) * 100, baseline)
-                      : fmt::format("at least {:.0f} % more energy than {}",
-                                    (d.ratio_low - 1) * 100, baseline);
+                      ? fmt::format("{} % more to {} × the energy of {}",
+                                    percent_text(d.ratio_low - 1), factor_text(d.ratio_high),
+                                    baseline)
+                      : fmt::format("at least {} % more energy than {}",
+                                    percent_text(d.ratio_low - 1), baseline);
         }
         break;
     case Verdict::same:
-        out = std::isfinite(d.ratio_high)
-                  ? fmt::format("no difference beyond the runs' spread and the sensors' bound "
-                                "({:.2f}–{:.2f} × {})",
-                                d.ratio_low, d.ratio_high, baseline)
-                  : fmt::format("no difference beyond the runs' spread and the sensors' bound "
-                                "(at least {:.2f} × {})",
-                                d.ratio_low, baseline);
+        if (std::isfinite(d.ratio_high)) {
+            out = fmt::format("no difference beyond the runs' spread and the sensors' bound "
+                              "({:.2f}–{:.2f} × {})",
+                              d.ratio_low, d.ratio_high, baseline);
+        } else if (d.ratio_low > 0) {
+            out = fmt::format("no difference beyond the runs' spread and the sensors' bound "
+                              "(at least {:.2f} × {})",
+                              d.ratio_low, baseline);
+        } else { // "(at least 0.00 × a)" said nothing
+            out = fmt::format("no difference beyond the runs' spread and the sensors' bound "
+                              "({}'s range reaches 0 J)",
+                              baseline);
+        }
         break;
     }
     if (!d.runs_known) {

@@ -204,16 +204,22 @@ std::string group_name(const RepeatSummary& g, const std::vector<RepeatSummary>&
     if (same < 2 || g.traces.empty()) {
         return g.label;
     }
-    // The trace's stem, or its path where another group of that label has the same stem
-    // (a/t.jptrace and b/t.jptrace).
-    const auto stem = [](const RepeatSummary& r) {
-        return r.traces.empty() ? std::string{}
-                                : std::filesystem::path(r.traces.front()).stem().string();
+    // The trace's stem; where another group of that label has the same, the directory's name
+    // before it (d1/t), and the path where that is the same too.
+    const auto name = [](const RepeatSummary& r, int how) {
+        const std::filesystem::path p = r.traces.empty() ? "" : r.traces.front();
+        return how == 0   ? p.stem().string()
+               : how == 1 ? (p.parent_path().filename() / p.stem()).string()
+                          : p.string();
     };
-    const bool clash = std::ranges::any_of(all, [&](const RepeatSummary& o) {
-        return &o != &g && o.label == g.label && stem(o) == stem(g);
-    });
-    return (clash ? g.traces.front() : stem(g)) + ":" + g.label;
+    for (int how = 0; how < 2; ++how) {
+        if (std::ranges::none_of(all, [&](const RepeatSummary& o) {
+                return &o != &g && o.label == g.label && name(o, how) == name(g, how);
+            })) {
+            return name(g, how) + ":" + g.label;
+        }
+    }
+    return name(g, 2) + ":" + g.label;
 }
 
 bool shared_node(const RepeatSummary& r) {

@@ -132,7 +132,8 @@ TEST_F(Analysis, ReportMergesTheSameLabelAcrossTraces) {
 
 TEST_F(Analysis, ReportBadOptionsAreOneLineAndExit2) {
     const auto trace = phased_trace("/b.jptrace", "a", 1);
-    for (const char* bad : {"--pue 0.5", "--threshold -3", "--idle-util 300", "--price -1"}) {
+    for (const char* bad :
+         {"--pue 0.5", "--pue 1e308", "--threshold -3", "--idle-util 300", "--price -1"}) {
         const auto r = sh(jp(fmt::format("report {} {} 2>&1", bad, trace)));
         EXPECT_EQ(r.exit_code, 2) << bad;
         EXPECT_EQ(line_count(r.out), 1U) << r.out;
@@ -212,15 +213,14 @@ TEST_F(Analysis, ReportTakesOneLabelOfATraceAsCompareDoes) {
     const auto twice = sh(jp(fmt::format("compare --json {} {}:dev=cuda:0", c, dot)));
     ASSERT_EQ(twice.exit_code, 0) << twice.out;
     EXPECT_EQ(nlohmann::json::parse(twice.out)["entries"].size(), 2U) << twice.out;
-    // Two traces of one name in two directories, kept apart: named by their paths.
+    // Two traces of one name in two directories, kept apart: named by their directories.
     std::filesystem::create_directories(fs.path("/other"));
     TraceBuilder other{fs.path("/other/c.jptrace"),
                        {channel("node", Domain::node, Quantity::energy)}};
     other.run(make_run("dev=cuda:0", 5, flat(100), 1));
     const auto apart =
         sh(jp(fmt::format("report --by-trace {} {} 2>&1", c, file("/other/c.jptrace"))));
-    EXPECT_NE(apart.out.find(file("/other/c.jptrace") + ":dev=cuda:0  (1 run"), std::string::npos)
-        << apart.out;
+    EXPECT_NE(apart.out.find("\nother/c:dev=cuda:0  (1 run"), std::string::npos) << apart.out;
     std::filesystem::create_directories(fs.path("/job"));
     TraceBuilder node{fs.path("/job/n0.jptrace"),
                       {channel("node", Domain::node, Quantity::energy)},

@@ -77,10 +77,21 @@ TEST(Difference, FarApartIsAFactorNotAPercentage) {
     const auto none = difference(stat(0, 0, 1, 0), stat(1000, 0, 1, 0.5));
     EXPECT_TRUE(difference_text(none, "a").starts_with("no energy at all, against a's"))
         << difference_text(none, "a");
-    // A range that reaches below a tenth: a factor, not "49–100 %".
     const auto wide = difference(stat(100, 0, 1, 99), stat(1000, 0, 1, 0.5));
     EXPECT_TRUE(difference_text(wide, "a").starts_with("5–1000 × less energy than a"))
         << difference_text(wide, "a");
+    // A near end within half stays in per cent (never "1 × less"), with a decimal under 1 %.
+    const auto close = difference(stat(500, 0, 1, 496), stat(1000, 0, 1, 0));
+    EXPECT_TRUE(difference_text(close, "a").starts_with("0.4–100 % less energy than a"))
+        << difference_text(close, "a");
+    // More: per cent, up to a factor where the far end is tenfold.
+    const auto far = difference(stat(1000, 0, 1, 890), stat(100, 0, 1, 0));
+    EXPECT_TRUE(difference_text(far, "a").starts_with("10 % more to 19 × the energy of a"))
+        << difference_text(far, "a");
+    // The same, with a baseline that may be 0 J: said so, not "at least 0.00 ×".
+    const auto open = difference(stat(1, 0, 1, 1), stat(1, 0, 1, 1));
+    EXPECT_NE(difference_text(open, "a").find("(a's range reaches 0 J)"), std::string::npos)
+        << difference_text(open, "a");
     const auto near = difference(stat(600, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
     EXPECT_TRUE(difference_text(near, "a").starts_with("40–40 % less energy than a"))
         << difference_text(near, "a");
