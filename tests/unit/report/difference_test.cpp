@@ -62,39 +62,36 @@ TEST(Difference, ABaselineThatCouldBeZeroGivesAtLeast) {
     EXPECT_NE(difference_text(d, "a").find("at least"), std::string::npos);
 }
 
-// Beyond half or twice, a factor: "99–100 % less energy" said nothing of a hundredfold.
-TEST(Difference, FarApartIsAFactorNotAPercentage) {
-    const auto less = difference(stat(10, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
-    EXPECT_TRUE(difference_text(less, "a").starts_with("95–110 × less energy than a"))
-        << difference_text(less, "a");
-    const auto more = difference(stat(1000, 0, 1, 0.5), stat(10, 0, 1, 0.5));
-    EXPECT_TRUE(difference_text(more, "a").starts_with("95–110 × the energy of a"))
-        << difference_text(more, "a");
-    // Both ends alike: one figure. Nothing at all: said so, not "at least inf ×".
-    const auto twice = difference(stat(2100, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
-    EXPECT_TRUE(difference_text(twice, "a").starts_with("about 2.1 × the energy of a"))
-        << difference_text(twice, "a");
-    const auto none = difference(stat(0, 0, 1, 0), stat(1000, 0, 1, 0.5));
-    EXPECT_TRUE(difference_text(none, "a").starts_with("no energy at all, against a's"))
-        << difference_text(none, "a");
-    const auto wide = difference(stat(100, 0, 1, 99), stat(1000, 0, 1, 0.5));
-    EXPECT_TRUE(difference_text(wide, "a").starts_with("5–1000 × less energy than a"))
-        << difference_text(wide, "a");
-    // A near end within half stays in per cent (never "1 × less"), with a decimal under 1 %.
-    const auto close = difference(stat(500, 0, 1, 496), stat(1000, 0, 1, 0));
-    EXPECT_TRUE(difference_text(close, "a").starts_with("0.4–100 % less energy than a"))
-        << difference_text(close, "a");
-    // More: per cent, up to a factor where the far end is tenfold.
-    const auto far = difference(stat(1000, 0, 1, 890), stat(100, 0, 1, 0));
-    EXPECT_TRUE(difference_text(far, "a").starts_with("10 % more to 19 × the energy of a"))
-        << difference_text(far, "a");
-    // The same, with a baseline that may be 0 J: said so, not "at least 0.00 ×".
-    const auto open = difference(stat(1, 0, 1, 1), stat(1, 0, 1, 1));
-    EXPECT_NE(difference_text(open, "a").find("(a's range reaches 0 J)"), std::string::npos)
-        << difference_text(open, "a");
-    const auto near = difference(stat(600, 0, 1, 0.5), stat(1000, 0, 1, 0.5));
-    EXPECT_TRUE(difference_text(near, "a").starts_with("40–40 % less energy than a"))
-        << difference_text(near, "a");
+// How far apart two figures are, in words a reader takes in at once: per cent while the nearer
+// end is within half (never "1 × less"), a factor where it may be tenfold ("99–100 % less"
+// said nothing of a hundredfold).
+TEST(Difference, FarApartIsAFactorNearIsAPercentage) {
+    struct Case {
+        Stat x;
+        Stat baseline;
+        const char* says; // how the text begins
+    };
+    const Case cases[] = {
+        {stat(10, 0, 1, 0.5), stat(1000, 0, 1, 0.5), "95–110 × less energy than a"},
+        {stat(1000, 0, 1, 0.5), stat(10, 0, 1, 0.5), "95–110 × the energy of a"},
+        // Both ends alike: one figure.
+        {stat(2100, 0, 1, 0.5), stat(1000, 0, 1, 0.5), "about 2.1 × the energy of a"},
+        // Nothing at all: said so, not "at least inf ×".
+        {stat(0, 0, 1, 0), stat(1000, 0, 1, 0.5), "no energy at all, against a's"},
+        {stat(100, 0, 1, 99), stat(1000, 0, 1, 0.5), "5–1000 × less energy than a"},
+        // A near end within half: per cent, with a decimal under 1 %.
+        {stat(500, 0, 1, 496), stat(1000, 0, 1, 0), "0.4–100 % less energy than a"},
+        {stat(600, 0, 1, 0.5), stat(1000, 0, 1, 0.5), "40–40 % less energy than a"},
+        // More: per cent, up to a factor where the far end is tenfold.
+        {stat(1000, 0, 1, 890), stat(100, 0, 1, 0), "10 % more to 19 × the energy of a"},
+        // The same, against a baseline that may be 0 J: said so, not "at least 0.00 ×".
+        {stat(1, 0, 1, 1), stat(1, 0, 1, 1),
+         "no difference beyond the runs' spread and the sensors' bound (a's range reaches 0 J)"},
+    };
+    for (const auto& c : cases) {
+        const auto text = difference_text(difference(c.x, c.baseline), "a");
+        EXPECT_TRUE(text.starts_with(c.says)) << text << "\n  expected: " << c.says;
+    }
 }
 
 } // namespace
