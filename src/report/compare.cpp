@@ -89,20 +89,6 @@ Result<Comparison> compare_groups(const std::vector<RepeatSummary>& groups,
 
 namespace {
 
-// A group's node figure as its least certain run has it (one estimated run makes the mean an
-// estimate), and whether any run's is a lower bound: the notes and the JSON alike.
-Provenance least_certain(const RepeatSummary& g) {
-    auto p = Provenance::measured;
-    for (const auto& r : g.runs) {
-        p = static_cast<int>(r.node.provenance) > static_cast<int>(p) ? r.node.provenance : p;
-    }
-    return p;
-}
-
-bool any_lower_bound(const RepeatSummary& g) {
-    return std::ranges::any_of(g.runs, [](const RunSummary& r) { return r.node.lower_bound; });
-}
-
 // Whom a note is about first, then what it says of them: a list at the end of a long sentence
 // read as part of its parenthesis. A dash after the names, which may hold ':'.
 std::string comparison_notes(const Comparison& c) {

@@ -222,6 +222,18 @@ std::string group_name(const RepeatSummary& g, const std::vector<RepeatSummary>&
     return name(g, 2) + ":" + g.label;
 }
 
+Provenance least_certain(const RepeatSummary& g) {
+    auto p = Provenance::measured;
+    for (const auto& r : g.runs) {
+        p = static_cast<int>(r.node.provenance) > static_cast<int>(p) ? r.node.provenance : p;
+    }
+    return p;
+}
+
+bool any_lower_bound(const RepeatSummary& g) {
+    return std::ranges::any_of(g.runs, [](const RunSummary& r) { return r.node.lower_bound; });
+}
+
 bool shared_node(const RepeatSummary& r) {
     return std::ranges::all_of(r.runs,
                                [](const RunSummary& run) { return run.attribution.has_value(); }) &&

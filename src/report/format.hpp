@@ -90,6 +90,11 @@ format_power(const PowerStats& p, const std::optional<Rating>& rating, std::size
 // group has the same label (compare, and report --by-trace).
 [[nodiscard]] std::string group_name(const RepeatSummary& g, const std::vector<RepeatSummary>& all);
 
+// A group's node figure as its least certain run has it (one estimated run makes the mean an
+// estimate), and whether any run's is a lower bound: compare's notes and JSON, the footprint.
+[[nodiscard]] Provenance least_certain(const RepeatSummary& g);
+[[nodiscard]] bool any_lower_bound(const RepeatSummary& g);
+
 // Every run attributed, and not every one given the whole node: the group's figures are the
 // job's share of a shared node (attribution_lines' rule).
 [[nodiscard]] bool shared_node(const RepeatSummary& r);

@@ -235,12 +235,9 @@ std::string format_details(const RepeatSummary& r, const FormatOptions& options)
 
 std::optional<Footprint> group_footprint(const RepeatSummary& r, const CarbonConfig& factors) {
     auto f = footprint(r.node_energy_j.mean, factors, r.node_energy_j.sensor);
-    if (f && !r.runs.empty()) {
-        // Any run's: a mean over runs with one estimated figure is no measurement.
-        f->estimated = std::ranges::any_of(
-            r.runs, [](const RunSummary& s) { return s.node.provenance == Provenance::estimated; });
-        f->lower_bound =
-            std::ranges::any_of(r.runs, [](const RunSummary& s) { return s.node.lower_bound; });
+    if (f) { // a mean over runs with one estimated figure is no measurement
+        f->estimated = least_certain(r) == Provenance::estimated;
+        f->lower_bound = any_lower_bound(r);
     }
     return f;
 }

@@ -6,6 +6,7 @@
 // CPU cores of the GPU node) used about 1.7× the CPU-only energy.
 #include "fake_sysfs.hpp"
 #include "report/compare.hpp"
+#include "report/format.hpp"
 #include "trace_builder.hpp"
 
 #include <gtest/gtest.h>
@@ -176,6 +177,33 @@ TEST(Compare, NotesNameTheirGroupsFirstAndFailedRunsAreSaid) {
         << text;
     EXPECT_EQ(text.find("job's share"), std::string::npos) << "no share, no such note: " << text;
     EXPECT_NE(text.find("10.000 s"), std::string::npos) << "runtime as report gives it: " << text;
+}
+
+// Runs pooled under one label from a trace with a node meter and one without: the mean rests
+// on a lower bound, whichever run comes first. The notes, the JSON and the footprint say so.
+TEST(Compare, AGroupIsALowerBoundWhereAnyRunIs) {
+    test::FakeSysfs fs;
+    test::TraceBuilder metered{fs.path("/metered.jptrace"),
+                               {channel("node", Domain::node, Quantity::energy),
+                                channel("cpu0.package", Domain::cpu_package, Quantity::energy)}};
+    metered.run(test::make_run("x", 10, test::flat(100)));
+    test::TraceBuilder parts{fs.path("/parts.jptrace"),
+                             {channel("cpu0.package", Domain::cpu_package, Quantity::energy)}};
+    parts.run(test::make_run("x", 10, test::flat(100)));
+    const std::vector<std::filesystem::path> paths{metered.path(), parts.path()};
+    auto groups = summarize_traces(paths);
+    ASSERT_TRUE(groups && groups->size() == 1U);
+    ASSERT_FALSE((*groups)[0].runs.front().node.lower_bound) << "the metered run comes first";
+    const auto c = compare_groups(*groups, "");
+    ASSERT_TRUE(c);
+    EXPECT_NE(format_comparison(*c).find("note: x — the node energy is a lower bound"),
+              std::string::npos)
+        << format_comparison(*c);
+    EXPECT_EQ(comparison_json(*c)["entries"][0]["lower_bound"], true);
+    const auto f = group_footprint((*groups)[0], CarbonConfig{{}, {}, 0.25, "EUR"});
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f->lower_bound);
+    EXPECT_FALSE(f->estimated);
 }
 
 } // namespace
